@@ -1,0 +1,1 @@
+//! archbuild-fatbin: see the crate description.

@@ -1,0 +1,1 @@
+//! archbuild-runtime: see the crate description.

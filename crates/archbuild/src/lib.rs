@@ -1,0 +1,1 @@
+//! archbuild: see the crate description.
