@@ -2,7 +2,27 @@
 //! arch-list parsing in every common dialect, compatibility between images and devices, image
 //! selection with an explanation, and the toolkit / PTX ISA tables. No I/O happens here, so the
 //! build driver, the runtime loader and the CLI all share one source of truth.
+//!
+//! The user-facing description of every syntax and rule is `docs/arch-lists.md`; its examples
+//! are tests (`tests/doc_examples.rs`).
 
 mod cc;
+mod compat;
+mod devices;
+mod error;
+mod explain;
+mod list;
+mod parse;
+mod select;
+mod suggest;
+mod tables;
 
 pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
+pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
+pub use devices::{cc_for_device_name, device_names, generation};
+pub use error::Error;
+pub use list::{ArchList, ResolveContext};
+pub use select::{select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict};
+pub use tables::{
+    arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for, ArchSupport,
+};

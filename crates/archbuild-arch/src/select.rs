@@ -1,0 +1,271 @@
+//! Choosing the image to load on one device from the images a fat binary carries, by a
+//! documented policy, with a verdict for every image so the choice can be explained.
+//!
+//! `prefer-cubin` (the default, and what the driver itself does):
+//! 1. the best compatible cubin: the highest compatible arch, which is the device's own CC
+//!    when present (and there `a` > `f` > plain), else the newest older one of the same major;
+//! 2. else the best compatible PTX: first those the driver can JIT (PTX ISA ≤ what its CUDA
+//!    version supports), then the highest arch ≤ the device; a PTX only nvJitLink can compile
+//!    is still chosen, with [`Route::NeedsNewerJit`].
+//!
+//! `prefer-ptx` takes step 2 before step 1, `cubin-only` skips step 2, `force-ptx` skips step 1.
+//! Ties between identical targets go to the lower index (the first image in the fat binary).
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
+use crate::error::Error;
+use crate::{suggest, tables};
+
+/// One image of a fat binary: the target and, for PTX, its `.version`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageInfo {
+    pub target: Target,
+    /// The PTX ISA of a PTX image; `None` when unknown (treated as JIT-able by the driver).
+    pub ptx_isa: Option<PtxIsa>,
+}
+
+/// The device to choose for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub cc: ComputeCapability,
+    /// The CUDA version the driver reports (`cuDriverGetVersion`).
+    pub driver: CudaVersion,
+    /// The name the driver reports, for messages.
+    pub name: Option<String>,
+}
+
+/// How to choose between cubin and PTX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum Policy {
+    /// Cubin when one fits, else PTX (the driver's own behaviour).
+    #[default]
+    PreferCubin,
+    /// PTX when one fits, else cubin.
+    PreferPtx,
+    /// Never PTX.
+    CubinOnly,
+    /// Never cubin.
+    ForcePtx,
+}
+
+impl Policy {
+    const NAMES: [&'static str; 4] = ["prefer-cubin", "prefer-ptx", "cubin-only", "force-ptx"];
+    const ALL: [Policy; 4] = [Policy::PreferCubin, Policy::PreferPtx, Policy::CubinOnly, Policy::ForcePtx];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::PreferCubin => "prefer-cubin",
+            Policy::PreferPtx => "prefer-ptx",
+            Policy::CubinOnly => "cubin-only",
+            Policy::ForcePtx => "force-ptx",
+        }
+    }
+
+    fn allows(self, kind: TargetKind) -> bool {
+        !matches!((self, kind), (Policy::CubinOnly, TargetKind::Ptx) | (Policy::ForcePtx, TargetKind::Cubin))
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Policy {
+    type Err = Error;
+
+    /// Accepts the names in any case, with `_` for `-`.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
+        Self::NAMES
+            .iter()
+            .position(|n| *n == norm)
+            .map(|i| Self::ALL[i])
+            .ok_or_else(|| Error::UnknownPolicy {
+                input: s.to_string(),
+                suggestion: suggest::suggest_from(&norm, &Self::NAMES),
+            })
+    }
+}
+
+/// How the chosen image gets onto the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Load the cubin as is.
+    Cubin,
+    /// Hand the PTX to the driver's JIT.
+    DriverJit,
+    /// The PTX is newer than the driver can JIT (it would fail with
+    /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`); compile it with nvJitLink instead.
+    NeedsNewerJit { ptx_isa: PtxIsa, driver_max: PtxIsa },
+}
+
+/// Why an image cannot be used on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// A cubin of another major (sm_86 on 9.0).
+    DifferentMajor { built: ComputeCapability, device: ComputeCapability },
+    /// A cubin or `f` PTX of the same major but a higher minor (sm_89 on 8.6).
+    MinorTooHigh { built: ComputeCapability, device: ComputeCapability },
+    /// `a` code for another CC (sm_90a on 10.0).
+    ArchSpecificOtherCc { built: ComputeCapability, device: ComputeCapability },
+    /// `f` code for another family (sm_100f on 12.0).
+    OtherFamily { built: ComputeCapability, device: ComputeCapability },
+    /// Plain PTX for a newer CC than the device (compute_90 on 8.6).
+    PtxForNewerDevice { built: ComputeCapability, device: ComputeCapability },
+    /// Compatible, but the policy excludes this kind of image.
+    ExcludedByPolicy(Policy),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Reason::DifferentMajor { built, device } => write!(
+                f,
+                "a cubin for {built} runs only on {}.x devices with minor >= {}, and this is {device}",
+                built.major, built.minor
+            ),
+            Reason::MinorTooHigh { built, device } => {
+                write!(f, "built for {built}, newer than the device's {device}")
+            }
+            Reason::ArchSpecificOtherCc { built, device } => {
+                write!(f, "arch-specific (`a`) code for {built} runs only on exactly {built}, not {device}")
+            }
+            Reason::OtherFamily { built, device } => write!(
+                f,
+                "family-specific (`f`) code for {built} runs only on the {}.x family, not {device}",
+                built.major
+            ),
+            Reason::PtxForNewerDevice { built, device } => {
+                write!(f, "PTX for {built} cannot be compiled for the older {device}")
+            }
+            Reason::ExcludedByPolicy(p) => write!(f, "compatible, but policy {p} excludes this kind of image"),
+        }
+    }
+}
+
+/// The chosen image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    pub index: usize,
+    pub target: Target,
+    pub route: Route,
+}
+
+/// What happened to one image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Chosen,
+    /// Compatible, but a better image won.
+    Usable,
+    Rejected(Reason),
+}
+
+/// The verdict on one image, by its index in the input slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub index: usize,
+    pub target: Target,
+    pub outcome: Outcome,
+}
+
+/// The outcome of [`select`]: the choice (if any) and a verdict for every image. Its
+/// `Display` is the explanation shown to users; [`Selection::fix_hint`] names the fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub chosen: Option<Chosen>,
+    pub verdicts: Vec<Verdict>,
+    pub device: DeviceInfo,
+    pub policy: Policy,
+    /// Kept for the explanation: the images as given.
+    pub(crate) images: Vec<ImageInfo>,
+}
+
+impl Selection {
+    /// The images as given to [`select`].
+    pub fn images(&self) -> &[ImageInfo] {
+        &self.images
+    }
+
+    /// The newest PTX ISA the device's driver can JIT, if the tables know its version.
+    pub fn driver_max_ptx(&self) -> Option<PtxIsa> {
+        tables::max_ptx_isa_for_cuda(self.device.driver)
+    }
+}
+
+/// Why `image` cannot run on `device` (ignoring policy and the driver), or `None` if it can.
+pub(crate) fn incompatibility(target: Target, device: ComputeCapability) -> Option<Reason> {
+    let built = target.arch.cc;
+    let reason = match (target.kind, target.arch.variant) {
+        (_, Variant::Arch) if built != device => Reason::ArchSpecificOtherCc { built, device },
+        (_, Variant::Arch) => return None,
+        (TargetKind::Ptx, Variant::Plain) if built > device => Reason::PtxForNewerDevice { built, device },
+        (TargetKind::Ptx, Variant::Plain) => return None,
+        (_, Variant::Family) if built.major != device.major => Reason::OtherFamily { built, device },
+        (TargetKind::Cubin, Variant::Plain) if built.major != device.major => {
+            Reason::DifferentMajor { built, device }
+        }
+        _ if built.minor > device.minor => Reason::MinorTooHigh { built, device },
+        _ => return None,
+    };
+    Some(reason)
+}
+
+/// How `img` would be loaded by a driver that JITs PTX up to `driver_max` (`None`: a driver
+/// newer than the tables, assumed to JIT anything).
+pub(crate) fn route_for(img: &ImageInfo, driver_max: Option<PtxIsa>) -> Route {
+    match (img.target.kind, img.ptx_isa, driver_max) {
+        (TargetKind::Cubin, _, _) => Route::Cubin,
+        (TargetKind::Ptx, Some(isa), Some(max)) if isa > max => {
+            Route::NeedsNewerJit { ptx_isa: isa, driver_max: max }
+        }
+        (TargetKind::Ptx, _, _) => Route::DriverJit,
+    }
+}
+
+/// Picks the image to load on `device` according to `policy`; see the module docs.
+pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Selection {
+    let driver_max = tables::max_ptx_isa_for_cuda(device.driver);
+    let route_of = |img: &ImageInfo| route_for(img, driver_max);
+    let mut verdicts = Vec::with_capacity(images.len());
+    let mut best_cubin: Option<(usize, Arch)> = None;
+    let mut best_ptx: Option<(usize, (bool, Arch))> = None;
+    for (index, img) in images.iter().enumerate() {
+        let target = img.target;
+        let outcome = if let Some(reason) = incompatibility(target, device.cc) {
+            Outcome::Rejected(reason)
+        } else if !policy.allows(target.kind) {
+            Outcome::Rejected(Reason::ExcludedByPolicy(policy))
+        } else {
+            // Strictly greater keeps the first of equal candidates.
+            match target.kind {
+                TargetKind::Cubin => {
+                    if best_cubin.is_none_or(|(_, a)| target.arch > a) {
+                        best_cubin = Some((index, target.arch));
+                    }
+                }
+                TargetKind::Ptx => {
+                    let key = (route_of(img) == Route::DriverJit, target.arch);
+                    if best_ptx.is_none_or(|(_, k)| key > k) {
+                        best_ptx = Some((index, key));
+                    }
+                }
+            }
+            Outcome::Usable
+        };
+        verdicts.push(Verdict { index, target, outcome });
+    }
+    let (cubin, ptx) = (best_cubin.map(|(i, _)| i), best_ptx.map(|(i, _)| i));
+    let pick = match policy {
+        Policy::PreferCubin | Policy::CubinOnly => cubin.or(ptx),
+        Policy::PreferPtx | Policy::ForcePtx => ptx.or(cubin),
+    };
+    let chosen = pick.map(|index| {
+        verdicts[index].outcome = Outcome::Chosen;
+        Chosen { index, target: images[index].target, route: route_of(&images[index]) }
+    });
+    Selection { chosen, verdicts, device: device.clone(), policy, images: images.to_vec() }
+}

@@ -1,0 +1,154 @@
+//! The one way archbuild reads environment variables.
+//!
+//! Every variable goes through [`Env::var_os`], which remembers the name and, inside a build
+//! script, prints `cargo:rerun-if-env-changed=NAME` once (as cc-rs does), so Cargo reruns the
+//! build script when a variable that influenced the build changes. Tests inject a fixed set of
+//! variables with [`Env::from_vars`] instead of mutating the process environment, which would
+//! race between parallel tests. Every variable is documented in `docs/environment.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// A source of environment variables that records (and in build scripts announces) each read.
+#[derive(Debug)]
+pub struct Env {
+    /// `None` reads the process environment; `Some` is a fixed set (tests, embedding tools).
+    vars: Option<BTreeMap<OsString, OsString>>,
+    /// Print `cargo:rerun-if-env-changed` lines.
+    cargo_metadata: bool,
+    read: Mutex<BTreeSet<String>>,
+}
+
+impl Default for Env {
+    fn default() -> Self {
+        Self::process()
+    }
+}
+
+impl Clone for Env {
+    fn clone(&self) -> Self {
+        Self {
+            vars: self.vars.clone(),
+            cargo_metadata: self.cargo_metadata,
+            read: Mutex::new(self.read.lock().map(|r| r.clone()).unwrap_or_default()),
+        }
+    }
+}
+
+impl Env {
+    /// The process environment. Cargo metadata lines are printed when this process looks like a
+    /// build script (Cargo sets `OUT_DIR`, `TARGET` and `HOST` only for build scripts).
+    pub fn process() -> Self {
+        let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
+            .iter()
+            .all(|k| std::env::var_os(k).is_some());
+        Self { vars: None, cargo_metadata: in_build_script, read: Mutex::new(BTreeSet::new()) }
+    }
+
+    /// A fixed set of variables; nothing else is visible and no metadata is printed.
+    pub fn from_vars<K, V>(vars: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<OsString>,
+        V: Into<OsString>,
+    {
+        Self {
+            vars: Some(vars.into_iter().map(|(k, v)| (k.into(), v.into())).collect()),
+            cargo_metadata: false,
+            read: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// Turns `cargo:rerun-if-env-changed` lines on or off.
+    pub fn with_cargo_metadata(mut self, on: bool) -> Self {
+        self.cargo_metadata = on;
+        self
+    }
+
+    /// Whether this environment prints Cargo build-script metadata.
+    pub fn cargo_metadata(&self) -> bool {
+        self.cargo_metadata
+    }
+
+    /// Reads a variable. This is the only place archbuild touches the environment.
+    pub fn var_os(&self, name: &str) -> Option<OsString> {
+        let first_read = self.read.lock().map(|mut r| r.insert(name.to_owned())).unwrap_or(false);
+        if first_read && self.cargo_metadata {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
+        }
+        match &self.vars {
+            Some(map) => map.get(OsStr::new(name)).cloned(),
+            None => std::env::var_os(name),
+        }
+    }
+
+    /// Reads a variable as text (non-UTF-8 bytes are replaced). Empty or all-blank values count
+    /// as unset, so a CI matrix can leave `ARCHBUILD_ARCHS=` empty to mean "the default".
+    pub fn var(&self, name: &str) -> Option<String> {
+        let v = self.var_os(name)?;
+        let s = v.to_string_lossy().into_owned();
+        if s.trim().is_empty() {
+            None
+        } else {
+            Some(s)
+        }
+    }
+
+    /// Reads a variable holding a path; empty counts as unset.
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        self.var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
+    }
+
+    /// Reads a boolean-ish flag: `1`, `true`, `yes`, `on` (any case) are true.
+    pub fn flag(&self, name: &str) -> bool {
+        self.var(name)
+            .map(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+            .unwrap_or(false)
+    }
+
+    /// Every variable read so far, sorted (the build report lists them).
+    pub fn read_names(&self) -> Vec<String> {
+        self.read.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    /// The `(name, value)` pairs a child process should see in addition to the inherited
+    /// environment: for a fixed set, every variable of the set (children inherit nothing else
+    /// archbuild-specific); for the process environment, nothing (children inherit it).
+    pub(crate) fn child_overrides(&self) -> Vec<(OsString, OsString)> {
+        match &self.vars {
+            Some(map) => map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether this is a fixed set rather than the process environment.
+    pub(crate) fn is_fixed(&self) -> bool {
+        self.vars.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_reads_and_treats_blank_as_unset() {
+        let env = Env::from_vars([("ARCHBUILD_ARCHS", " "), ("CUDA_HOME", "/opt/cuda")]);
+        assert_eq!(env.var("ARCHBUILD_ARCHS"), None);
+        assert_eq!(env.path("CUDA_HOME"), Some(PathBuf::from("/opt/cuda")));
+        assert_eq!(env.var("NVCC"), None);
+        assert_eq!(env.read_names(), ["ARCHBUILD_ARCHS", "CUDA_HOME", "NVCC"]);
+    }
+
+    #[test]
+    fn flags() {
+        let env = Env::from_vars([("A", "1"), ("B", "no"), ("C", "TRUE")]);
+        assert!(env.flag("A"));
+        assert!(!env.flag("B"));
+        assert!(env.flag("C"));
+        assert!(!env.flag("D"));
+    }
+}

@@ -1,0 +1,139 @@
+//! The crate's one error type. Every message is a lowercase fragment that says what was wrong,
+//! what is accepted, and how to fix it, so a build script failure reads as an instruction.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong finding or provisioning a toolkit, configuring, compiling and
+/// packing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No nvcc anywhere archbuild looks.
+    #[error(
+        "no CUDA toolkit found; looked for nvcc in: {searched}. Fix: install the CUDA toolkit and \
+         set CUDA_HOME (or NVCC) to it, or let archbuild download CUDA {pinned} from PyPI: \
+         `cargo archbuild toolkit install`, or set ARCHBUILD_PROVISION=1 for builds"
+    )]
+    ToolkitNotFound { searched: String, pinned: &'static str },
+
+    /// A variable names a toolkit location that holds no nvcc.
+    #[error(
+        "{var}=`{}` does not lead to nvcc ({expected} does not exist): point {var} at {what}, \
+         or unset it to let archbuild search PATH and /usr/local/cuda",
+        value.display(),
+        expected = expected.display()
+    )]
+    BadToolkitVar { var: &'static str, value: PathBuf, expected: PathBuf, what: &'static str },
+
+    /// nvcc could not be run or answered something unexpected.
+    #[error(
+        "cannot query the CUDA toolkit: `{} {args}` {problem}; check that this is a working nvcc \
+         (a complete toolkit, executable bits set) or point NVCC/CUDA_HOME at another one",
+        nvcc.display()
+    )]
+    ToolkitQuery { nvcc: PathBuf, args: String, problem: String },
+
+    /// Provisioning needs Python and there is none.
+    #[error(
+        "cannot provision the CUDA toolkit: {python} was not found{where_}. archbuild installs \
+         CUDA {pinned} from PyPI wheels with `python3 -m pip`; install Python 3 with pip (e.g. \
+         `apt-get install python3-pip`) or set ARCHBUILD_PYTHON to its path, or install the CUDA \
+         toolkit yourself and set CUDA_HOME"
+    )]
+    PythonMissing { python: String, where_: String, pinned: &'static str },
+
+    /// Python is there, pip is not.
+    #[error(
+        "cannot provision the CUDA toolkit: `{} -m pip` does not work ({detail}); install pip \
+         (`{} -m ensurepip --upgrade` or `apt-get install python3-pip`), or install the CUDA \
+         toolkit yourself and set CUDA_HOME",
+        python.display(),
+        python.display()
+    )]
+    PipMissing { python: PathBuf, detail: String },
+
+    /// pip ran and failed.
+    #[error("cannot provision the CUDA toolkit: pip failed ({status}); {hint}\npip said:\n{tail}")]
+    PipFailed { status: String, hint: &'static str, tail: String },
+
+    /// The provisioned toolkit does not work.
+    #[error(
+        "the provisioned toolkit in {} does not work: {detail}; delete that directory and run the \
+         build again to reinstall it",
+        dir.display()
+    )]
+    ProvisionBroken { dir: PathBuf, detail: String },
+
+    /// An arch list from some configuration source is invalid.
+    #[error("{0}")]
+    Arch(#[from] archbuild_arch::Error),
+
+    /// The toolkit cannot build a requested target.
+    #[error(
+        "CUDA {toolkit} cannot build `{target}` (from {origin}): {reach}. It builds {available}; \
+         use one of those, drop `{target}` from the list, or use a toolkit that can"
+    )]
+    TargetUnsupported {
+        target: String,
+        origin: String,
+        toolkit: String,
+        reach: String,
+        available: String,
+    },
+
+    /// A configuration value that is not understood.
+    #[error("invalid {what} in {origin}: `{value}`; {hint}")]
+    Config { what: &'static str, origin: String, value: String, hint: String },
+
+    /// `[package.metadata.archbuild]` could not be read.
+    #[error("cannot read [package.metadata.archbuild] from {}: {detail}", path.display())]
+    Manifest { path: PathBuf, detail: String },
+
+    /// A kernel source file is missing.
+    #[error(
+        "kernel source `{}` does not exist{context}; fix the path passed to `.file(...)` \
+         (relative paths are resolved against the package directory)",
+        path.display()
+    )]
+    SourceMissing { path: PathBuf, context: String },
+
+    /// Nothing to build.
+    #[error("no kernel sources given for `{0}`: add some with `.file(\"kernels/name.cu\")`")]
+    NoSources(String),
+
+    /// `OUT_DIR` unknown outside a build script.
+    #[error(
+        "no output directory: OUT_DIR is not set (not running inside a build script); call \
+         `.out_dir(...)` to choose one"
+    )]
+    NoOutDir,
+
+    /// One or more compiles failed; the message holds the compiler's diagnostics, once each.
+    #[error("{0}")]
+    Compile(String),
+
+    /// A compiler process could not be started.
+    #[error("cannot run `{}`: {source}; check the toolkit installation", program.display())]
+    Spawn { program: PathBuf, source: std::io::Error },
+
+    /// Packing the fat binary failed.
+    #[error("cannot pack the fat binary for `{module}`: {source}")]
+    Pack { module: String, source: archbuild_fatbin::Error },
+
+    /// The build was interrupted (SIGINT/SIGTERM); children were killed.
+    #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]
+    Interrupted,
+
+    /// A file operation failed.
+    #[error("cannot {op} {}: {source}", path.display())]
+    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+}
+
+impl Error {
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { op, path: path.into(), source }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

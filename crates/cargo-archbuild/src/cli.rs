@@ -1,0 +1,250 @@
+//! The command line, as clap derive types: every subcommand and option of `cargo archbuild`.
+//!
+//! Cargo runs an external subcommand as `cargo-archbuild archbuild ARGS…`; [`Cli::parse_from_env`]
+//! drops that injected word so the binary also works when run directly (`cargo-archbuild inspect
+//! x.fatbin`), the way cargo-nextest and cargo-llvm-cov accept both spellings.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Build CUDA kernels for every GPU of a fleet, and check which image each GPU will load.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-archbuild",
+    bin_name = "cargo archbuild",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Exit codes: 0 ok, 1 a GPU cannot run the file (doctor), 2 usage or arch-list error, \
+3 input file error, 4 toolkit error, 5 compile error, 6 cargo/workspace error, 7 CUDA driver error, \
+8 output error. See docs/cli.md."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// How reports are printed: `human` (cargo-style text) or `json` (one JSON document on stdout)
+    #[arg(long, global = true, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+
+    /// When to use colours: `auto` honours NO_COLOR, CLICOLOR_FORCE and whether output is a terminal
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+
+    /// Print less: no status lines and no progress bar, only results, warnings and errors
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+impl Cli {
+    /// Parses `std::env::args_os()`, dropping the `archbuild` word cargo inserts.
+    pub fn parse_from_env() -> Result<Self, clap::Error> {
+        Self::try_parse_from(strip_cargo_word(std::env::args_os().collect()))
+    }
+}
+
+/// Removes argv[1] when it is `archbuild` (how cargo invokes `cargo-archbuild`).
+pub fn strip_cargo_word(mut args: Vec<OsString>) -> Vec<OsString> {
+    if args.get(1).is_some_and(|a| a == "archbuild") {
+        args.remove(1);
+    }
+    args
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the kernels of every workspace package that has [package.metadata.archbuild]
+    Build(BuildArgs),
+    /// Compile CUDA sources into one fat binary, outside cargo (scripts, CI shards)
+    Compile(CompileArgs),
+    /// List the images in a fatbin, cubin, PTX file, object, executable or shared library
+    Inspect(InspectArgs),
+    /// Show the driver, every GPU and the toolkit; with FILE, which image each GPU will load
+    Doctor(DoctorArgs),
+    /// Show how an arch list expands, its nvcc flags and the GPUs each target runs on
+    Explain(ExplainArgs),
+    /// Print a GitHub Actions matrix (JSON) that splits an arch list into shards
+    Matrix(MatrixArgs),
+    /// Combine fat binaries (e.g. CI shard outputs) into one, identical to a one-shot build
+    Merge(MergeArgs),
+    /// Find, list and provision CUDA toolkits
+    #[command(subcommand)]
+    Toolkit(ToolkitCommand),
+    /// Show or clear the build cache and the JIT cache
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+/// Options shared by the commands that compile.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CompileOptions {
+    /// Arch list, e.g. "7.5 8.6 8.9+PTX", "sm_90a", "Ampere", "native", "all-major"
+    #[arg(long, value_name = "LIST")]
+    pub archs: Option<String>,
+
+    /// Number of compile jobs to run at once (default: the number of CPUs)
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Image compression in the fat binary: none, speed (LZ4), balance (zstd), size
+    #[arg(long, value_name = "MODE")]
+    pub compression: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub compile: CompileOptions,
+
+    /// Build only this package (repeatable), as with `cargo build -p`
+    #[arg(long = "package", short = 'p', value_name = "SPEC")]
+    pub packages: Vec<String>,
+
+    /// Build every workspace package that has kernels (the default when not in a member's directory)
+    #[arg(long)]
+    pub workspace: bool,
+
+    /// Build with the release profile, as with `cargo build --release`
+    #[arg(long, short = 'r', conflicts_with = "profile")]
+    pub release: bool,
+
+    /// Build with this cargo profile
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Path to Cargo.toml
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+
+    /// Where to write the fat binaries (default: <target-dir>/<profile>/archbuild)
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// CUDA source files (.cu)
+    #[arg(required = true, value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub compile: CompileOptions,
+
+    /// The fat binary to write
+    #[arg(long, short, value_name = "OUT.fatbin")]
+    pub output: PathBuf,
+
+    /// Add an include directory (repeatable)
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+
+    /// Define a macro, NAME or NAME=VALUE (repeatable)
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+
+    /// Extra flag passed to nvcc (repeatable), e.g. --nvcc-flag=-lineinfo
+    #[arg(long = "nvcc-flag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub nvcc_flags: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InspectFormat {
+    /// A table of images and a kernel-coverage check
+    Human,
+    /// Lines compatible with `cuobjdump --list-elf --list-ptx`
+    Cuobjdump,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// A fatbin, cubin, PTX file, object file, executable or shared library
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Output layout for human-readable output
+    #[arg(long, value_enum, default_value_t = InspectFormat::Human)]
+    pub format: InspectFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// A fat binary (or a file embedding one) to check against every visible GPU
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Image choice policy: prefer-cubin (the driver's own order), prefer-ptx, cubin-only
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The arch list to explain, e.g. "7.5 8.6 8.9+PTX" or "Ampere;Hopper"
+    #[arg(value_name = "LIST")]
+    pub list: String,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Arch list to split (default: resolved as `build` would)
+    #[arg(long, value_name = "LIST")]
+    pub archs: Option<String>,
+
+    /// Number of shards (CI jobs)
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub shards: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Fat binaries to combine (at least two)
+    #[arg(required = true, num_args = 1.., value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+
+    /// The merged fat binary to write
+    #[arg(long, short, value_name = "OUT")]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolkitCommand {
+    /// Provision the pinned CUDA toolkit from PyPI wheels into archbuild's cache
+    Install,
+    /// List every CUDA toolkit archbuild can find, in search order
+    List,
+    /// Print the toolkit a build would use, and why
+    Which,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Show where the build and JIT caches are and how much they hold
+    Stats,
+    /// Delete cache entries
+    Clean(CacheCleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheCleanArgs {
+    /// Clean only the build cache
+    #[arg(long, conflicts_with = "jit")]
+    pub build: bool,
+    /// Clean only the JIT cache
+    #[arg(long)]
+    pub jit: bool,
+}

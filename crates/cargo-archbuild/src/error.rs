@@ -1,0 +1,151 @@
+//! The one error type of the CLI, its exit codes (documented in docs/cli.md) and the fix each
+//! error names.
+//!
+//! Errors from the library crates already say what to do; they are wrapped with the context the
+//! CLI knows (which file, which option) and mapped to an exit code by their kind.
+
+use std::path::PathBuf;
+
+/// Exit codes, stable and documented in `docs/cli.md`.
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// A check failed: `doctor FILE` found a GPU that cannot run the file.
+    pub const CHECK_FAILED: i32 = 1;
+    /// Bad command line or bad arch list (clap also exits 2 on usage errors).
+    pub const USAGE: i32 = 2;
+    /// An input file is missing, unreadable, or not a format archbuild reads.
+    pub const INPUT: i32 = 3;
+    /// No usable CUDA toolkit, or it cannot build what was asked.
+    pub const TOOLKIT: i32 = 4;
+    /// nvcc or ptxas rejected a source file.
+    pub const COMPILE: i32 = 5;
+    /// cargo metadata failed or no package has kernels.
+    pub const CARGO: i32 = 6;
+    /// The CUDA driver failed (other than "no driver", which doctor reports).
+    pub const DRIVER: i32 = 7;
+    /// An output file could not be written.
+    pub const OUTPUT: i32 = 8;
+    /// A bug in archbuild.
+    pub const INTERNAL: i32 = 101;
+}
+
+/// Everything that can make a `cargo archbuild` command fail.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{message}")]
+    Usage { message: String, help: String },
+
+    #[error("invalid arch list {origin}: {message}")]
+    ArchList { origin: String, message: String },
+
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+
+    #[error("`{}` is not a file archbuild can read: {message}", path.display())]
+    Format { path: PathBuf, message: String },
+
+    #[error("`{}` contains no CUDA images", path.display())]
+    NoImages { path: PathBuf },
+
+    #[error("fat binaries cannot be merged: {message}")]
+    Merge { message: String },
+
+    #[error("{message}")]
+    Toolkit { message: String },
+
+    #[error("{message}")]
+    Compile { message: String },
+
+    #[error("{message}")]
+    Cargo { message: String, help: String },
+
+    #[error("{message}")]
+    Driver { message: String },
+
+    #[error("{failing} of {total} GPU(s) cannot run `{}`", file.display())]
+    DoctorFailed { file: PathBuf, failing: usize, total: usize },
+
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+
+    #[error("{message}")]
+    Internal { message: String },
+}
+
+impl CliError {
+    /// The exit code for this error (see [`exit`]).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::DoctorFailed { .. } => exit::CHECK_FAILED,
+            CliError::Usage { .. } | CliError::ArchList { .. } => exit::USAGE,
+            CliError::Read { .. }
+            | CliError::Format { .. }
+            | CliError::NoImages { .. }
+            | CliError::Merge { .. } => exit::INPUT,
+            CliError::Toolkit { .. } => exit::TOOLKIT,
+            CliError::Compile { .. } => exit::COMPILE,
+            CliError::Cargo { .. } => exit::CARGO,
+            CliError::Driver { .. } => exit::DRIVER,
+            CliError::Write { .. } => exit::OUTPUT,
+            CliError::Internal { .. } => exit::INTERNAL,
+        }
+    }
+
+    /// A stable name for JSON consumers.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CliError::Usage { .. } => "usage",
+            CliError::ArchList { .. } => "arch-list",
+            CliError::Read { .. } => "read",
+            CliError::Format { .. } => "format",
+            CliError::NoImages { .. } => "no-images",
+            CliError::Merge { .. } => "merge",
+            CliError::Toolkit { .. } => "toolkit",
+            CliError::Compile { .. } => "compile",
+            CliError::Cargo { .. } => "cargo",
+            CliError::Driver { .. } => "driver",
+            CliError::DoctorFailed { .. } => "doctor-failed",
+            CliError::Write { .. } => "write",
+            CliError::Internal { .. } => "internal",
+        }
+    }
+
+    /// The fix, when the message itself does not already carry one.
+    pub fn help(&self) -> Option<String> {
+        Some(match self {
+            CliError::Usage { help, .. } | CliError::Cargo { help, .. } => help.clone(),
+            CliError::ArchList { .. } => "write archs as `8.6`, `8.6+PTX`, `sm_86`, `compute_90`, `sm_90a`, a generation \
+                 (`Ampere`), `native`, `all` or `all-major`; run `cargo archbuild explain LIST` to check a list"
+                .into(),
+            CliError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                "check the path; it is resolved against the current directory".into()
+            }
+            CliError::Read { .. } => "check that the file exists and is readable by this user".into(),
+            CliError::Format { .. } => "inspect accepts fat binaries (.fatbin), cubins, PTX, object files (.o), \
+                 executables and shared libraries that embed CUDA code"
+                .into(),
+            CliError::NoImages { .. } => "the file has no .nv_fatbin section and no fat binary, cubin or PTX inside; \
+                 build it with nvcc or `cargo archbuild compile`"
+                .into(),
+            CliError::Merge { .. } => "merge the outputs of `cargo archbuild compile` shards built from the same \
+                 sources with the same flags"
+                .into(),
+            CliError::DoctorFailed { .. } => "rebuild with the archs named above added to the arch list \
+                 (ARCHBUILD_ARCHS or [package.metadata.archbuild] archs), or add +PTX to the newest arch"
+                .into(),
+            CliError::Write { .. } => "check that the output directory exists and is writable".into(),
+            CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),
+            CliError::Toolkit { .. } | CliError::Compile { .. } | CliError::Driver { .. } => return None,
+        })
+    }
+
+    /// An error writing to stdout (e.g. a closed pipe).
+    pub fn stdout(source: std::io::Error) -> Self {
+        CliError::Write { path: PathBuf::from("<stdout>"), source }
+    }
+
+    pub fn usage(message: impl Into<String>, help: impl Into<String>) -> Self {
+        CliError::Usage { message: message.into(), help: help.into() }
+    }
+}
