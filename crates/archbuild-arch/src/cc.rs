@@ -133,11 +133,17 @@ impl PartialOrd for Target {
 
 impl Target {
     pub const fn cubin(arch: Arch) -> Self {
-        Self { arch, kind: TargetKind::Cubin }
+        Self {
+            arch,
+            kind: TargetKind::Cubin,
+        }
     }
 
     pub const fn ptx(arch: Arch) -> Self {
-        Self { arch, kind: TargetKind::Ptx }
+        Self {
+            arch,
+            kind: TargetKind::Ptx,
+        }
     }
 
     /// Parses exactly `sm_XY[a|f]` or `compute_XY[a|f]` (case-insensitive). Arch *lists* with
@@ -160,7 +166,10 @@ impl Target {
             return None;
         }
         let sm: u32 = digits.parse().ok()?;
-        Some(Self { arch: Arch::new(ComputeCapability::from_sm(sm), variant), kind })
+        Some(Self {
+            arch: Arch::new(ComputeCapability::from_sm(sm), variant),
+            kind,
+        })
     }
 }
 
@@ -218,12 +227,31 @@ mod tests {
 
     #[test]
     fn nvcc_names_round_trip() {
-        for name in ["sm_75", "sm_86", "sm_90a", "sm_100f", "compute_89", "compute_120a", "sm_121"] {
+        for name in [
+            "sm_75",
+            "sm_86",
+            "sm_90a",
+            "sm_100f",
+            "compute_89",
+            "compute_120a",
+            "sm_121",
+        ] {
             let t = Target::parse_nvcc_name(name).unwrap();
             assert_eq!(t.to_string(), name);
         }
-        assert_eq!(Target::parse_nvcc_name("SM_86"), Some(Target::cubin(Arch::plain(8, 6))));
-        for bad in ["sm_", "sm_8", "sm_8x", "compute_1000", "lto_90", "sm_90b", ""] {
+        assert_eq!(
+            Target::parse_nvcc_name("SM_86"),
+            Some(Target::cubin(Arch::plain(8, 6)))
+        );
+        for bad in [
+            "sm_",
+            "sm_8",
+            "sm_8x",
+            "compute_1000",
+            "lto_90",
+            "sm_90b",
+            "",
+        ] {
             assert_eq!(Target::parse_nvcc_name(bad), None, "{bad}");
         }
     }

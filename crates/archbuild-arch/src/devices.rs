@@ -11,16 +11,40 @@ type Row = (u32, &'static str, &'static [&'static str]);
 const DEVICES: &[Row] = &[
     (30, "Kepler", &["GTX 680", "GTX 770", "Tesla K10"]),
     (32, "Kepler", &["Jetson TK1"]),
-    (35, "Kepler", &["GTX 780", "GTX Titan", "Tesla K20", "Tesla K40"]),
+    (
+        35,
+        "Kepler",
+        &["GTX 780", "GTX Titan", "Tesla K20", "Tesla K40"],
+    ),
     (37, "Kepler", &["Tesla K80"]),
     (50, "Maxwell", &["GTX 750", "GTX 750 Ti", "Quadro K2200"]),
-    (52, "Maxwell", &["GTX 970", "GTX 980", "GTX 980 Ti", "GTX Titan X", "Tesla M40", "Tesla M60"]),
+    (
+        52,
+        "Maxwell",
+        &[
+            "GTX 970",
+            "GTX 980",
+            "GTX 980 Ti",
+            "GTX Titan X",
+            "Tesla M40",
+            "Tesla M60",
+        ],
+    ),
     (53, "Maxwell", &["Jetson Nano", "Jetson TX1"]),
     (60, "Pascal", &["Tesla P100", "Quadro GP100"]),
     (
         61,
         "Pascal",
-        &["GTX 1050", "GTX 1060", "GTX 1070", "GTX 1080", "GTX 1080 Ti", "Titan Xp", "Tesla P4", "Tesla P40"],
+        &[
+            "GTX 1050",
+            "GTX 1060",
+            "GTX 1070",
+            "GTX 1080",
+            "GTX 1080 Ti",
+            "Titan Xp",
+            "Tesla P4",
+            "Tesla P40",
+        ],
     ),
     (62, "Pascal", &["Jetson TX2"]),
     (70, "Volta", &["Tesla V100", "Titan V", "Quadro GV100"]),
@@ -64,9 +88,26 @@ const DEVICES: &[Row] = &[
             "RTX A6000",
         ],
     ),
-    (87, "Ampere", &["Jetson AGX Orin", "Jetson Orin Nano", "Orin"]),
+    (
+        87,
+        "Ampere",
+        &["Jetson AGX Orin", "Jetson Orin Nano", "Orin"],
+    ),
     (88, "Ampere", &[]),
-    (89, "Ada", &["RTX 4060", "RTX 4070", "RTX 4080", "RTX 4090", "L4", "L40", "L40S", "RTX 6000 Ada"]),
+    (
+        89,
+        "Ada",
+        &[
+            "RTX 4060",
+            "RTX 4070",
+            "RTX 4080",
+            "RTX 4090",
+            "L4",
+            "L40",
+            "L40S",
+            "RTX 6000 Ada",
+        ],
+    ),
     (90, "Hopper", &["H100", "H200", "H800", "GH200"]),
     (100, "Blackwell", &["B200", "GB200"]),
     (103, "Blackwell", &["B300", "GB300"]),
@@ -74,7 +115,14 @@ const DEVICES: &[Row] = &[
     (
         120,
         "Blackwell",
-        &["RTX 5060", "RTX 5070", "RTX 5080", "RTX 5090", "RTX PRO 6000", "RTX PRO 4000"],
+        &[
+            "RTX 5060",
+            "RTX 5070",
+            "RTX 5080",
+            "RTX 5090",
+            "RTX PRO 6000",
+            "RTX PRO 4000",
+        ],
     ),
     (121, "Blackwell", &["DGX Spark", "GB10"]),
 ];
@@ -153,7 +201,10 @@ mod tests {
             ("NVIDIA RTX A6000", cc(8, 6)),
             ("Quadro RTX 6000", cc(7, 5)),
             ("NVIDIA RTX 6000 Ada Generation", cc(8, 9)),
-            ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", cc(12, 0)),
+            (
+                "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+                cc(12, 0),
+            ),
             ("NVIDIA GeForce RTX 5090", cc(12, 0)),
             ("NVIDIA B200", cc(10, 0)),
             ("Orin", cc(8, 7)),
@@ -169,7 +220,9 @@ mod tests {
     #[test]
     fn names_and_generations() {
         let names = device_names(ComputeCapability::new(8, 6));
-        assert!(names.contains(&"RTX 3090") && names.contains(&"A10") && names.contains(&"RTX A6000"));
+        assert!(
+            names.contains(&"RTX 3090") && names.contains(&"A10") && names.contains(&"RTX A6000")
+        );
         assert_eq!(generation(ComputeCapability::new(8, 6)), Some("Ampere"));
         assert_eq!(generation(ComputeCapability::new(7, 5)), Some("Turing"));
         assert_eq!(generation(ComputeCapability::new(8, 9)), Some("Ada"));
@@ -179,7 +232,11 @@ mod tests {
         // Every listed name maps back to its own row.
         for (sm, _, names) in DEVICES {
             for n in *names {
-                assert_eq!(cc_for_device_name(n), Some(ComputeCapability::from_sm(*sm)), "{n}");
+                assert_eq!(
+                    cc_for_device_name(n),
+                    Some(ComputeCapability::from_sm(*sm)),
+                    "{n}"
+                );
             }
         }
     }

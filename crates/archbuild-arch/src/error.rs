@@ -6,7 +6,8 @@
 use crate::cc::{ComputeCapability, Variant};
 
 /// The accepted forms, listed once so every message says the same thing.
-pub(crate) const ACCEPTED_FORMS: &str = "`8.6`, `86`, `sm_86`, `compute_86`, `8.6+PTX`, `86-real`, \
+pub(crate) const ACCEPTED_FORMS: &str =
+    "`8.6`, `86`, `sm_86`, `compute_86`, `8.6+PTX`, `86-real`, \
 `86-virtual`, `9.0a`, `sm_90a`, `100f`, a generation name (`Turing`, `Ampere`, `Ada`, `Hopper`, \
 `Blackwell`, ...), `native`, `all` or `all-major`";
 
@@ -29,12 +30,17 @@ pub enum Error {
         did_you_mean(suggestion),
         forms = ACCEPTED_FORMS
     )]
-    UnknownArch { input: String, origin: String, suggestion: Option<String> },
+    UnknownArch {
+        input: String,
+        origin: String,
+        suggestion: Option<String>,
+    },
 
     /// The entry is well formed but names a compute capability NVIDIA never shipped.
     #[error(
         "`{input}` in {origin} names compute capability {cc}, which no NVIDIA GPU has{}: \
-         known compute capabilities are {known}; use one of them",
+         known compute capabilities are {known}; use one of them (a newer one is accepted when \
+         the CUDA toolkit in use lists it)",
         did_you_mean(suggestion)
     )]
     UnknownComputeCapability {
@@ -52,7 +58,12 @@ pub enum Error {
         variant_rule(*variant),
         variant_alternative(*variant)
     )]
-    VariantUnavailable { input: String, origin: String, variant: Variant, cc: ComputeCapability },
+    VariantUnavailable {
+        input: String,
+        origin: String,
+        variant: Variant,
+        cc: ComputeCapability,
+    },
 
     /// `native` without any visible GPU.
     #[error(
@@ -63,25 +74,38 @@ pub enum Error {
 
     /// `all` / `all-major` without the toolkit's list.
     #[error(
-        "`{word}` in {origin} means every architecture the CUDA toolkit can build, but the \
-         toolkit's list (`nvcc --list-gpu-code`) is not available: make nvcc findable (CUDA_PATH \
-         or PATH) or list the architectures instead, e.g. `7.5 8.0 8.6 8.9 9.0+PTX`"
+        "`{word}` in {origin} means {} the CUDA toolkit can build, but the toolkit's list \
+         (`nvcc --list-gpu-code`) is not available: make nvcc findable (CUDA_PATH or PATH) or \
+         list the architectures instead, e.g. `7.5 8.0 8.6 8.9 9.0+PTX`",
+        if word.eq_ignore_ascii_case("all") { "every architecture" } else { "every major architecture" }
     )]
     NoToolkitList { word: String, origin: String },
 
     /// An unknown selection policy name.
     #[error(
-        "unknown selection policy `{input}`{}: use `prefer-cubin` (default), `prefer-ptx`, \
+        "unknown selection policy {}{}: use `prefer-cubin` (default), `prefer-ptx`, \
          `cubin-only` or `force-ptx`",
+        quoted_or_empty(input),
         did_you_mean(suggestion)
     )]
-    UnknownPolicy { input: String, suggestion: Option<String> },
+    UnknownPolicy {
+        input: String,
+        suggestion: Option<String>,
+    },
 }
 
 fn did_you_mean(suggestion: &Option<String>) -> String {
     match suggestion {
         Some(s) => format!(" (did you mean `{s}`?)"),
         None => String::new(),
+    }
+}
+
+fn quoted_or_empty(input: &str) -> String {
+    if input.trim().is_empty() {
+        "(empty)".to_string()
+    } else {
+        format!("`{input}`")
     }
 }
 

@@ -17,7 +17,14 @@ impl Selection {
     pub fn fix_hint(&self) -> Option<String> {
         let cc = self.device.cc;
         match self.chosen {
-            Some(Chosen { route: Route::NeedsNewerJit { ptx_isa, driver_max }, .. }) => {
+            Some(Chosen {
+                route:
+                    Route::NeedsNewerJit {
+                        ptx_isa,
+                        driver_max,
+                    },
+                ..
+            }) => {
                 let build_with = first_cuda(driver_max);
                 let update_to = first_cuda(ptx_isa);
                 Some(format!(
@@ -56,8 +63,12 @@ impl Selection {
             Policy::ForcePtx => {
                 format!("add {cc}+PTX to ARCHBUILD_ARCHS (policy force-ptx needs PTX for an arch <= {cc})")
             }
-            Policy::CubinOnly => format!("add {cc} to ARCHBUILD_ARCHS (policy cubin-only needs a cubin for {cc})"),
-            _ => format!("add {cc} to ARCHBUILD_ARCHS (or {cc}+PTX), or build PTX for an arch <= {cc}"),
+            Policy::CubinOnly => {
+                format!("add {cc} to ARCHBUILD_ARCHS (policy cubin-only needs a cubin for {cc})")
+            }
+            _ => format!(
+                "add {cc} to ARCHBUILD_ARCHS (or {cc}+PTX), or build PTX for an arch <= {cc}"
+            ),
         }
     }
 
@@ -69,9 +80,12 @@ impl Selection {
                 "family-specific cubin for this device".to_string()
             }
             (TargetKind::Cubin, _) if v.target.arch.cc == device => "cubin for exactly this device".to_string(),
-            (TargetKind::Cubin, _) => {
-                format!("cubin for {} runs on later {}.x devices", v.target.arch.cc, device.major)
-            }
+            (TargetKind::Cubin, variant) => format!(
+                "{}cubin for {} runs on later {}.x devices",
+                if variant == Variant::Family { "family-specific " } else { "" },
+                v.target.arch.cc,
+                device.major
+            ),
             (TargetKind::Ptx, _) => match self.route_of(v.index) {
                 Route::NeedsNewerJit { ptx_isa, driver_max } => format!(
                     "PTX ISA {ptx_isa} is newer than the driver can JIT ({driver_max}): needs nvJitLink"
@@ -80,7 +94,10 @@ impl Selection {
             },
         };
         match (v.outcome, self.chosen) {
-            (Outcome::Usable, Some(c)) => format!("usable ({what}), but [{}] {} is preferred", c.index, c.target),
+            (Outcome::Usable, Some(c)) => format!(
+                "usable ({what}), but [{}] {} is preferred",
+                c.index, c.target
+            ),
             _ => what,
         }
     }
@@ -91,7 +108,8 @@ impl Selection {
 }
 
 fn first_cuda(isa: crate::cc::PtxIsa) -> String {
-    tables::first_cuda_for_ptx_isa(isa).map_or_else(|| "?".to_string(), |c: CudaVersion| c.to_string())
+    tables::first_cuda_for_ptx_isa(isa)
+        .map_or_else(|| "?".to_string(), |c: CudaVersion| c.to_string())
 }
 
 impl fmt::Display for Selection {

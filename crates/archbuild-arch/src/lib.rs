@@ -14,6 +14,8 @@ mod explain;
 mod list;
 mod parse;
 mod select;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod suggest;
 mod tables;
 
@@ -22,7 +24,10 @@ pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
 pub use devices::{cc_for_device_name, device_names, generation};
 pub use error::Error;
 pub use list::{ArchList, ResolveContext};
-pub use select::{select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict};
+pub use select::{
+    select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
+};
 pub use tables::{
-    arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for, ArchSupport,
+    arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for,
+    ArchSupport,
 };

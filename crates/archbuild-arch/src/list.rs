@@ -8,7 +8,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::cc::{Arch, ComputeCapability, Target, TargetKind};
+use crate::cc::{Arch, ComputeCapability, Target, TargetKind, Variant};
 use crate::error::Error;
 use crate::parse::{self, Token, TokenError};
 use crate::suggest;
@@ -29,17 +29,27 @@ pub struct ResolveContext<'a> {
 impl<'a> ResolveContext<'a> {
     /// A context with no devices and no toolkit: `native`/`all`/`all-major` will be errors.
     pub fn new(source: &'a str) -> Self {
-        Self { source, visible_devices: None, toolkit_archs: None }
+        Self {
+            source,
+            visible_devices: None,
+            toolkit_archs: None,
+        }
     }
 
     /// The visible GPUs, for `native`.
     pub fn with_devices(self, devices: &'a [ComputeCapability]) -> Self {
-        Self { visible_devices: Some(devices), ..self }
+        Self {
+            visible_devices: Some(devices),
+            ..self
+        }
     }
 
     /// The toolkit's buildable archs, for `all` and `all-major`.
     pub fn with_toolkit(self, archs: &'a [Arch]) -> Self {
-        Self { toolkit_archs: Some(archs), ..self }
+        Self {
+            toolkit_archs: Some(archs),
+            ..self
+        }
     }
 }
 
@@ -70,7 +80,9 @@ impl ArchList {
             }
         }
         if !any {
-            return Err(Error::EmptyList { origin: origin.to_string() });
+            return Err(Error::EmptyList {
+                origin: origin.to_string(),
+            });
         }
         Ok(Self::from_targets(targets))
     }
@@ -111,7 +123,10 @@ impl ArchList {
     }
 
     fn of_kind(&self, kind: TargetKind) -> impl Iterator<Item = Arch> + '_ {
-        self.targets.iter().filter(move |t| t.kind == kind).map(|t| t.arch)
+        self.targets
+            .iter()
+            .filter(move |t| t.kind == kind)
+            .map(|t| t.arch)
     }
 
     /// nvcc flags, one per target: `-gencode=arch=compute_86,code=sm_86` for a cubin,
@@ -136,8 +151,13 @@ fn native(ctx: &ResolveContext) -> Result<Vec<Target>, Error> {
     let highest = devices
         .iter()
         .max()
-        .ok_or_else(|| Error::NoVisibleDevices { origin: ctx.source.to_string() })?;
-    let mut out: Vec<Target> = devices.iter().map(|cc| Target::cubin(Arch::new(*cc, Default::default()))).collect();
+        .ok_or_else(|| Error::NoVisibleDevices {
+            origin: ctx.source.to_string(),
+        })?;
+    let mut out: Vec<Target> = devices
+        .iter()
+        .map(|cc| Target::cubin(Arch::new(*cc, Default::default())))
+        .collect();
     out.push(Target::ptx(Arch::new(*highest, Default::default())));
     Ok(out)
 }
@@ -147,10 +167,18 @@ fn native(ctx: &ResolveContext) -> Result<Vec<Target>, Error> {
 /// the highest X.0 arch ("the highest major virtual architecture": compute_120, not 121).
 fn all(ctx: &ResolveContext, word: &str, major_only: bool) -> Result<Vec<Target>, Error> {
     let listed = ctx.toolkit_archs.unwrap_or(&[]);
-    let mut archs: Vec<Arch> = listed.to_vec();
+    // nvcc's `all` builds plain targets only, even from a list (like ptxas's) with `a`/`f`.
+    let mut archs: Vec<Arch> = listed
+        .iter()
+        .copied()
+        .filter(|a| a.variant == Variant::Plain)
+        .collect();
     archs.sort();
     archs.dedup();
-    let no_list = || Error::NoToolkitList { word: word.to_ascii_lowercase(), origin: ctx.source.to_string() };
+    let no_list = || Error::NoToolkitList {
+        word: word.to_string(),
+        origin: ctx.source.to_string(),
+    };
     let oldest = *archs.first().ok_or_else(no_list)?;
     let highest_major = archs
         .iter()
@@ -172,7 +200,11 @@ fn token_error(token: &str, origin: &str, e: TokenError) -> Error {
     let input = token.to_string();
     let origin = origin.to_string();
     match e {
-        TokenError::Unknown => Error::UnknownArch { suggestion: suggest::suggest_arch(token), input, origin },
+        TokenError::Unknown => Error::UnknownArch {
+            suggestion: suggest::suggest_arch(token),
+            input,
+            origin,
+        },
         TokenError::UnknownCc { cc, nearest } => Error::UnknownComputeCapability {
             suggestion: nearest.map(|n| parse::replace_number(token, &n)),
             known: known_list(),
@@ -180,12 +212,20 @@ fn token_error(token: &str, origin: &str, e: TokenError) -> Error {
             origin,
             cc,
         },
-        TokenError::Variant { cc, variant } => Error::VariantUnavailable { input, origin, variant, cc },
+        TokenError::Variant { cc, variant } => Error::VariantUnavailable {
+            input,
+            origin,
+            variant,
+            cc,
+        },
     }
 }
 
 fn known_list() -> String {
-    tables::known_ccs().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+    tables::known_ccs()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for ArchList {
@@ -196,10 +236,9 @@ impl fmt::Display for ArchList {
         let mut i = 0;
         while i < self.targets.len() {
             let t = self.targets[i];
-            let next_is_ptx_of_same = self
-                .targets
-                .get(i + 1)
-                .is_some_and(|n| n.arch == t.arch && t.kind == TargetKind::Cubin && n.kind == TargetKind::Ptx);
+            let next_is_ptx_of_same = self.targets.get(i + 1).is_some_and(|n| {
+                n.arch == t.arch && t.kind == TargetKind::Cubin && n.kind == TargetKind::Ptx
+            });
             if !first {
                 f.write_str(" ")?;
             }

@@ -45,11 +45,17 @@ pub(crate) enum Token {
 pub(crate) enum TokenError {
     /// Matches no form.
     Unknown,
-    /// Well formed, but no GPU has this CC. `respell` renders another CC in the entry's own
-    /// syntax, for the suggestion.
-    UnknownCc { cc: ComputeCapability, nearest: Option<String> },
+    /// Well formed, but no GPU has this CC. `nearest` is the closest shipped CC of the same
+    /// major, written the way the entry wrote its number (`8.6` or `86`).
+    UnknownCc {
+        cc: ComputeCapability,
+        nearest: Option<String>,
+    },
     /// `a` below 9.0 or `f` below 10.0.
-    Variant { cc: ComputeCapability, variant: Variant },
+    Variant {
+        cc: ComputeCapability,
+        variant: Variant,
+    },
 }
 
 /// Parses one entry. `extra_known` lists archs the caller's toolkit reports, so a CC newer than
@@ -62,11 +68,14 @@ pub(crate) fn parse_token(token: &str, extra_known: &[Arch]) -> Result<Token, To
         "all-major" => return Ok(Token::AllMajor),
         _ => {}
     }
-    if let Some((_, expansion)) = GENERATION_NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(&lower)) {
+    if let Some((_, expansion)) = GENERATION_NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&lower))
+    {
         let mut out = Vec::new();
         for part in expansion.split(';') {
             // The table is ours and well formed; a failure here would be a bug in the table.
-            if let Ok(Token::Targets(t)) = parse_spec(part, extra_known) {
+            if let Ok(t) = parse_spec(&part.to_ascii_lowercase(), extra_known) {
                 out.extend(t);
             }
         }
@@ -139,7 +148,9 @@ fn parse_spec(s: &str, extra_known: &[Arch]) -> Result<Vec<Target>, TokenError> 
 /// `8.6` (only where `dotted_ok`), `86`, `100`, `121`.
 fn parse_number(s: &str, dotted_ok: bool) -> Option<(ComputeCapability, Spelling)> {
     if let Some((major, minor)) = s.split_once('.') {
-        let digits = |t: &str, max: usize| !t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit());
+        let digits = |t: &str, max: usize| {
+            !t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit())
+        };
         if !dotted_ok || !digits(major, 2) || !digits(minor, 1) {
             return None;
         }
@@ -219,9 +230,21 @@ mod tests {
         assert_eq!(parse_token("sm_8.6", &[]), Err(TokenError::Unknown));
         assert_eq!(parse_token("086", &[]), Err(TokenError::Unknown));
         let cc85 = ComputeCapability::new(8, 5);
-        assert_eq!(parse_token("8.5", &[]), Err(TokenError::UnknownCc { cc: cc85, nearest: Some("8.6".into()) }));
+        assert_eq!(
+            parse_token("8.5", &[]),
+            Err(TokenError::UnknownCc {
+                cc: cc85,
+                nearest: Some("8.6".into())
+            })
+        );
         let e = parse_token("8.6a", &[]);
-        assert_eq!(e, Err(TokenError::Variant { cc: ComputeCapability::new(8, 6), variant: Variant::Arch }));
+        assert_eq!(
+            e,
+            Err(TokenError::Variant {
+                cc: ComputeCapability::new(8, 6),
+                variant: Variant::Arch
+            })
+        );
         // A CC newer than the tables is accepted when the toolkit lists it.
         let future = [Arch::plain(13, 0)];
         assert!(parse_token("13.0", &[]).is_err());

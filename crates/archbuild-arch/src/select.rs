@@ -52,7 +52,12 @@ pub enum Policy {
 
 impl Policy {
     const NAMES: [&'static str; 4] = ["prefer-cubin", "prefer-ptx", "cubin-only", "force-ptx"];
-    const ALL: [Policy; 4] = [Policy::PreferCubin, Policy::PreferPtx, Policy::CubinOnly, Policy::ForcePtx];
+    const ALL: [Policy; 4] = [
+        Policy::PreferCubin,
+        Policy::PreferPtx,
+        Policy::CubinOnly,
+        Policy::ForcePtx,
+    ];
 
     pub const fn name(self) -> &'static str {
         match self {
@@ -64,7 +69,10 @@ impl Policy {
     }
 
     fn allows(self, kind: TargetKind) -> bool {
-        !matches!((self, kind), (Policy::CubinOnly, TargetKind::Ptx) | (Policy::ForcePtx, TargetKind::Cubin))
+        !matches!(
+            (self, kind),
+            (Policy::CubinOnly, TargetKind::Ptx) | (Policy::ForcePtx, TargetKind::Cubin)
+        )
     }
 }
 
@@ -107,15 +115,30 @@ pub enum Route {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     /// A cubin of another major (sm_86 on 9.0).
-    DifferentMajor { built: ComputeCapability, device: ComputeCapability },
+    DifferentMajor {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
     /// A cubin or `f` PTX of the same major but a higher minor (sm_89 on 8.6).
-    MinorTooHigh { built: ComputeCapability, device: ComputeCapability },
+    MinorTooHigh {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
     /// `a` code for another CC (sm_90a on 10.0).
-    ArchSpecificOtherCc { built: ComputeCapability, device: ComputeCapability },
+    ArchSpecificOtherCc {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
     /// `f` code for another family (sm_100f on 12.0).
-    OtherFamily { built: ComputeCapability, device: ComputeCapability },
+    OtherFamily {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
     /// Plain PTX for a newer CC than the device (compute_90 on 8.6).
-    PtxForNewerDevice { built: ComputeCapability, device: ComputeCapability },
+    PtxForNewerDevice {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
     /// Compatible, but the policy excludes this kind of image.
     ExcludedByPolicy(Policy),
 }
@@ -123,11 +146,9 @@ pub enum Reason {
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Reason::DifferentMajor { built, device } => write!(
-                f,
-                "a cubin for {built} runs only on {}.x devices with minor >= {}, and this is {device}",
-                built.major, built.minor
-            ),
+            Reason::DifferentMajor { built, device } => {
+                write!(f, "a cubin for {built} runs only on {built} and later {}.x devices, not on {device}", built.major)
+            }
             Reason::MinorTooHigh { built, device } => {
                 write!(f, "built for {built}, newer than the device's {device}")
             }
@@ -140,9 +161,14 @@ impl fmt::Display for Reason {
                 built.major
             ),
             Reason::PtxForNewerDevice { built, device } => {
-                write!(f, "PTX for {built} cannot be compiled for the older {device}")
+                write!(
+                    f,
+                    "PTX for {built} cannot be compiled for the older {device}"
+                )
             }
-            Reason::ExcludedByPolicy(p) => write!(f, "compatible, but policy {p} excludes this kind of image"),
+            Reason::ExcludedByPolicy(p) => {
+                write!(f, "compatible, but policy {p} excludes this kind of image")
+            }
         }
     }
 }
@@ -202,9 +228,13 @@ pub(crate) fn incompatibility(target: Target, device: ComputeCapability) -> Opti
     let reason = match (target.kind, target.arch.variant) {
         (_, Variant::Arch) if built != device => Reason::ArchSpecificOtherCc { built, device },
         (_, Variant::Arch) => return None,
-        (TargetKind::Ptx, Variant::Plain) if built > device => Reason::PtxForNewerDevice { built, device },
+        (TargetKind::Ptx, Variant::Plain) if built > device => {
+            Reason::PtxForNewerDevice { built, device }
+        }
         (TargetKind::Ptx, Variant::Plain) => return None,
-        (_, Variant::Family) if built.major != device.major => Reason::OtherFamily { built, device },
+        (_, Variant::Family) if built.major != device.major => {
+            Reason::OtherFamily { built, device }
+        }
         (TargetKind::Cubin, Variant::Plain) if built.major != device.major => {
             Reason::DifferentMajor { built, device }
         }
@@ -219,9 +249,10 @@ pub(crate) fn incompatibility(target: Target, device: ComputeCapability) -> Opti
 pub(crate) fn route_for(img: &ImageInfo, driver_max: Option<PtxIsa>) -> Route {
     match (img.target.kind, img.ptx_isa, driver_max) {
         (TargetKind::Cubin, _, _) => Route::Cubin,
-        (TargetKind::Ptx, Some(isa), Some(max)) if isa > max => {
-            Route::NeedsNewerJit { ptx_isa: isa, driver_max: max }
-        }
+        (TargetKind::Ptx, Some(isa), Some(max)) if isa > max => Route::NeedsNewerJit {
+            ptx_isa: isa,
+            driver_max: max,
+        },
         (TargetKind::Ptx, _, _) => Route::DriverJit,
     }
 }
@@ -256,7 +287,11 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
             }
             Outcome::Usable
         };
-        verdicts.push(Verdict { index, target, outcome });
+        verdicts.push(Verdict {
+            index,
+            target,
+            outcome,
+        });
     }
     let (cubin, ptx) = (best_cubin.map(|(i, _)| i), best_ptx.map(|(i, _)| i));
     let pick = match policy {
@@ -265,7 +300,17 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
     };
     let chosen = pick.map(|index| {
         verdicts[index].outcome = Outcome::Chosen;
-        Chosen { index, target: images[index].target, route: route_of(&images[index]) }
+        Chosen {
+            index,
+            target: images[index].target,
+            route: route_of(&images[index]),
+        }
     });
-    Selection { chosen, verdicts, device: device.clone(), policy, images: images.to_vec() }
+    Selection {
+        chosen,
+        verdicts,
+        device: device.clone(),
+        policy,
+        images: images.to_vec(),
+    }
 }

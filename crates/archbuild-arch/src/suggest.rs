@@ -9,7 +9,9 @@ use crate::parse::{self, GENERATION_NAMES, WORDS};
 
 /// Characters tried when inserting or substituting; `_` and `.` first because missing
 /// separators are the common typo.
-const REPAIR_ALPHABET: &[char] = &['_', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'f'];
+const REPAIR_ALPHABET: &[char] = &[
+    '_', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'f',
+];
 
 /// A corrected spelling of `token`, or `None` when nothing is close.
 pub(crate) fn suggest_arch(token: &str) -> Option<String> {
@@ -23,20 +25,30 @@ pub(crate) fn suggest_arch(token: &str) -> Option<String> {
     if let Some(fixed) = one_edit_repairs(&lower).find(|c| parses(c)) {
         return Some(present(&fixed));
     }
-    let names = GENERATION_NAMES.iter().map(|(n, _)| *n).chain(WORDS.iter().copied());
+    let names = GENERATION_NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(WORDS.iter().copied());
     closest(&lower, names).map(str::to_string)
 }
 
 /// A corrected policy name.
 pub(crate) fn suggest_from(input: &str, candidates: &[&'static str]) -> Option<String> {
-    closest(&input.trim().to_ascii_lowercase(), candidates.iter().copied()).map(str::to_string)
+    closest(
+        &input.trim().to_ascii_lowercase(),
+        candidates.iter().copied(),
+    )
+    .map(str::to_string)
 }
 
 /// Frequent mistakes that are more than one edit away.
 fn special_cases(lower: &str) -> Option<String> {
     // `Ampere+PTX`: generation names already carry PyTorch's PTX choice.
     if let Some(name) = lower.strip_suffix("+ptx") {
-        if let Some((n, _)) = GENERATION_NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        if let Some((n, _)) = GENERATION_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
             return Some((*n).to_string());
         }
     }
@@ -88,7 +100,11 @@ fn one_edit_repairs(s: &str) -> impl Iterator<Item = String> {
     let n = chars.len();
     // `splice(i, j, c)`: chars[..i] + c + chars[j..].
     let splice = |i: usize, j: usize, c: Option<char>| -> String {
-        chars[..i].iter().chain(c.iter()).chain(chars[j..].iter()).collect()
+        chars[..i]
+            .iter()
+            .chain(c.iter())
+            .chain(chars[j..].iter())
+            .collect()
     };
     let mut out: Vec<String> = (0..n).map(|i| splice(i, i + 1, None)).collect();
     for i in 0..=n {

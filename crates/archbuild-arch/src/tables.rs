@@ -138,7 +138,10 @@ pub fn arch_support(arch: Arch) -> Option<ArchSupport> {
     ARCH_TABLE
         .iter()
         .find(|(sm, variant, _, _)| *sm == arch.cc.sm() && *variant == arch.variant)
-        .map(|(_, _, added, removed)| ArchSupport { added: *added, removed: *removed })
+        .map(|(_, _, added, removed)| ArchSupport {
+            added: *added,
+            removed: *removed,
+        })
 }
 
 /// Whether nvcc of this CUDA version can build `sm_XY` / `compute_XY` for `arch`.

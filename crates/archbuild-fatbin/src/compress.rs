@@ -107,7 +107,17 @@ pub(crate) fn ptx_text(bytes: &[u8]) -> &[u8] {
 impl<'a> Entry<'a> {
     /// The image: a cubin's exact ELF bytes, PTX text without its terminating NUL, or LTO-IR.
     /// Stored entries are borrowed; compressed ones are decompressed (bounded, see module docs).
+    ///
+    /// nvcc's compressed LTO-IR entries use an encoding of NVIDIA's own (flag 0x8000 but no zstd
+    /// frame); their `data()` is an error, while `merge` still passes them through.
     pub fn data(&self) -> Result<Cow<'a, [u8]>, Error> {
+        if self.kind == EntryKind::LtoIr && self.compression != Compression::None {
+            return Err(Error::Decompress {
+                offset: self.offset,
+                compression: "LTO-IR",
+                reason: "nvcc's compressed LTO-IR is in NVIDIA's private encoding, only nvJitLink reads it".into(),
+            });
+        }
         let bytes: Cow<'a, [u8]> = match self.compression {
             Compression::None => Cow::Borrowed(self.payload),
             how => Cow::Owned(decompress(self.payload, how, self.uncompressed_size, self.offset)?),
@@ -144,7 +154,7 @@ mod tests {
     fn zstd_frame_records_content_size() {
         let c = compress(b"hello hello hello", Compression::Zstd { level: 5 }, "t").unwrap();
         assert_eq!(&c[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
-        assert_eq!(zstd::zstd_safe::get_frame_content_size(&c), Ok(Some(17)));
+        assert_eq!(zstd::zstd_safe::get_frame_content_size(&c).ok(), Some(Some(17)));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use archbuild_arch::{Arch, ComputeCapability, Variant};
 use object::elf;
-use object::read::elf::{ElfFile64, FileHeader, SectionHeader, Sym};
+use object::read::elf::{ElfFile64, FileHeader, Sym};
 use object::{LittleEndian, Object, ObjectSection};
 
 use crate::layout::u16_at;
@@ -40,7 +40,8 @@ pub fn parse_cubin(bytes: &[u8]) -> Result<CubinInfo, Error> {
     if bytes.len() < 20 || &bytes[..4] != b"\x7fELF" {
         return Err(Error::bad_cubin("it does not start with the ELF magic"));
     }
-    if bytes[4] != elf::ELFCLASS64 || bytes[5] != elf::ELFDATA2LSB {
+    if bytes[4] != 2 || bytes[5] != 1 {
+        // ELFCLASS64, ELFDATA2LSB
         return Err(Error::bad_cubin("only 64-bit little-endian device ELF files are cubins"));
     }
     let machine = u16_at(bytes, 18, "ELF header")?;
@@ -51,8 +52,8 @@ pub fn parse_cubin(bytes: &[u8]) -> Result<CubinInfo, Error> {
     }
     let file = ElfFile64::<LittleEndian>::parse(bytes)
         .map_err(|e| Error::bad_cubin(format!("malformed ELF: {e}")))?;
-    let abi_version = bytes[elf::EI_ABIVERSION];
-    let e_flags = file.elf_header().e_flags(LittleEndian);
+    let abi_version = bytes[8]; // e_ident[EI_ABIVERSION]
+    let e_flags = file.elf_header().e_flags(LittleEndian).0;
     let (sm, mut arch_specific) = if abi_version >= 8 {
         ((e_flags >> 8) & 0xffff, false)
     } else {
@@ -114,23 +115,18 @@ fn kernels(file: &ElfFile64<'_, LittleEndian>) -> Result<Vec<String>, Error> {
     let data = file.data();
     let sections = file.elf_section_table();
     let mut names = Vec::new();
-    for (index, section) in sections.iter().enumerate() {
-        if section.sh_type(endian) != elf::SHT_SYMTAB {
-            continue;
-        }
-        let table = sections
-            .symbols(endian, data, object::SectionIndex(index))
-            .map_err(|e| Error::bad_cubin(format!("bad symbol table: {e}")))?;
-        for sym in table.iter() {
-            if sym.st_type() == elf::STT_FUNC
-                && sym.st_other() & STO_CUDA_ENTRY != 0
-                && sym.st_shndx(endian) != elf::SHN_UNDEF
-            {
-                let name = sym
-                    .name(endian, table.strings())
-                    .map_err(|e| Error::bad_cubin(format!("bad symbol name: {e}")))?;
-                names.push(String::from_utf8_lossy(name).into_owned());
-            }
+    let table = sections
+        .symbols(endian, data, elf::SHT_SYMTAB)
+        .map_err(|e| Error::bad_cubin(format!("bad symbol table: {e}")))?;
+    for sym in table.iter() {
+        if sym.st_type() == elf::STT_FUNC
+            && sym.st_other().0 & STO_CUDA_ENTRY != 0
+            && !sym.is_undefined(endian)
+        {
+            let name = sym
+                .name(endian, table.strings())
+                .map_err(|e| Error::bad_cubin(format!("bad symbol name: {e}")))?;
+            names.push(String::from_utf8_lossy(name).into_owned());
         }
     }
     Ok(names)
@@ -165,7 +161,8 @@ pub(crate) fn elf_extent(bytes: &[u8]) -> Option<usize> {
     for i in 0..shnum {
         let sh = shoff + i * shentsize;
         let sh_type = u32_(usize::try_from(sh + 4).ok()?)?;
-        if sh_type != elf::SHT_NOBITS && sh_type != elf::SHT_NULL {
+        if sh_type != 8 && sh_type != 0 {
+            // not SHT_NOBITS / SHT_NULL
             end = end.max(u64_(sh + 24)?.checked_add(u64_(sh + 32)?)?);
         }
     }

@@ -13,12 +13,17 @@ pub(crate) struct RawEntry<'a> {
     pub kind: u16,
     pub sm: u32,
     pub flags: u64,
+    /// The u64 at +48 (0 except on nvcc's LTO-IR entries).
+    pub reserved: u64,
     pub major: u16,
     pub minor: u16,
     pub identifier: Option<Cow<'a, [u8]>>,
-    /// Contents of the options string (ptxas options, or the `.nv.compat` copy); `Some` writes
-    /// the descriptor, which every PTX entry must have.
+    /// The options string (ptxas command line); `Some` writes the descriptor, which every PTX
+    /// entry must have.
     pub options: Option<Cow<'a, [u8]>>,
+    /// The `.nv.compat` copy of sm_100+ ELF entries: stored right after the options string's
+    /// NUL, its length in the descriptor's length field (as `fatbinary` lays it out).
+    pub compat: Option<Cow<'a, [u8]>>,
     /// The stored bytes: the image, or its compressed stream.
     pub payload: Cow<'a, [u8]>,
     /// Store a NUL after `payload` (stored PTX text).
@@ -39,9 +44,11 @@ impl RawEntry<'_> {
         } else {
             0
         };
-        let options_off = if let Some(opt) = &self.options {
+        let options_off = if self.options.is_some() || self.compat.is_some() {
             let off = size;
-            size += 8 + pad8(opt.len() + 1);
+            let opt = self.options.as_ref().map_or(0, |o| o.len());
+            let compat = self.compat.as_ref().map_or(0, |c| c.len());
+            size += 8 + pad8(opt + 1 + compat);
             off
         } else {
             0
@@ -80,18 +87,28 @@ impl RawEntry<'_> {
         let ident_len = u32::try_from(ident_len).map_err(|_| too_big("identifier"))?;
         out.extend_from_slice(&ident_len.to_le_bytes());
         out.extend_from_slice(&self.flags.to_le_bytes());
-        out.extend_from_slice(&0u64.to_le_bytes());
+        out.extend_from_slice(&self.reserved.to_le_bytes());
         out.extend_from_slice(&self.compressed.unwrap_or(0).to_le_bytes());
         if let Some(id) = &self.identifier {
             out.extend_from_slice(id);
             pad_to(out, start + ident_off + pad8(id.len() + 1));
         }
-        if let Some(opt) = &self.options {
+        if options_off != 0 {
             let str_off = (options_off + 8) as u32;
-            let len = u32::try_from(opt.len()).map_err(|_| too_big("options string"))?;
+            let opt: &[u8] = self.options.as_deref().unwrap_or_default();
+            // The length field holds the compat copy's length when there is one, else the
+            // options string's (fatbinary, CUDA 13.5).
+            let len = match &self.compat {
+                Some(c) => u32::try_from(c.len()).map_err(|_| too_big("`.nv.compat` copy"))?,
+                None => u32::try_from(opt.len()).map_err(|_| too_big("options string"))?,
+            };
             out.extend_from_slice(&str_off.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(opt);
+            out.push(0);
+            if let Some(c) = &self.compat {
+                out.extend_from_slice(c);
+            }
             pad_to(out, start + header);
         }
         debug_assert_eq!(out.len(), start + header);

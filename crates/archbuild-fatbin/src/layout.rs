@@ -21,8 +21,6 @@ pub(crate) const KIND_LTOIR: u16 = 8;
 
 /// 64-bit host.
 pub(crate) const FLAG_64BIT: u64 = 0x1;
-/// Debug image (`-g`).
-pub(crate) const FLAG_DEBUG: u64 = 0x2;
 /// Host is Linux.
 pub(crate) const FLAG_HOST_LINUX: u64 = 0x10;
 /// Payload is a raw LZ4 block.

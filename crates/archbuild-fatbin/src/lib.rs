@@ -1,1 +1,36 @@
-//! archbuild-fatbin: see the crate description.
+//! Reading and writing NVIDIA fat binaries, the container that `nvcc`/`fatbinary` produce,
+//! `cuobjdump` lists and the CUDA driver's `cuModuleLoadData` loads.
+//!
+//! - [`FatbinWriter`] packs cubins, PTX and LTO-IR (stored, zstd or LZ4 per entry kind) into
+//!   deterministic bytes; [`merge`] combines fat binaries (e.g. CI shards) into the same bytes.
+//! - [`read_fatbin`] reads one or several concatenated containers zero-copy; [`Entry::data`]
+//!   decompresses on request with bounded allocation.
+//! - [`cubin::parse_cubin`], [`ptx::parse_ptx`] and [`host::scan_host_elf`] read cubins, PTX
+//!   headers and fat binaries embedded in `.o` files, executables and shared libraries;
+//!   [`read_any`] lists the images of any of these uniformly.
+//!
+//! Every reader takes `&[u8]`, checks each offset and size, and returns an [`Error`] instead of
+//! panicking. The byte layout is described in `docs/fatbin.md`.
+
+mod compress;
+pub mod cubin;
+mod encode;
+mod error;
+pub mod host;
+mod inspect;
+mod layout;
+mod merge;
+mod model;
+pub mod ptx;
+mod reader;
+mod writer;
+
+pub use error::Error;
+pub use inspect::{detect, read_any, FileKind, ImageRecord};
+pub use merge::merge;
+pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind};
+pub use reader::read_fatbin;
+pub use writer::FatbinWriter;
+
+/// Re-exported so callers need no direct dependency to name the arch types used here.
+pub use archbuild_arch::{Arch, ComputeCapability, PtxIsa, Target, TargetKind, Variant};

@@ -159,11 +159,13 @@ pub struct Entry<'a> {
     /// The identifier string (`fatbinary --ident`), if any.
     pub identifier: Option<&'a str>,
     /// The options string (ptxas command line) when an options descriptor is present; `Some("")`
-    /// for the empty descriptor every PTX entry needs. `None` when absent or when the
-    /// descriptor holds a `.nv.compat` copy (see [`Entry::compat`]).
+    /// for the empty descriptor every PTX entry needs (and sm_100+ ELF entries carry). `None`
+    /// when there is no descriptor.
     pub options: Option<&'a str>,
     /// The `.nv.compat` copy that sm_100+ ELF entries carry (flag 0x1000000).
     pub compat: Option<&'a [u8]>,
+    /// The u64 at +48: 0, except on nvcc's LTO-IR entries (meaning unknown); kept by `merge`.
+    pub header_reserved: u64,
 }
 
 impl Entry<'_> {

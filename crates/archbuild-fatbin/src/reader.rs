@@ -102,6 +102,7 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
     let ident_offset = u32_at(bytes, pos + 32, what)? as usize;
     let ident_len = u32_at(bytes, pos + 36, what)? as usize;
     let flags = u64_at(bytes, pos + 40, what)?;
+    let reserved = u64_at(bytes, pos + 48, what)?;
     let uncompressed = u64_at(bytes, pos + 56, what)?;
     let bad = |reason: String| Error::BadEntry { offset: pos, reason, hint: HINT_CORRUPT };
     if header_size < ENTRY_FIXED {
@@ -140,11 +141,20 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
     if options_offset != 0 {
         let desc = area(options_offset, 8, "options descriptor")?;
         let str_off = u32::from_le_bytes([desc[0], desc[1], desc[2], desc[3]]) as usize;
-        let str_len = u32::from_le_bytes([desc[4], desc[5], desc[6], desc[7]]) as usize;
-        let b = area(str_off, str_len, "options string")?;
+        let len = u32::from_le_bytes([desc[4], desc[5], desc[6], desc[7]]) as usize;
         if flags & FLAG_COMPAT_COPY != 0 {
-            compat = Some(b);
+            // fatbinary: the options string (NUL-terminated, usually empty) at `str_off`, the
+            // `.nv.compat` copy right after its NUL, and `len` is the copy's length.
+            let rest = area(str_off, header_size.saturating_sub(str_off), "options string")?;
+            let nul = rest
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or_else(|| bad("options string has no terminating NUL".into()))?;
+            utf8(&rest[..nul], "options string")?;
+            options = std::str::from_utf8(&rest[..nul]).ok();
+            compat = Some(area(str_off + nul + 1, len, "`.nv.compat` copy")?);
         } else {
+            let b = area(str_off, len, "options string")?;
             utf8(b, "options string")?;
             options = std::str::from_utf8(b).ok();
         }
@@ -188,6 +198,7 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
         identifier,
         options,
         compat,
+        header_reserved: reserved,
     };
     Ok((Ok(entry), next))
 }

@@ -160,12 +160,13 @@ impl FatbinWriter {
 /// Builds one entry, compressing its image.
 fn raw_entry(img: &Image, how: Compression) -> Result<RawEntry<'_>, Error> {
     let mut flags = DEFAULT_FLAGS | variant_flags(img.arch);
-    let mut options = None;
+    let (mut options, mut compat) = (None, None);
     match img.kind {
         EntryKind::Ptx => options = Some(Cow::Borrowed(&[][..])), // required: the driver crashes without it
         EntryKind::Elf => {
             if let Some(c) = &img.compat {
-                options = Some(Cow::Borrowed(&c[..]));
+                options = Some(Cow::Borrowed(&[][..]));
+                compat = Some(Cow::Borrowed(&c[..]));
                 flags |= FLAG_COMPAT_COPY;
             }
         }
@@ -180,10 +181,12 @@ fn raw_entry(img: &Image, how: Compression) -> Result<RawEntry<'_>, Error> {
         kind,
         sm: img.arch.cc.sm(),
         flags,
+        reserved: 0,
         major: img.major,
         minor: img.minor,
         identifier: None,
         options,
+        compat,
         payload: Cow::Borrowed(&img.bytes[..]),
         append_nul: img.kind == EntryKind::Ptx,
         compressed: None,

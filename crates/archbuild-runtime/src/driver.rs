@@ -2,6 +2,8 @@
 //! so the same loader runs on the real driver ([`crate::CudaDriver`], through cudarc) and on
 //! the simulated one ([`crate::SimDriver`]) that CI uses to test mixed rigs without a GPU.
 
+use std::borrow::Cow;
+
 use archbuild_arch::{ComputeCapability, CudaVersion};
 
 use crate::error::Result;
@@ -46,7 +48,7 @@ pub trait Driver {
     fn device(&self, ordinal: usize) -> Result<DeviceProps>;
 
     /// `cuModuleLoadData` on GPU `ordinal`.
-    fn load(&self, ordinal: usize, image: &[u8]) -> Result<Self::Module>;
+    fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<Self::Module>;
 
     /// JIT-compiles NUL-terminated PTX for GPU `ordinal` with the driver's own compiler
     /// (the linker API, `cuLinkAddData` + `cuLinkComplete`) so the cubin can be stored; the
@@ -65,7 +67,7 @@ impl<D: Driver + ?Sized> Driver for &D {
     fn device(&self, ordinal: usize) -> Result<DeviceProps> {
         (**self).device(ordinal)
     }
-    fn load(&self, ordinal: usize, image: &[u8]) -> Result<Self::Module> {
+    fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<Self::Module> {
         (**self).load(ordinal, image)
     }
     fn jit(&self, ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
@@ -74,14 +76,14 @@ impl<D: Driver + ?Sized> Driver for &D {
 }
 
 /// Returns `ptx` with exactly one terminating NUL, as `cuModuleLoadData` and the JIT require.
-pub(crate) fn nul_terminated(ptx: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn nul_terminated(ptx: &[u8]) -> Cow<'_, [u8]> {
     let text_len = ptx.iter().position(|&b| b == 0).unwrap_or(ptx.len());
     if text_len + 1 == ptx.len() {
-        std::borrow::Cow::Borrowed(ptx)
+        Cow::Borrowed(ptx)
     } else {
         let mut v = ptx[..text_len].to_vec();
         v.push(0);
-        std::borrow::Cow::Owned(v)
+        Cow::Owned(v)
     }
 }
 

@@ -39,12 +39,21 @@ pub enum Error {
     },
 
     /// The embedded fat binary could not be parsed.
-    #[error("invalid fat binary: {detail}; rebuild it with archbuild and embed the file it writes")]
-    Fatbin { detail: String },
+    #[error("cannot read the fat binary: {0}")]
+    Fatbin(#[from] archbuild_fatbin::Error),
+
+    /// The fat binary parsed but holds nothing the loader can use.
+    #[error("the fat binary holds {detail}; rebuild it with archbuild (ARCHBUILD_ARCHS names the archs)")]
+    NoImages { detail: String },
 
     /// One image of the fat binary could not be extracted (bad compression, bad PTX).
-    #[error("image {index} ({target}) of the fat binary cannot be read: {detail}; rebuild the fat binary")]
-    Image { index: usize, target: String, detail: String },
+    #[error("image [{index}] {target} of the fat binary: {source}")]
+    Image {
+        index: usize,
+        target: String,
+        #[source]
+        source: archbuild_fatbin::Error,
+    },
 
     /// No image of the fat binary can run on this GPU.
     #[error("{gpu}: {reason}; {fix}")]

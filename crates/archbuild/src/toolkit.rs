@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use archbuild_arch::{tables, Arch, CudaVersion, Target, TargetKind, Variant};
+use archbuild_arch::{toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant};
 
 use crate::cache::{KeyBuilder, Store};
 use crate::error::{Error, Result};
@@ -174,14 +174,14 @@ impl Toolkit {
         let plain = Target { arch: Arch::new(target.arch.cc, Variant::Plain), kind: target.kind };
         self.targets.contains(&plain)
             && (target.arch.variant == Variant::Plain
-                || tables::toolkit_can_build(self.version, target.arch))
+                || toolkit_can_build(self.version, target.arch))
     }
 
     /// Checks every target, with an error that says which toolkits can build a missing one.
     pub fn check_targets(&self, targets: &[Target], origin: &str) -> Result<()> {
         for &t in targets {
             if !self.can_build(t) {
-                let reach = match tables::toolkits_for(t.arch) {
+                let reach = match toolkits_for(t.arch) {
                     Some(r) => format!("`{t}` is built by {r}"),
                     None => format!("no CUDA release builds `{t}`"),
                 };

@@ -36,8 +36,8 @@ pub enum CliError {
     #[error("{message}")]
     Usage { message: String, help: String },
 
-    #[error("invalid arch list {origin}: {message}")]
-    ArchList { origin: String, message: String },
+    #[error("{0}")]
+    ArchList(#[from] archbuild_arch::Error),
 
     #[error("cannot read `{}`: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
@@ -78,7 +78,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::DoctorFailed { .. } => exit::CHECK_FAILED,
-            CliError::Usage { .. } | CliError::ArchList { .. } => exit::USAGE,
+            CliError::Usage { .. } | CliError::ArchList(_) => exit::USAGE,
             CliError::Read { .. }
             | CliError::Format { .. }
             | CliError::NoImages { .. }
@@ -96,7 +96,7 @@ impl CliError {
     pub fn kind(&self) -> &'static str {
         match self {
             CliError::Usage { .. } => "usage",
-            CliError::ArchList { .. } => "arch-list",
+            CliError::ArchList(_) => "arch-list",
             CliError::Read { .. } => "read",
             CliError::Format { .. } => "format",
             CliError::NoImages { .. } => "no-images",
@@ -115,9 +115,7 @@ impl CliError {
     pub fn help(&self) -> Option<String> {
         Some(match self {
             CliError::Usage { help, .. } | CliError::Cargo { help, .. } => help.clone(),
-            CliError::ArchList { .. } => "write archs as `8.6`, `8.6+PTX`, `sm_86`, `compute_90`, `sm_90a`, a generation \
-                 (`Ampere`), `native`, `all` or `all-major`; run `cargo archbuild explain LIST` to check a list"
-                .into(),
+            CliError::ArchList(_) => "run `cargo archbuild explain LIST` to check a list before building".into(),
             CliError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 "check the path; it is resolved against the current directory".into()
             }

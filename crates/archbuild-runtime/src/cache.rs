@@ -1,0 +1,262 @@
+//! archbuild's persistent JIT cache: cubins compiled from PTX, keyed on the PTX, the target and
+//! the compiler, so a second start of a program skips a JIT that costs seconds.
+//!
+//! Guarantees: the directory is private (0700); an entry is written to a temporary file in the
+//! same directory and renamed into place, so readers see a whole entry or none; every entry
+//! carries its key and a SHA-256 of its cubin, both verified before every load, so a corrupted,
+//! truncated or swapped entry is never loaded (the loader recompiles and rewrites it); the
+//! cache has a size cap enforced by evicting the least recently used entries (a hit touches the
+//! entry's mtime). Entries are not fsync'ed: after a crash an entry may be torn, which the
+//! checksum catches.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+use crate::env;
+use crate::error::{Error, Result};
+
+/// Default size cap: 256 MiB, the driver's own default for its JIT cache.
+pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
+
+const MAGIC: &[u8; 8] = b"ABJIT\x01\0\0";
+const HEADER: usize = 8 + 32 + 32 + 8;
+const SUFFIX: &str = "cubin";
+const TMP_PREFIX: &str = ".tmp-";
+/// Temporary files older than this are leftovers of a killed process and get removed.
+const STALE_TMP: Duration = Duration::from_secs(600);
+
+/// What a cache entry is for: a hash of the PTX, the target and the compiler identity.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CacheKey {
+    digest: [u8; 32],
+}
+
+impl CacheKey {
+    /// `ptx`: the PTX text (a trailing NUL is ignored); `target`: what it is compiled for
+    /// (`sm_90`, `sm_90a`); `compiler`: the compiler identity (`driver CUDA 13.0`,
+    /// `nvJitLink 13.5`).
+    pub fn new(ptx: &[u8], target: &str, compiler: &str) -> Self {
+        let text = crate::driver::ptx_text(ptx);
+        let mut h = Sha256::new();
+        h.update(b"archbuild-jit-key-v1\0");
+        h.update(Sha256::digest(text));
+        for part in [target, compiler] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        Self { digest: h.finalize().into() }
+    }
+
+    /// The key as 64 hex digits (the entry's file stem).
+    pub fn hex(&self) -> String {
+        self.digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// The outcome of a lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// A verified cubin.
+    Hit(Vec<u8>),
+    /// No entry.
+    Miss,
+    /// An entry existed but failed verification (it was removed); the reason says why.
+    Rejected(String),
+}
+
+/// A JIT cache directory.
+#[derive(Debug, Clone)]
+pub struct JitCache {
+    dir: PathBuf,
+    max_bytes: u64,
+}
+
+impl JitCache {
+    /// Opens (creating if needed) the cache at `dir` and makes it private (0700). Fails if the
+    /// directory cannot be created or belongs to someone else.
+    pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
+        let dir = dir.into();
+        let err = |action, source| Error::Cache { path: dir.clone(), action, source };
+        fs::create_dir_all(&dir).map_err(|e| err("creating the directory", e))?;
+        let meta = fs::metadata(&dir).map_err(|e| err("reading the directory", e))?;
+        if meta.permissions().mode() & 0o777 != 0o700 {
+            // chmod fails with EPERM unless we own the directory: a shared or planted
+            // directory is refused instead of used.
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| err("making the directory private (chmod 0700)", e))?;
+        }
+        Ok(Self { dir, max_bytes: DEFAULT_MAX_BYTES })
+    }
+
+    /// The cache configured by the environment: `ARCHBUILD_JIT_CACHE` (a directory, or `off`),
+    /// else `<user cache dir>/archbuild/jit`; cap from `ARCHBUILD_JIT_CACHE_MAX_BYTES`.
+    /// `Ok(None)` means caching is off (or there is no user cache directory).
+    pub fn from_env() -> Result<Option<Self>> {
+        let dir = match env::var(env::JIT_CACHE) {
+            Some(v) if env::is_off(&v) => return Ok(None),
+            Some(v) => PathBuf::from(v),
+            None => match Self::default_dir() {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+        };
+        let max = match env::var(env::JIT_CACHE_MAX_BYTES) {
+            None => DEFAULT_MAX_BYTES,
+            Some(v) => env::parse_bytes(&v).ok_or_else(|| Error::Env {
+                var: env::JIT_CACHE_MAX_BYTES,
+                value: v.clone(),
+                detail: "expected a size such as `268435456`, `512M` or `2G`; fix the value or \
+                         unset it for the default of 256M"
+                    .into(),
+            })?,
+        };
+        Ok(Some(Self::open(dir)?.with_max_bytes(max)))
+    }
+
+    /// `<user cache dir>/archbuild/jit` (`~/.cache/archbuild/jit` on Linux).
+    pub fn default_dir() -> Option<PathBuf> {
+        dirs::cache_dir().map(|d| d.join("archbuild").join("jit"))
+    }
+
+    /// Sets the size cap in bytes.
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The cache directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The size cap in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// Where the entry for `key` lives.
+    pub fn entry_path(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(format!("{}.{SUFFIX}", key.hex()))
+    }
+
+    /// Looks `key` up. A hit is verified (key and checksum) and marks the entry as recently
+    /// used; an entry that fails verification is removed and reported as [`Lookup::Rejected`].
+    pub fn get(&self, key: &CacheKey) -> Lookup {
+        let path = self.entry_path(key);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(_) => return Lookup::Miss,
+        };
+        match verify(&bytes, key) {
+            Ok(()) => {
+                touch(&path);
+                Lookup::Hit(bytes[HEADER..].to_vec())
+            }
+            Err(why) => {
+                let _ = fs::remove_file(&path);
+                Lookup::Rejected(why)
+            }
+        }
+    }
+
+    /// Stores `cubin` under `key` atomically, then evicts least recently used entries until
+    /// the cache fits its cap (never the entry just written).
+    pub fn put(&self, key: &CacheKey, cubin: &[u8]) -> Result<()> {
+        let path = self.entry_path(key);
+        let err = |action, source| Error::Cache { path: path.clone(), action, source };
+        let mut tmp = tempfile::Builder::new()
+            .prefix(TMP_PREFIX)
+            .tempfile_in(&self.dir)
+            .map_err(|e| err("creating a temporary file", e))?;
+        let mut header = Vec::with_capacity(HEADER);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&key.digest);
+        header.extend_from_slice(&Sha256::digest(cubin));
+        header.extend_from_slice(&(cubin.len() as u64).to_le_bytes());
+        tmp.write_all(&header)
+            .and_then(|()| tmp.write_all(cubin))
+            .map_err(|e| err("writing an entry", e))?;
+        tmp.persist(&path).map_err(|e| err("renaming an entry into place", e.error))?;
+        self.evict(&path);
+        Ok(())
+    }
+
+    /// The entries (path, size, last use), oldest first.
+    pub fn entries(&self) -> Vec<(PathBuf, u64, SystemTime)> {
+        let mut v = Vec::new();
+        let Ok(rd) = fs::read_dir(&self.dir) else { return v };
+        let now = SystemTime::now();
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(meta) = e.metadata() else { continue };
+            let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if name.starts_with(TMP_PREFIX) {
+                if now.duration_since(mtime).unwrap_or_default() > STALE_TMP {
+                    let _ = fs::remove_file(e.path());
+                }
+                continue;
+            }
+            if meta.is_file() && name.ends_with(SUFFIX) {
+                v.push((e.path(), meta.len(), mtime));
+            }
+        }
+        v.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+        v
+    }
+
+    /// Total bytes of the entries.
+    pub fn size(&self) -> u64 {
+        self.entries().iter().map(|e| e.1).sum()
+    }
+
+    fn evict(&self, keep: &Path) {
+        let entries = self.entries();
+        let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        for (path, len, _) in entries {
+            if total <= self.max_bytes {
+                break;
+            }
+            if path == keep {
+                continue;
+            }
+            // Another process may have evicted it already; either way it is gone.
+            let _ = fs::remove_file(&path);
+            total = total.saturating_sub(len);
+        }
+    }
+}
+
+/// Checks an entry's framing, key and checksum; the error says which check failed.
+fn verify(bytes: &[u8], key: &CacheKey) -> Result<(), String> {
+    if bytes.len() < HEADER {
+        return Err(format!("truncated entry ({} bytes, header alone is {HEADER})", bytes.len()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err("not an archbuild JIT cache entry (bad magic)".into());
+    }
+    if bytes[8..40] != key.digest {
+        return Err("entry belongs to another key (swapped or renamed file)".into());
+    }
+    let len = u64::from_le_bytes(bytes[72..80].try_into().expect("8 bytes"));
+    let actual = (bytes.len() - HEADER) as u64;
+    if len != actual {
+        return Err(format!("truncated or padded entry ({actual} cubin bytes, header says {len})"));
+    }
+    if Sha256::digest(&bytes[HEADER..])[..] != bytes[40..72] {
+        return Err("checksum mismatch (corrupted entry)".into());
+    }
+    Ok(())
+}
+
+/// Marks an entry as used now, for LRU eviction. Best effort: a read-only cache still serves.
+fn touch(path: &Path) {
+    if let Ok(f) = fs::File::options().append(true).open(path) {
+        let _ = f.set_modified(SystemTime::now());
+    }
+}

@@ -1,0 +1,141 @@
+//! A fat binary parsed once: the list of images the loader chooses from, and extraction (with
+//! decompression) of exactly the one image it loads.
+//!
+//! Like the driver, only the first container counts: a buffer with several containers is what a
+//! linked program's `.nv_fatbin` section holds (one per translation unit), and the driver's
+//! `cuModuleLoadData` reads only the first. Unlike the driver, the loader does not hand the
+//! whole container over and let the driver pick: it chooses, extracts that image and loads it.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use archbuild_arch::{ImageInfo, PtxIsa, Target};
+use archbuild_fatbin::{read_fatbin, Compression};
+
+use crate::error::{Error, Result};
+
+/// One loadable image (cubin or PTX) of a fat binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Position in [`FatBinary::images`] (LTO-IR entries, which cannot be loaded, are skipped).
+    pub index: usize,
+    /// `sm_XY` for a cubin, `compute_XY` for PTX.
+    pub target: Target,
+    /// The PTX ISA of a PTX image.
+    pub ptx_isa: Option<PtxIsa>,
+    /// How the image is stored in the fat binary.
+    pub compression: Compression,
+    /// Size once decompressed.
+    pub size: u64,
+    header_offset: usize,
+}
+
+/// A fat binary and its images.
+#[derive(Debug, Clone)]
+pub struct FatBinary {
+    bytes: Cow<'static, [u8]>,
+    images: Vec<Image>,
+}
+
+impl FatBinary {
+    /// Parses a fat binary embedded in the program (`include_bytes!`), without copying it.
+    pub fn new(bytes: &'static [u8]) -> Result<Self> {
+        Self::parse(Cow::Borrowed(bytes))
+    }
+
+    /// Parses a fat binary read at run time.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self> {
+        Self::parse(Cow::Owned(bytes))
+    }
+
+    fn parse(bytes: Cow<'static, [u8]>) -> Result<Self> {
+        let images = {
+            let containers = read_fatbin(&bytes)?;
+            let first = containers.first().ok_or_else(|| Error::NoImages { detail: "no container".into() })?;
+            let mut images = Vec::new();
+            for e in &first.entries {
+                let Some(target) = e.target() else { continue };
+                images.push(Image {
+                    index: images.len(),
+                    target,
+                    ptx_isa: e.ptx_isa(),
+                    compression: e.compression,
+                    size: e.uncompressed_size,
+                    header_offset: e.offset,
+                });
+            }
+            images
+        };
+        if images.is_empty() {
+            return Err(Error::NoImages { detail: "no cubin and no PTX (only LTO-IR, or nothing)".into() });
+        }
+        Ok(Self { bytes, images })
+    }
+
+    /// The loadable images, in container order.
+    pub fn images(&self) -> &[Image] {
+        &self.images
+    }
+
+    /// The images as `archbuild-arch`'s selection takes them.
+    pub fn image_infos(&self) -> Vec<ImageInfo> {
+        self.images.iter().map(|i| ImageInfo { target: i.target, ptx_isa: i.ptx_isa }).collect()
+    }
+
+    /// The whole fat binary, as the driver would take it.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes of image `index`, decompressed; PTX without its terminating NUL.
+    pub fn image_data(&self, index: usize) -> Result<Cow<'_, [u8]>> {
+        let img = self.images.get(index).ok_or_else(|| Error::NoImages {
+            detail: format!("no image [{index}] (it has {})", self.images.len()),
+        })?;
+        // Entries borrow the bytes, so they are not kept; finding one again is a walk over a
+        // few headers (the payloads are neither copied nor checked again).
+        let containers = read_fatbin(&self.bytes)?;
+        let entry = containers[0]
+            .entries
+            .iter()
+            .find(|e| e.offset == img.header_offset)
+            .ok_or_else(|| Error::NoImages { detail: format!("no entry at offset {}", img.header_offset) })?;
+        let data = entry.data().map_err(|source| Error::Image { index, target: img.target.to_string(), source })?;
+        Ok(match data {
+            Cow::Borrowed(b) => {
+                // Re-borrow from self.bytes rather than the temporary container list.
+                let start = b.as_ptr() as usize - self.bytes.as_ptr() as usize;
+                Cow::Borrowed(&self.bytes[start..start + b.len()])
+            }
+            Cow::Owned(v) => Cow::Owned(v),
+        })
+    }
+}
+
+/// A fat binary embedded with `include_bytes!`, parsed on first use and then kept:
+///
+/// ```ignore
+/// static KERNELS: EmbeddedFatbin =
+///     EmbeddedFatbin::new(include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin")));
+/// let fatbin = KERNELS.get()?;
+/// ```
+#[derive(Debug)]
+pub struct EmbeddedFatbin {
+    bytes: &'static [u8],
+    parsed: OnceLock<std::result::Result<FatBinary, String>>,
+}
+
+impl EmbeddedFatbin {
+    /// Wraps the embedded bytes; nothing is parsed yet.
+    pub const fn new(bytes: &'static [u8]) -> Self {
+        Self { bytes, parsed: OnceLock::new() }
+    }
+
+    /// The parsed fat binary (parsed once, on the first call).
+    pub fn get(&self) -> Result<&FatBinary> {
+        match self.parsed.get_or_init(|| FatBinary::new(self.bytes).map_err(|e| e.to_string())) {
+            Ok(f) => Ok(f),
+            Err(msg) => Err(Error::NoImages { detail: format!("an unreadable embedded image ({msg})") }),
+        }
+    }
+}

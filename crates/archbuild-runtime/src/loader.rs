@@ -1,0 +1,333 @@
+//! The loader: for one GPU, choose an image with `archbuild-arch`'s selection, extract only that
+//! image and load it, JIT-compiling PTX through archbuild's cache when needed.
+//!
+//! Routes: a cubin is loaded as is. PTX the driver can compile goes to the driver's JIT (the
+//! linker API, so the cubin can be cached) unless `ARCHBUILD_JIT=nvjitlink`. PTX newer than the
+//! driver (the driver would fail with 222) goes to nvJitLink; without a suitable nvJitLink the
+//! load fails *before* touching the driver, with an error naming both fixes.
+
+use std::borrow::Cow;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use archbuild_arch::{
+    max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason, Route,
+    Selection, Variant,
+};
+
+use crate::cache::{CacheKey, JitCache, Lookup};
+use crate::driver::{DeviceProps, Driver, JitOutput};
+use crate::env;
+use crate::error::{Error, Result};
+use crate::fatbinary::FatBinary;
+use crate::nvjitlink::{self, NvJitLink};
+use crate::report::{CacheStatus, Compiler, LoadPath, LoadReport, Plan, PlannedRoute};
+
+/// Who compiles PTX that the driver could compile itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JitPreference {
+    /// The driver (default); nvJitLink only for PTX newer than the driver.
+    #[default]
+    Driver,
+    /// nvJitLink whenever one is found; the driver otherwise.
+    NvJitLink,
+}
+
+/// A loaded module and the account of how it was loaded.
+#[derive(Debug)]
+pub struct Loaded<M> {
+    pub module: M,
+    pub report: LoadReport,
+}
+
+#[derive(Debug)]
+enum NvJitLinkSource {
+    Discover(Mutex<Option<Arc<NvJitLink>>>),
+    Given(Arc<NvJitLink>),
+    Off,
+}
+
+/// Chooses and loads images on the GPUs of one driver.
+#[derive(Debug)]
+pub struct Loader<D: Driver> {
+    pub(crate) driver: D,
+    policy: Policy,
+    cache: Option<JitCache>,
+    jit: JitPreference,
+    nvjitlink: NvJitLinkSource,
+}
+
+impl<D: Driver> Loader<D> {
+    /// A loader with defaults and no environment: policy `prefer-cubin`, no JIT cache,
+    /// driver JIT, nvJitLink discovered when needed.
+    pub fn with_driver(driver: D) -> Self {
+        Self {
+            driver,
+            policy: Policy::default(),
+            cache: None,
+            jit: JitPreference::Driver,
+            nvjitlink: NvJitLinkSource::Discover(Mutex::new(None)),
+        }
+    }
+
+    /// A loader configured by the environment: `ARCHBUILD_LOAD_POLICY`, `ARCHBUILD_JIT_CACHE`
+    /// (+ `_MAX_BYTES`), `ARCHBUILD_JIT`, `ARCHBUILD_NVJITLINK` (see `docs/runtime.md`).
+    pub fn from_env(driver: D) -> Result<Self> {
+        let mut l = Self::with_driver(driver).cache(JitCache::from_env()?);
+        if let Some(v) = env::var(env::LOAD_POLICY) {
+            let p = Policy::from_str(&v).map_err(|e| Error::Env {
+                var: env::LOAD_POLICY,
+                value: v.clone(),
+                detail: format!("{e}; unset it for the default prefer-cubin"),
+            })?;
+            l = l.policy(p);
+        }
+        if let Some(v) = env::var(env::JIT) {
+            let pref = match v.to_ascii_lowercase().as_str() {
+                "driver" => JitPreference::Driver,
+                "nvjitlink" => JitPreference::NvJitLink,
+                _ => {
+                    return Err(Error::Env {
+                        var: env::JIT,
+                        value: v,
+                        detail: "expected `driver` or `nvjitlink`; unset it for the default `driver`".into(),
+                    })
+                }
+            };
+            l = l.jit_preference(pref);
+        }
+        Ok(l)
+    }
+
+    /// Sets the selection policy.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets (or with `None`, turns off) archbuild's JIT cache.
+    pub fn cache(mut self, cache: Option<JitCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Sets who compiles PTX the driver could compile itself.
+    pub fn jit_preference(mut self, jit: JitPreference) -> Self {
+        self.jit = jit;
+        self
+    }
+
+    /// Uses this nvJitLink (`Some`) or none at all (`None`) instead of discovering one.
+    pub fn nvjitlink(mut self, lib: Option<NvJitLink>) -> Self {
+        self.nvjitlink = lib.map_or(NvJitLinkSource::Off, |l| NvJitLinkSource::Given(Arc::new(l)));
+        self
+    }
+
+    /// The driver.
+    pub fn driver(&self) -> &D {
+        &self.driver
+    }
+
+    /// The JIT cache, if on.
+    pub fn jit_cache(&self) -> Option<&JitCache> {
+        self.cache.as_ref()
+    }
+
+    /// The policy in force.
+    pub fn current_policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Chooses, compiles if needed, and loads the image for GPU `ordinal`.
+    pub fn load(&self, fatbin: &FatBinary, ordinal: usize) -> Result<Loaded<D::Module>> {
+        let start = Instant::now();
+        let driver_version = self.driver.version()?;
+        let dev = self.driver.device(ordinal)?;
+        let (selection, plan) = self.plan_for(fatbin, &dev, driver_version);
+        let (plan, nvj) = plan?;
+        let index = plan.image_index;
+        let data = fatbin.image_data(index)?;
+        let (module, path, cache, jit_log) = match plan.route {
+            PlannedRoute::Cubin => (self.driver.load(ordinal, data)?, LoadPath::Cubin, CacheStatus::NotNeeded, String::new()),
+            PlannedRoute::DriverJit => self.jit_load(&dev, &data, Compiler::Driver(driver_version), None)?,
+            PlannedRoute::NvJitLink(v) => self.jit_load(&dev, &data, Compiler::NvJitLink(v), nvj.as_deref())?,
+        };
+        let img = &fatbin.images()[index];
+        let report = LoadReport {
+            ordinal,
+            device_name: dev.name,
+            cc: dev.cc,
+            driver: driver_version,
+            image_index: index,
+            image_target: img.target,
+            image_ptx_isa: img.ptx_isa,
+            path,
+            cache,
+            jit_log,
+            elapsed: start.elapsed(),
+            selection,
+        };
+        Ok(Loaded { module, report })
+    }
+
+    /// Decides image and route for one GPU without loading anything. The nvJitLink needed by
+    /// the route, if any, is returned with it.
+    pub(crate) fn plan_for(
+        &self,
+        fatbin: &FatBinary,
+        dev: &DeviceProps,
+        driver: CudaVersion,
+    ) -> (Selection, Result<(Plan, Option<Arc<NvJitLink>>)>) {
+        let info = DeviceInfo { cc: dev.cc, driver, name: Some(dev.name.clone()) };
+        let selection = select(&fatbin.image_infos(), &info, self.policy);
+        let plan = self.route_for(fatbin, dev, driver, &selection);
+        (selection, plan)
+    }
+
+    fn route_for(
+        &self,
+        fatbin: &FatBinary,
+        dev: &DeviceProps,
+        driver: CudaVersion,
+        selection: &Selection,
+    ) -> Result<(Plan, Option<Arc<NvJitLink>>)> {
+        let Some(chosen) = selection.chosen else {
+            return Err(no_image(dev, selection));
+        };
+        let img = &fatbin.images()[chosen.index];
+        let plan = |route| Plan { image_index: chosen.index, image_target: chosen.target, route };
+        let (route, lib) = match chosen.route {
+            Route::Cubin => (PlannedRoute::Cubin, None),
+            Route::DriverJit => match self.jit {
+                JitPreference::NvJitLink => match self.find_nvjitlink(img.ptx_isa) {
+                    Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
+                    Err(_) => (PlannedRoute::DriverJit, None),
+                },
+                JitPreference::Driver => (PlannedRoute::DriverJit, None),
+            },
+            Route::NeedsNewerJit { ptx_isa, driver_max } => match self.find_nvjitlink(Some(ptx_isa)) {
+                Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
+                Err(why) => return Err(ptx_too_new(dev, chosen.target.to_string(), ptx_isa, driver, driver_max, why)),
+            },
+        };
+        Ok((plan(route), lib))
+    }
+
+    /// An nvJitLink that can compile PTX of `isa`, found once and then reused.
+    fn find_nvjitlink(&self, isa: Option<PtxIsa>) -> std::result::Result<Arc<NvJitLink>, String> {
+        let accepts = |v: CudaVersion| match (isa, max_ptx_isa_for_cuda(v)) {
+            (Some(isa), Some(max)) => isa <= max,
+            _ => true,
+        };
+        match &self.nvjitlink {
+            NvJitLinkSource::Off => Err("nvJitLink is turned off for this loader".into()),
+            NvJitLinkSource::Given(lib) if accepts(lib.version()) => Ok(lib.clone()),
+            NvJitLinkSource::Given(lib) => {
+                Err(format!("the nvJitLink given ({}) is version {}, too old", lib.path().display(), lib.version()))
+            }
+            NvJitLinkSource::Discover(slot) => {
+                let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(lib) = slot.as_ref().filter(|l| accepts(l.version())) {
+                    return Ok(lib.clone());
+                }
+                let lib = Arc::new(nvjitlink::discover(accepts)?);
+                *slot = Some(lib.clone());
+                Ok(lib)
+            }
+        }
+    }
+
+    /// JIT through archbuild's cache: a verified hit is loaded without compiling; a miss or a
+    /// bad entry is compiled, stored (atomically) and loaded.
+    fn jit_load(
+        &self,
+        dev: &DeviceProps,
+        ptx: &[u8],
+        compiler: Compiler,
+        nvj: Option<&NvJitLink>,
+    ) -> Result<(D::Module, LoadPath, CacheStatus, String)> {
+        let ordinal = dev.ordinal;
+        let arch = jit_arch(ptx, dev);
+        let key = CacheKey::new(ptx, &format!("sm_{}", arch.sm_name()), &compiler.to_string());
+        let mut status = CacheStatus::Off;
+        if let Some(cache) = &self.cache {
+            status = match cache.get(&key) {
+                Lookup::Hit(cubin) => match self.driver.load(ordinal, Cow::Owned(cubin)) {
+                    Ok(m) => return Ok((m, LoadPath::CachedJit(compiler), CacheStatus::Hit, String::new())),
+                    Err(e) => CacheStatus::Replaced(format!("the driver refused the cached cubin: {e}")),
+                },
+                Lookup::Miss => CacheStatus::Stored,
+                Lookup::Rejected(why) => CacheStatus::Replaced(why),
+            };
+        }
+        let (out, path) = match (compiler, nvj) {
+            (Compiler::NvJitLink(v), Some(lib)) => {
+                (lib.compile(ptx, arch, &format!("compute_{}", arch.sm_name()))?, LoadPath::NvJitLink(v))
+            }
+            _ => (self.driver.jit(ordinal, ptx)?, LoadPath::DriverJit),
+        };
+        let JitOutput { cubin, info_log } = out;
+        if let Some(cache) = &self.cache {
+            if let Err(e) = cache.put(&key, &cubin) {
+                status = CacheStatus::NotStored(e.to_string());
+            }
+        }
+        let module = self.driver.load(ordinal, Cow::Owned(cubin))?;
+        Ok((module, path, status, info_log))
+    }
+}
+
+/// The arch a PTX image is compiled for on `dev`: the device's CC with the PTX's variant
+/// (`compute_90a` → `sm_90a`, `compute_100f` on 10.3 → `sm_103f`, `compute_80` on 9.0 → `sm_90`).
+fn jit_arch(ptx: &[u8], dev: &DeviceProps) -> Arch {
+    let variant = archbuild_fatbin::ptx::parse_ptx(ptx).map_or(Variant::Plain, |p| p.target.variant);
+    Arch::new(dev.cc, variant)
+}
+
+/// "GPU 1 NVIDIA GeForce RTX 3090 (8.6)".
+pub(crate) fn gpu_label(dev: &DeviceProps) -> String {
+    format!("GPU {} {} ({})", dev.ordinal, dev.name, dev.cc)
+}
+
+/// The error for a GPU no image fits, e.g. "GPU 1 NVIDIA GeForce RTX 3090 (8.6): no cubin for
+/// sm_80..sm_86 and no PTX for 8.6 or older (has sm_75, sm_89); add 8.6 to ARCHBUILD_ARCHS …".
+pub(crate) fn no_image(dev: &DeviceProps, sel: &Selection) -> Error {
+    let cc = dev.cc;
+    let has: Vec<String> = sel.images().iter().map(|i| i.target.to_string()).collect();
+    let excluded = sel.verdicts.iter().any(|v| matches!(v.outcome, Outcome::Rejected(Reason::ExcludedByPolicy(_))));
+    let cubins = if cc.minor == 0 { format!("sm_{}", cc.sm()) } else { format!("sm_{}0..sm_{}", cc.major, cc.sm()) };
+    let reason = if excluded {
+        format!("no image that policy {} allows runs on it", sel.policy)
+    } else {
+        match sel.policy {
+            Policy::ForcePtx => format!("no PTX for {cc} or older"),
+            Policy::CubinOnly => format!("no cubin for {cubins}"),
+            _ => format!("no cubin for {cubins} and no PTX for {cc} or older"),
+        }
+    };
+    let reason = format!("{reason} (the fat binary has {})", has.join(", "));
+    let fix = sel.fix_hint().unwrap_or_else(|| format!("add {cc} to ARCHBUILD_ARCHS"));
+    Error::NoImage { gpu: gpu_label(dev), reason, fix }
+}
+
+fn ptx_too_new(
+    dev: &DeviceProps,
+    target: String,
+    ptx_isa: PtxIsa,
+    driver: CudaVersion,
+    driver_max: PtxIsa,
+    why: String,
+) -> Error {
+    let needed = archbuild_arch::first_cuda_for_ptx_isa(ptx_isa).map_or_else(|| format!("for PTX ISA {ptx_isa}"), |v| v.to_string());
+    Error::PtxTooNew {
+        gpu: gpu_label(dev),
+        target,
+        cc: dev.cc.to_string(),
+        ptx_isa: ptx_isa.to_string(),
+        driver: driver.to_string(),
+        driver_max: driver_max.to_string(),
+        needed,
+        nvjitlink: why,
+    }
+}

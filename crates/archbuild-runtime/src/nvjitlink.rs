@@ -1,0 +1,286 @@
+//! nvJitLink, loaded at run time: compiles PTX to a cubin in-process with its own compiler
+//! version, independent of the driver's. This is how PTX built by a newer toolkit (CUDA 13.5,
+//! PTX ISA 9.5) runs on an older driver (CUDA 13.0), which refuses that PTX with error 222.
+//!
+//! The library is found (first that loads wins) at `ARCHBUILD_NVJITLINK`, in archbuild's
+//! provisioned toolkits, in pip's `nvidia/cu13/lib`, under `CUDA_HOME`/`CUDA_PATH`, and on the
+//! system search path. Its entry points are versioned (`__nvJitLinkCreate_13_5`): we resolve the
+//! ones of the library's own version (from the unversioned `nvJitLinkVersion`) and fall back to
+//! the unversioned exports.
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::{Path, PathBuf};
+
+use archbuild_arch::{Arch, CudaVersion};
+use libloading::Library;
+
+use crate::driver::{nul_terminated, JitOutput};
+use crate::env;
+use crate::error::{Error, Result};
+
+type Handle = *mut c_void;
+type CreateFn = unsafe extern "C" fn(*mut Handle, u32, *const *const c_char) -> c_int;
+type DestroyFn = unsafe extern "C" fn(*mut Handle) -> c_int;
+type AddDataFn = unsafe extern "C" fn(Handle, c_int, *const c_void, usize, *const c_char) -> c_int;
+type CompleteFn = unsafe extern "C" fn(Handle) -> c_int;
+type SizeFn = unsafe extern "C" fn(Handle, *mut usize) -> c_int;
+type CopyFn = unsafe extern "C" fn(Handle, *mut c_void) -> c_int;
+type LogFn = unsafe extern "C" fn(Handle, *mut c_char) -> c_int;
+type VersionFn = unsafe extern "C" fn(*mut u32, *mut u32) -> c_int;
+
+/// `NVJITLINK_INPUT_PTX` from `nvJitLink.h`.
+const INPUT_PTX: c_int = 2;
+
+struct Fns {
+    create: CreateFn,
+    destroy: DestroyFn,
+    add_data: AddDataFn,
+    complete: CompleteFn,
+    cubin_size: SizeFn,
+    cubin: CopyFn,
+    error_log_size: SizeFn,
+    error_log: LogFn,
+    info_log_size: SizeFn,
+    info_log: LogFn,
+}
+
+/// A loaded libnvJitLink.
+pub struct NvJitLink {
+    fns: Fns,
+    version: CudaVersion,
+    path: PathBuf,
+    // Declared last: the function pointers above must not outlive the library.
+    _lib: Library,
+}
+
+impl std::fmt::Debug for NvJitLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NvJitLink").field("version", &self.version).field("path", &self.path).finish()
+    }
+}
+
+impl NvJitLink {
+    /// Opens the library at `path` and resolves the functions archbuild calls.
+    pub fn open(path: &Path) -> Result<Self> {
+        let fail = |detail: String| Error::NvJitLinkLoad { path: path.to_path_buf(), detail };
+        // SAFETY: loading a shared library runs its initialisers; libnvJitLink's are benign.
+        let lib = unsafe { Library::new(path) }.map_err(|e| fail(e.to_string()))?;
+        // SAFETY: the signatures match nvJitLink.h (CUDA 12.x and 13.x).
+        let version_fn: VersionFn = unsafe { lib.get::<VersionFn>(b"nvJitLinkVersion\0") }
+            .map(|s| *s)
+            .map_err(|e| fail(format!("no nvJitLinkVersion ({e}); nvJitLink 12.3 or newer is needed")))?;
+        let (mut major, mut minor) = (0u32, 0u32);
+        // SAFETY: two valid out-pointers.
+        let rc = unsafe { version_fn(&mut major, &mut minor) };
+        if rc != 0 {
+            return Err(fail(format!("nvJitLinkVersion returned {rc}")));
+        }
+        let suffix = format!("_{major}_{minor}");
+        macro_rules! sym {
+            ($name:literal) => {{
+                let versioned = format!("__nvJitLink{}{}\0", $name, suffix);
+                let plain = format!("nvJitLink{}\0", $name);
+                // SAFETY: the symbol has the C signature of the field it is stored in.
+                unsafe {
+                    lib.get(versioned.as_bytes())
+                        .or_else(|_| lib.get(plain.as_bytes()))
+                        .map(|s| *s)
+                        .map_err(|e| fail(format!("missing nvJitLink{} ({e})", $name)))?
+                }
+            }};
+        }
+        let fns = Fns {
+            create: sym!("Create"),
+            destroy: sym!("Destroy"),
+            add_data: sym!("AddData"),
+            complete: sym!("Complete"),
+            cubin_size: sym!("GetLinkedCubinSize"),
+            cubin: sym!("GetLinkedCubin"),
+            error_log_size: sym!("GetErrorLogSize"),
+            error_log: sym!("GetErrorLog"),
+            info_log_size: sym!("GetInfoLogSize"),
+            info_log: sym!("GetInfoLog"),
+        };
+        Ok(Self { fns, version: CudaVersion::new(major, minor), path: path.to_path_buf(), _lib: lib })
+    }
+
+    /// The CUDA version of this nvJitLink (13.5 for the 13.5 wheel).
+    pub fn version(&self) -> CudaVersion {
+        self.version
+    }
+
+    /// Where the library was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Compiles PTX (NUL-terminated or not) to a cubin for `arch` (`-arch=sm_90a` …).
+    pub fn compile(&self, ptx: &[u8], arch: Arch, image_name: &str) -> Result<JitOutput> {
+        let arch_opt = CString::new(format!("-arch=sm_{}", arch.sm_name())).expect("no NUL");
+        let opts = [arch_opt.as_ptr()];
+        let mut h: Handle = std::ptr::null_mut();
+        let fail = |call: &'static str, code: c_int, log: String| Error::NvJitLink {
+            version: self.version.to_string(),
+            target: image_name.to_string(),
+            arch: format!("sm_{}", arch.sm_name()),
+            call,
+            code,
+            log: if log.trim().is_empty() { String::new() } else { format!(": {}", log.trim()) },
+        };
+        // SAFETY: valid out-pointer and option array.
+        let rc = unsafe { (self.fns.create)(&mut h, opts.len() as u32, opts.as_ptr()) };
+        if rc != 0 {
+            return Err(fail("nvJitLinkCreate", rc, String::new()));
+        }
+        let guard = HandleGuard { h, destroy: self.fns.destroy };
+        let data = nul_terminated(ptx);
+        let name = CString::new(image_name.replace('\0', "")).expect("NULs removed");
+        // SAFETY: data outlives the call; nvJitLink copies it.
+        let rc = unsafe {
+            (self.fns.add_data)(guard.h, INPUT_PTX, data.as_ptr().cast(), data.len(), name.as_ptr())
+        };
+        if rc != 0 {
+            return Err(fail("nvJitLinkAddData", rc, self.log(guard.h, true)));
+        }
+        // SAFETY: a live handle.
+        let rc = unsafe { (self.fns.complete)(guard.h) };
+        if rc != 0 {
+            return Err(fail("nvJitLinkComplete", rc, self.log(guard.h, true)));
+        }
+        let mut size = 0usize;
+        // SAFETY: a live, completed handle and a buffer of the size it reports.
+        let rc = unsafe { (self.fns.cubin_size)(guard.h, &mut size) };
+        if rc != 0 {
+            return Err(fail("nvJitLinkGetLinkedCubinSize", rc, String::new()));
+        }
+        let mut cubin = vec![0u8; size];
+        let rc = unsafe { (self.fns.cubin)(guard.h, cubin.as_mut_ptr().cast()) };
+        if rc != 0 {
+            return Err(fail("nvJitLinkGetLinkedCubin", rc, String::new()));
+        }
+        Ok(JitOutput { cubin, info_log: self.log(guard.h, false) })
+    }
+
+    fn log(&self, h: Handle, error: bool) -> String {
+        let (size_fn, get_fn) = if error {
+            (self.fns.error_log_size, self.fns.error_log)
+        } else {
+            (self.fns.info_log_size, self.fns.info_log)
+        };
+        let mut size = 0usize;
+        // SAFETY: a live handle; the buffer has the size nvJitLink reported.
+        if unsafe { size_fn(h, &mut size) } != 0 || size == 0 {
+            return String::new();
+        }
+        let mut buf = vec![0u8; size];
+        if unsafe { get_fn(h, buf.as_mut_ptr().cast()) } != 0 {
+            return String::new();
+        }
+        String::from_utf8_lossy(crate::driver::ptx_text(&buf)).trim().to_string()
+    }
+}
+
+struct HandleGuard {
+    h: Handle,
+    destroy: DestroyFn,
+}
+
+impl Drop for HandleGuard {
+    fn drop(&mut self) {
+        // SAFETY: created by nvJitLinkCreate, destroyed once.
+        unsafe { (self.destroy)(&mut self.h) };
+    }
+}
+
+/// Where to look for nvJitLink, in order. `ARCHBUILD_NVJITLINK=off` yields nothing.
+pub fn candidates() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(v) = env::var(env::NVJITLINK) {
+        if env::is_off(&v) {
+            return out;
+        }
+        out.push(PathBuf::from(v));
+    }
+    let home = env::var(env::HOME)
+        .map(PathBuf::from)
+        .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")));
+    if let Some(home) = home {
+        // Newest provisioned toolkit first (names sort by version).
+        let mut kits = list_dir(&home.join("toolkits"));
+        // `.tmp-*` folders are installs in progress.
+        kits.retain(|k| k.file_name().is_some_and(|n| !n.to_string_lossy().starts_with('.')));
+        kits.sort();
+        kits.reverse();
+        out.extend(kits.into_iter().map(|k| k.join("nvidia/cu13/lib/libnvJitLink.so.13")));
+    }
+    let mut py_roots: Vec<PathBuf> = Vec::new();
+    if let Some(pp) = std::env::var_os(env::PYTHONPATH) {
+        py_roots.extend(std::env::split_paths(&pp));
+    }
+    let mut prefixes: Vec<PathBuf> = [env::VIRTUAL_ENV, env::CONDA_PREFIX]
+        .iter()
+        .filter_map(|v| env::var(v).map(PathBuf::from))
+        .collect();
+    if let Some(h) = dirs::home_dir() {
+        prefixes.push(h.join(".local"));
+    }
+    prefixes.extend(["/usr/local", "/usr"].map(PathBuf::from));
+    for prefix in prefixes {
+        for lib in list_dir(&prefix.join("lib")) {
+            let is_python = lib.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python3"));
+            if is_python {
+                py_roots.push(lib.join("site-packages"));
+                py_roots.push(lib.join("dist-packages"));
+            }
+        }
+    }
+    for root in py_roots {
+        out.push(root.join("nvidia/cu13/lib/libnvJitLink.so.13"));
+        out.push(root.join("nvidia/nvjitlink/lib/libnvJitLink.so.12"));
+    }
+    for var in [env::CUDA_HOME, env::CUDA_PATH] {
+        if let Some(v) = env::var(var) {
+            out.push(Path::new(&v).join("lib64/libnvJitLink.so"));
+        }
+    }
+    out.push(PathBuf::from("/usr/local/cuda/lib64/libnvJitLink.so"));
+    // Bare names go through the dynamic linker's search (LD_LIBRARY_PATH, ldconfig).
+    out.extend(["libnvJitLink.so.13", "libnvJitLink.so"].map(PathBuf::from));
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
+    out
+}
+
+/// Loads the first candidate that opens and whose version satisfies `accept`; the error part
+/// of the result lists what was tried, for the message the user sees.
+pub fn discover(accept: impl Fn(CudaVersion) -> bool) -> std::result::Result<NvJitLink, String> {
+    let explicit = env::var(env::NVJITLINK);
+    if explicit.as_deref().is_some_and(env::is_off) {
+        return Err("nvJitLink is disabled (ARCHBUILD_NVJITLINK=off)".into());
+    }
+    let mut tried = Vec::new();
+    for path in candidates() {
+        let bare = path.components().count() == 1;
+        if !bare && !path.exists() {
+            if explicit.as_deref() == path.to_str() {
+                tried.push(format!("ARCHBUILD_NVJITLINK={} does not exist", path.display()));
+            }
+            continue;
+        }
+        match NvJitLink::open(&path) {
+            Ok(lib) if accept(lib.version()) => return Ok(lib),
+            Ok(lib) => tried.push(format!("{} is version {}, too old", path.display(), lib.version())),
+            Err(e) if !bare => tried.push(format!("{}: {e}", path.display())),
+            Err(_) => {}
+        }
+    }
+    if tried.is_empty() {
+        Err("no nvJitLink was found (set ARCHBUILD_NVJITLINK, or `pip install nvidia-nvjitlink`)".into())
+    } else {
+        Err(format!("no suitable nvJitLink was found ({})", tried.join("; ")))
+    }
+}
+
+fn list_dir(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+}

@@ -1,0 +1,145 @@
+//! Which architectures to build, from one documented precedence (highest first):
+//!
+//! 1. the build script API (`Build::archs`) or the CLI flag (`--archs`),
+//! 2. `ARCHBUILD_ARCHS`,
+//! 3. `archs` in `[package.metadata.archbuild]` of the package's Cargo.toml,
+//! 4. `TORCH_CUDA_ARCH_LIST`, then `CUDAARCHS` (CMake's syntax: a bare `86` means cubin *and*
+//!    PTX, `86-real` cubin only, `86-virtual` PTX only),
+//! 5. the default: the toolkit's `all-major` set (cubins for every X.0 arch and the oldest, PTX
+//!    for the newest X.0), announced in one line that says how to change it.
+//!
+//! The first source that is set wins entirely; lists are never merged across sources, so what
+//! you set is what you get. Blank values count as unset.
+
+use std::fmt;
+
+use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
+
+use crate::env::Env;
+use crate::error::Result;
+use crate::manifest::PackageConfig;
+use crate::toolkit::Toolkit;
+
+/// Where the arch list came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchSource {
+    /// `Build::archs` in a build script, or the CLI's `--archs`.
+    Explicit,
+    /// An environment variable (`ARCHBUILD_ARCHS`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`).
+    Var(&'static str),
+    /// `[package.metadata.archbuild] archs`.
+    Manifest,
+    /// A per-file override (`Build::file_archs`, `[package.metadata.archbuild.file-archs]`).
+    FileOverride(String),
+    /// Nothing set: the toolkit's `all-major`.
+    Default,
+}
+
+impl fmt::Display for ArchSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArchSource::Explicit => f.write_str("the build's arch list (`.archs(...)` / `--archs`)"),
+            ArchSource::Var(v) => f.write_str(v),
+            ArchSource::Manifest => f.write_str("Cargo.toml [package.metadata.archbuild] archs"),
+            ArchSource::FileOverride(file) => write!(f, "the arch override for `{file}`"),
+            ArchSource::Default => f.write_str("the default (`all-major` of the toolkit)"),
+        }
+    }
+}
+
+/// A resolved arch list and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedArchs {
+    pub list: ArchList,
+    pub source: ArchSource,
+    /// The text that was parsed (`all-major` for the default).
+    pub input: String,
+}
+
+impl ResolvedArchs {
+    /// The one line announcing the default, or `None` when the user chose the list.
+    pub fn announcement(&self) -> Option<String> {
+        (self.source == ArchSource::Default).then(|| {
+            format!(
+                "building for `{}` (all-major, portable default); set ARCHBUILD_ARCHS=native \
+                 for a fast build for this machine's GPUs, or e.g. ARCHBUILD_ARCHS=\"8.6 8.9+PTX\"",
+                self.list
+            )
+        })
+    }
+}
+
+/// The compute capabilities of the visible GPUs, asked only when a list says `native`.
+pub(crate) type DeviceQuery<'a> = &'a dyn Fn() -> Vec<ComputeCapability>;
+
+/// Picks the arch list by the precedence above and checks it against the toolkit.
+pub(crate) fn resolve_archs(
+    explicit: Option<&str>,
+    env: &Env,
+    manifest: Option<&PackageConfig>,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<ResolvedArchs> {
+    let (input, source) = if let Some(e) = explicit.filter(|e| !e.trim().is_empty()) {
+        (e.to_owned(), ArchSource::Explicit)
+    } else if let Some(v) = env.var("ARCHBUILD_ARCHS") {
+        (v, ArchSource::Var("ARCHBUILD_ARCHS"))
+    } else if let Some(m) = manifest.and_then(|m| m.archs.clone()).filter(|m| !m.trim().is_empty()) {
+        (m, ArchSource::Manifest)
+    } else if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
+        (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
+    } else if let Some(v) = env.var("CUDAARCHS") {
+        (cmake_to_archbuild(&v), ArchSource::Var("CUDAARCHS"))
+    } else {
+        ("all-major".to_owned(), ArchSource::Default)
+    };
+    parse_checked(&input, source, toolkit, devices)
+}
+
+/// Parses one list (from any source) and checks the toolkit can build every target.
+pub(crate) fn parse_checked(
+    input: &str,
+    source: ArchSource,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<ResolvedArchs> {
+    let origin = source.to_string();
+    let archs: Vec<Arch> = toolkit.archs();
+    let found;
+    let mut ctx = ResolveContext::new(&origin).with_toolkit(&archs);
+    if input.to_ascii_lowercase().contains("native") {
+        found = devices();
+        ctx = ctx.with_devices(&found);
+    }
+    let list = ArchList::parse(input, &ctx)?;
+    toolkit.check_targets(list.targets(), &origin)?;
+    Ok(ResolvedArchs { list, source, input: input.to_owned() })
+}
+
+/// CMake's `CUDA_ARCHITECTURES` meaning of a bare number is "SASS and PTX"; rewrite it so the
+/// shared parser (where a bare number is a cubin) sees `86-real 86-virtual`.
+fn cmake_to_archbuild(v: &str) -> String {
+    v.split(|c: char| c == ';' || c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let digits = t.trim_end_matches(['a', 'f']);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                format!("{t}-real {t}-virtual")
+            } else {
+                t.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cmake_bare_numbers_mean_both() {
+        assert_eq!(cmake_to_archbuild("75;86-real;90a"), "75-real 75-virtual 86-real 90a-real 90a-virtual");
+        assert_eq!(cmake_to_archbuild("all-major"), "all-major");
+    }
+}

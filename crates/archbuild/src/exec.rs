@@ -1,0 +1,234 @@
+//! Running a graph of jobs in parallel, within the machine's limits.
+//!
+//! Inside a build script every compiler process holds a token of Cargo's jobserver (the build
+//! script's own implicit token counts as one), so archbuild never oversubscribes the `-j` Cargo
+//! was given. Outside Cargo it runs its own pool. Either way the number of workers is capped by
+//! the CPU count, `ARCHBUILD_JOBS`, and available memory divided by the per-job estimate
+//! (`ARCHBUILD_JOB_MEMORY`, MiB; nvcc takes 3–5 GB per job on large kernels, 0.2 GB on small).
+//!
+//! Jobs start in order (cicc jobs, the long ones, first; ptxas jobs as their PTX appears),
+//! which keeps both cores busy until the short jobs at the end. After the first failure no new
+//! job starts; running ones finish so their diagnostics can be grouped.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use crate::env::Env;
+
+/// How many jobs may run at once, and why.
+pub(crate) fn parallelism(env: &Env, explicit: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let jobs = explicit
+        .or_else(|| env.var("ARCHBUILD_JOBS").and_then(|v| v.trim().parse().ok()))
+        .filter(|&n| n > 0)
+        .unwrap_or(cores);
+    let per_job_mib: u64 = env
+        .var("ARCHBUILD_JOB_MEMORY")
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(2048);
+    let by_memory = available_memory_mib().map(|m| (m / per_job_mib).max(1) as usize);
+    jobs.min(by_memory.unwrap_or(usize::MAX)).max(1)
+}
+
+/// `MemAvailable` from /proc/meminfo, in MiB.
+fn available_memory_mib() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// Cargo's jobserver, when this process is a build script that received one.
+fn cargo_jobserver(env: &Env) -> Option<&'static jobserver::Client> {
+    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+    if !env.cargo_metadata() || env.is_fixed() {
+        return None;
+    }
+    // SAFETY: called once per process (OnceLock); the descriptors named in CARGO_MAKEFLAGS
+    // were passed to this build script by Cargo for exactly this use.
+    CLIENT.get_or_init(|| unsafe { jobserver::Client::from_env() }).as_ref()
+}
+
+/// Hands out permission to run a process.
+pub(crate) struct Limiter {
+    client: Option<&'static jobserver::Client>,
+    implicit_free: AtomicBool,
+}
+
+/// Permission to run one process; returned when dropped.
+pub(crate) enum Token<'a> {
+    Implicit(&'a Limiter),
+    Acquired(#[allow(dead_code)] jobserver::Acquired),
+    Pool,
+}
+
+impl Drop for Token<'_> {
+    fn drop(&mut self) {
+        if let Token::Implicit(l) = self {
+            l.implicit_free.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Limiter {
+    pub fn new(env: &Env) -> Self {
+        Self { client: cargo_jobserver(env), implicit_free: AtomicBool::new(true) }
+    }
+
+    pub fn uses_jobserver(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// Blocks until a process may start.
+    pub fn acquire(&self) -> Token<'_> {
+        let Some(client) = self.client else { return Token::Pool };
+        if self.implicit_free.swap(false, Ordering::SeqCst) {
+            return Token::Implicit(self);
+        }
+        match client.acquire() {
+            Ok(a) => Token::Acquired(a),
+            // A broken jobserver must not stop the build; fall back to our own pool limit.
+            Err(_) => Token::Pool,
+        }
+    }
+}
+
+/// What happened to a job.
+#[derive(Debug)]
+pub(crate) enum Outcome<T, F> {
+    Done(Arc<T>),
+    Failed(F),
+    /// Not run: its dependency failed, or the build stopped after a failure.
+    Skipped,
+}
+
+struct State<T, F> {
+    queue: VecDeque<usize>,
+    outcomes: Vec<Option<Outcome<T, F>>>,
+    running: usize,
+    stop: bool,
+}
+
+/// Runs `task` for every job, a job only after its dependency succeeded, on `workers` threads.
+/// `task(job, dep_output)` does its own cache lookup and takes a token from `limiter` only
+/// when it must start a process.
+pub(crate) fn run_graph<T, F, R>(deps: &[Option<usize>], workers: usize, task: R) -> Vec<Outcome<T, F>>
+where
+    T: Send + Sync,
+    F: Send,
+    R: Fn(usize, Option<&T>) -> Result<T, F> + Sync,
+{
+    let n = deps.len();
+    let mut dependents = vec![Vec::new(); n];
+    for (i, d) in deps.iter().enumerate() {
+        if let Some(d) = d {
+            dependents[*d].push(i);
+        }
+    }
+    let state = Mutex::new(State {
+        queue: (0..n).filter(|&i| deps[i].is_none()).collect(),
+        outcomes: (0..n).map(|_| None).collect(),
+        running: 0,
+        stop: false,
+    });
+    let wake = Condvar::new();
+    let worker = || loop {
+        let (job, input) = {
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if st.stop || crate::process::interrupted() {
+                    st.queue.clear();
+                }
+                if let Some(j) = st.queue.pop_front() {
+                    let input = match deps[j] {
+                        Some(d) => match &st.outcomes[d] {
+                            Some(Outcome::Done(t)) => Some(Arc::clone(t)),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    st.running += 1;
+                    break (j, input);
+                }
+                if st.running == 0 {
+                    wake.notify_all();
+                    return;
+                }
+                st = wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let result = task(job, input.as_deref());
+        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+        st.running -= 1;
+        match result {
+            Ok(t) => {
+                st.outcomes[job] = Some(Outcome::Done(Arc::new(t)));
+                st.queue.extend(dependents[job].iter().copied());
+            }
+            Err(f) => {
+                st.outcomes[job] = Some(Outcome::Failed(f));
+                st.stop = true;
+            }
+        }
+        wake.notify_all();
+    };
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, n.max(1)) {
+            s.spawn(worker);
+        }
+    });
+    let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    st.outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Skipped)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn dependencies_run_first_and_failures_stop_the_rest() {
+        let deps = [None, None, Some(0), Some(1)];
+        let order = Mutex::new(Vec::new());
+        let out = run_graph(&deps, 2, |j, input: Option<&usize>| -> Result<usize, ()> {
+            order.lock().unwrap().push(j);
+            Ok(input.copied().unwrap_or(0) + j * 10)
+        });
+        let values: Vec<usize> = out
+            .iter()
+            .map(|o| match o {
+                Outcome::Done(v) => **v,
+                _ => panic!("all succeed"),
+            })
+            .collect();
+        assert_eq!(values, [0, 10, 20, 40]);
+        let order = order.into_inner().unwrap();
+        let pos = |j| order.iter().position(|&x| x == j).unwrap();
+        assert!(pos(0) < pos(2) && pos(1) < pos(3));
+
+        let ran = AtomicUsize::new(0);
+        let out = run_graph(&[None, Some(0), None], 1, |j, _: Option<&()>| {
+            ran.fetch_add(1, Ordering::SeqCst);
+            if j == 0 {
+                Err("boom")
+            } else {
+                Ok(())
+            }
+        });
+        assert!(matches!(out[0], Outcome::Failed("boom")));
+        assert!(matches!(out[1], Outcome::Skipped));
+        assert!(matches!(out[2], Outcome::Skipped), "one worker: nothing starts after a failure");
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn parallelism_respects_env() {
+        assert_eq!(parallelism(&Env::from_vars([("ARCHBUILD_JOBS", "1")]), None), 1);
+        let none = Env::from_vars(Vec::<(String, String)>::new());
+        assert_eq!(parallelism(&none, Some(1)), 1, "the API's jobs(1) wins");
+        let huge = Env::from_vars([("ARCHBUILD_JOB_MEMORY", "100000000")]);
+        assert_eq!(parallelism(&huge, Some(8)), 1, "memory caps the pool");
+    }
+}

@@ -1,0 +1,151 @@
+//! `[package.metadata.archbuild]` in a package's Cargo.toml: the arch list and build settings
+//! a package records for everyone who builds it (build script and `cargo archbuild build`).
+//!
+//! ```toml
+//! [package.metadata.archbuild]
+//! archs = "7.5 8.6 8.9+PTX"            # or an array: ["7.5", "8.6", "8.9+PTX"]
+//! kernels = ["kernels/add.cu"]         # sources for `cargo archbuild build`
+//! nvcc-flags = ["-O3", "-lineinfo"]
+//! ptxas-flags = ["-v"]
+//! include = ["kernels/include"]        # relative to the package directory
+//! defines = ["TILE=32", "USE_FAST"]
+//! compression = "default"              # none | default | zstd | lz4 | size
+//!
+//! [package.metadata.archbuild.file-archs]
+//! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The settings of one package, with paths made absolute against its directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageConfig {
+    /// The Cargo.toml this came from.
+    pub manifest_path: PathBuf,
+    pub archs: Option<String>,
+    pub kernels: Vec<PathBuf>,
+    pub nvcc_flags: Vec<String>,
+    pub ptxas_flags: Vec<String>,
+    pub include: Vec<PathBuf>,
+    pub defines: Vec<String>,
+    pub compression: Option<String>,
+    /// Per-file arch lists, keyed by the path as written (relative to the package).
+    pub file_archs: BTreeMap<String, String>,
+}
+
+impl PackageConfig {
+    /// Reads `[package.metadata.archbuild]`; `Ok(None)` when the table is absent.
+    pub fn from_manifest(path: &Path) -> Result<Option<Self>> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+        Self::from_str_at(&text, path)
+    }
+
+    fn from_str_at(text: &str, path: &Path) -> Result<Option<Self>> {
+        let bad = |detail: String| Error::Manifest { path: path.to_path_buf(), detail };
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.message().to_owned()))?;
+        let Some(table) = doc
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("archbuild"))
+        else {
+            return Ok(None);
+        };
+        let table = table
+            .as_table()
+            .ok_or_else(|| bad("`package.metadata.archbuild` must be a table".into()))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut cfg = PackageConfig { manifest_path: path.to_path_buf(), ..Default::default() };
+        for (key, value) in table {
+            let strings = || string_list(key, value).map_err(bad);
+            match key.as_str() {
+                "archs" => cfg.archs = Some(strings()?.join(" ")),
+                "kernels" => cfg.kernels = strings()?.iter().map(|k| dir.join(k)).collect(),
+                "nvcc-flags" => cfg.nvcc_flags = strings()?,
+                "ptxas-flags" => cfg.ptxas_flags = strings()?,
+                "include" => cfg.include = strings()?.iter().map(|k| dir.join(k)).collect(),
+                "defines" => cfg.defines = strings()?,
+                "compression" => {
+                    cfg.compression = Some(value.as_str().map(str::to_owned).ok_or_else(|| {
+                        bad("`compression` must be a string such as \"default\" or \"size\"".into())
+                    })?)
+                }
+                "file-archs" => {
+                    let t = value.as_table().ok_or_else(|| {
+                        bad("`file-archs` must be a table of \"path\" = \"arch list\"".into())
+                    })?;
+                    for (file, archs) in t {
+                        let list = string_list(file, archs).map_err(bad)?;
+                        cfg.file_archs.insert(file.clone(), list.join(" "));
+                    }
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown key `{other}`; known keys are archs, kernels, nvcc-flags, \
+                         ptxas-flags, include, defines, compression, file-archs"
+                    )))
+                }
+            }
+        }
+        Ok(Some(cfg))
+    }
+}
+
+/// A string, or an array of strings.
+fn string_list(key: &str, value: &toml::Value) -> std::result::Result<Vec<String>, String> {
+    match value {
+        toml::Value::String(s) => Ok(vec![s.clone()]),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("`{key}` must hold only strings, found `{v}`"))
+            })
+            .collect(),
+        other => Err(format!("`{key}` must be a string or an array of strings, found `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_key() {
+        let text = r#"
+[package]
+name = "x"
+[package.metadata.archbuild]
+archs = ["7.5", "8.6+PTX"]
+kernels = ["k/a.cu"]
+nvcc-flags = ["-O3"]
+include = ["inc"]
+defines = ["A=1"]
+compression = "size"
+[package.metadata.archbuild.file-archs]
+"k/h.cu" = "9.0a"
+"#;
+        let cfg = PackageConfig::from_str_at(text, Path::new("/p/Cargo.toml")).unwrap().unwrap();
+        assert_eq!(cfg.archs.as_deref(), Some("7.5 8.6+PTX"));
+        assert_eq!(cfg.kernels, [PathBuf::from("/p/k/a.cu")]);
+        assert_eq!(cfg.include, [PathBuf::from("/p/inc")]);
+        assert_eq!(cfg.file_archs["k/h.cu"], "9.0a");
+        assert_eq!(cfg.compression.as_deref(), Some("size"));
+    }
+
+    #[test]
+    fn absent_table_and_bad_keys() {
+        let none = PackageConfig::from_str_at("[package]\nname='x'\n", Path::new("C")).unwrap();
+        assert_eq!(none, None);
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\narch = '8.6'\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("unknown key `arch`") && err.contains("archs"), "{err}");
+    }
+}

@@ -1,0 +1,231 @@
+//! Planning: from modules and their arch lists to jobs and exact command lines.
+//!
+//! Each target is split into the two phases nvcc runs internally. The *cicc* phase
+//! (`nvcc -ptx -arch=compute_XY`) turns the source into PTX for one virtual arch; that PTX is
+//! the `compute_XY` target's output as is. The *ptxas* phase (`ptxas -arch=sm_XY -m64`) turns
+//! that PTX into the `sm_XY` cubin. So `8.9+PTX` costs one cicc job and one ptxas job, not two
+//! full compiles, and the scheduler can interleave phases of different targets. With the same
+//! flags this produces cubins byte-identical to `nvcc -cubin -arch=sm_XY` (checked by
+//! `tests/tests/build_toolkit.rs`): nvcc passes `-m64` to ptxas, and the cubin's
+//! `.note.nv.tkinfo` records ptxas's command line, so we pass it too.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use archbuild_arch::{Arch, Target, TargetKind};
+
+use crate::config::ResolvedArchs;
+use crate::error::{Error, Result};
+use crate::process::Cmd;
+use crate::toolkit::Toolkit;
+
+/// Settings shared by every compile of a build.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Settings {
+    /// Extra nvcc flags for the cicc phase, in order.
+    pub nvcc_flags: Vec<String>,
+    /// Extra ptxas flags (explicit ones plus those derived from `nvcc_flags`).
+    pub ptxas_flags: Vec<String>,
+    pub includes: Vec<PathBuf>,
+    /// `NAME` or `NAME=VALUE`.
+    pub defines: Vec<String>,
+    /// Directory compiles run in; relative source paths are relative to it.
+    pub base_dir: PathBuf,
+    /// `ARCHBUILD_COMPILER_LAUNCHER`, e.g. sccache.
+    pub launcher: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Checks user nvcc flags and derives the ptxas flags nvcc would pass for them.
+    pub fn finish(mut self, origin: &str) -> Result<Self> {
+        // nvcc's order (`nvcc --dryrun`): `-Xptxas` options first, then flags it derives from
+        // its own options; the cubin records this command line, so order matters for identity.
+        let mut xptxas = Vec::new();
+        let mut derived = Vec::new();
+        let mut it = self.nvcc_flags.iter().peekable();
+        while let Some(f) = it.next() {
+            let name = f.split('=').next().unwrap_or(f);
+            const OWNED: &[&str] = &[
+                "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode",
+                "--generate-code", "-ptx", "--ptx", "-cubin", "--cubin", "-fatbin", "--fatbin",
+                "-c", "--compile", "-o", "--output-file", "-M", "-MD", "-MF", "-E",
+            ];
+            if OWNED.contains(&name) {
+                return Err(Error::Config {
+                    what: "nvcc flag",
+                    origin: origin.to_owned(),
+                    value: f.clone(),
+                    hint: "archbuild sets the phase, targets and outputs itself; set the \
+                           architectures with `.archs(...)` / ARCHBUILD_ARCHS and remove this flag"
+                        .into(),
+                });
+            }
+            match name {
+                "-G" | "--device-debug" => derived.extend(
+                    ["-g", "--dont-merge-basicblocks", "--return-at-end"].map(String::from),
+                ),
+                "-lineinfo" | "--generate-line-info" => derived.push("--generate-line-info".into()),
+                "-Xptxas" | "--ptxas-options" => {
+                    let v = match f.split_once('=') {
+                        Some((_, v)) => v.to_owned(),
+                        None => it.next().cloned().unwrap_or_default(),
+                    };
+                    xptxas.extend(v.split(',').filter(|s| !s.is_empty()).map(str::to_owned));
+                }
+                "-maxrregcount" | "--maxrregcount" => {
+                    let v = match f.split_once('=') {
+                        Some((_, v)) => v.to_owned(),
+                        None => it.next().cloned().unwrap_or_default(),
+                    };
+                    derived.push(format!("-maxrregcount={v}"));
+                }
+                _ => {}
+            }
+        }
+        xptxas.append(&mut self.ptxas_flags);
+        xptxas.append(&mut derived);
+        self.ptxas_flags = xptxas;
+        Ok(self)
+    }
+}
+
+/// One output fat binary: a source file, or a group compiled as one translation unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Module {
+    /// Name of the fat binary and of the generated Rust module.
+    pub name: String,
+    /// The file nvcc compiles (for a group: a generated file that includes the members).
+    pub source: PathBuf,
+    /// Files the user named (for messages and rerun-if-changed).
+    pub members: Vec<PathBuf>,
+    pub archs: ResolvedArchs,
+}
+
+/// The compile phase of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Phase {
+    /// `nvcc -ptx -arch=compute_XY`.
+    Cicc(Arch),
+    /// `ptxas -arch=sm_XY` on the cicc phase's PTX.
+    Ptxas(Arch),
+}
+
+/// One job: a phase of one module, and the job it needs first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Job {
+    pub module: usize,
+    pub phase: Phase,
+    pub dep: Option<usize>,
+    /// The targets this job's output is packed as.
+    pub targets: Vec<Target>,
+}
+
+impl Job {
+    /// `compute_89 (cicc)` / `sm_89 (ptxas)`.
+    pub fn label(&self) -> String {
+        match self.phase {
+            Phase::Cicc(a) => format!("compute_{}", a.sm_name()),
+            Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
+        }
+    }
+}
+
+/// Every job of a build, cicc jobs first.
+pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    let mut cicc_of = std::collections::HashMap::new();
+    for (m, module) in modules.iter().enumerate() {
+        for t in module.archs.list.targets() {
+            let id = *cicc_of.entry((m, t.arch)).or_insert_with(|| {
+                jobs.push(Job { module: m, phase: Phase::Cicc(t.arch), dep: None, targets: vec![] });
+                jobs.len() - 1
+            });
+            if t.kind == TargetKind::Ptx {
+                jobs[id].targets.push(*t);
+            }
+        }
+    }
+    let cicc_count = jobs.len();
+    for id in 0..cicc_count {
+        let (m, arch) = match jobs[id].phase {
+            Phase::Cicc(a) => (jobs[id].module, a),
+            Phase::Ptxas(_) => continue,
+        };
+        if modules[m].archs.list.contains(Target::cubin(arch)) {
+            jobs.push(Job {
+                module: m,
+                phase: Phase::Ptxas(arch),
+                dep: Some(id),
+                targets: vec![Target::cubin(arch)],
+            });
+        }
+    }
+    jobs
+}
+
+/// The cicc-phase command: PTX for `arch`, with its dependency list written to `depfile`.
+pub(crate) fn cicc_command(
+    tk: &Toolkit,
+    s: &Settings,
+    source: &Path,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    let mut args: Vec<OsString> = vec!["-ptx".into(), format!("-arch=compute_{}", arch.sm_name()).into()];
+    args.extend(s.nvcc_flags.iter().map(OsString::from));
+    for inc in &s.includes {
+        let mut a = OsString::from("-I");
+        a.push(inc);
+        args.push(a);
+    }
+    args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
+    args.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
+    args.extend(["-o".into(), out.as_os_str().to_owned(), source.as_os_str().to_owned()]);
+    let mut cmd = Cmd::new(tk.nvcc()).args(args).with_launcher(s.launcher.as_deref());
+    cmd.cwd = Some(s.base_dir.clone());
+    cmd
+}
+
+/// The ptxas-phase command: the cubin for `sm_XY` from PTX.
+pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, ptx: &Path, out: &Path) -> Cmd {
+    let mut args: Vec<OsString> = vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
+    args.extend(s.ptxas_flags.iter().map(OsString::from));
+    args.extend([ptx.as_os_str().to_owned(), "-o".into(), out.as_os_str().to_owned()]);
+    let mut cmd = Cmd::new(tk.tool("ptxas")).args(args).with_launcher(s.launcher.as_deref());
+    cmd.cwd = Some(s.base_dir.clone());
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derives_ptxas_flags_and_rejects_owned_ones() {
+        let s = Settings {
+            nvcc_flags: ["-O3", "-lineinfo", "-Xptxas", "-v,-warn-spills", "--maxrregcount=64"]
+                .map(String::from)
+                .to_vec(),
+            ptxas_flags: vec!["--allow-expensive-optimizations=true".into()],
+            ..Default::default()
+        }
+        .finish("test")
+        .unwrap();
+        assert_eq!(
+            s.ptxas_flags,
+            [
+                "-v",
+                "-warn-spills",
+                "--allow-expensive-optimizations=true",
+                "--generate-line-info",
+                "-maxrregcount=64",
+            ]
+        );
+        let err = Settings { nvcc_flags: vec!["-arch=sm_80".into()], ..Default::default() }
+            .finish("ARCHBUILD_NVCC_FLAGS")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`-arch=sm_80`") && err.contains("ARCHBUILD_ARCHS"), "{err}");
+    }
+}

@@ -1,0 +1,313 @@
+//! `cargo archbuild doctor [FILE]`: the CUDA driver and its version, every GPU with its compute
+//! capability, the toolkit a build would use, nvJitLink and the JIT cache; with FILE, for every
+//! GPU the image the loader will use and how (cubin, driver JIT, nvJitLink), or the error and
+//! its fix. Exits 1 when some GPU cannot run FILE.
+//!
+//! Works on the real driver or on the runtime's simulated one (`ARCHBUILD_SIMULATED_GPUS`), so
+//! the same checks run in CI without a GPU.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use archbuild_arch::{generation, Policy};
+use archbuild_runtime::{discover_nvjitlink, Driver, FatBinary, JitCache, Loader};
+use serde::Serialize;
+
+use crate::cli::DoctorArgs;
+use crate::error::CliError;
+use crate::facts::Facts;
+use crate::files::read_input;
+use crate::gpus::{DriverFacts, Gpus};
+use crate::modules::{modules_of, Module};
+use crate::shell::{bad, bold, good, human_bytes, Shell};
+
+#[derive(Debug, Serialize)]
+struct DoctorReport {
+    reason: &'static str,
+    driver: DriverJson,
+    gpus: Vec<GpuJson>,
+    toolkit: ToolJson,
+    nvjitlink: ToolJson,
+    jit_cache: Option<CacheJson>,
+    file: Option<FileJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct DriverJson {
+    source: String,
+    cuda_version: Option<String>,
+    problem: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct GpuJson {
+    ordinal: usize,
+    name: String,
+    cc: String,
+    generation: Option<&'static str>,
+}
+
+/// A tool that may or may not be there: version and path, or why not.
+#[derive(Debug, Serialize)]
+struct ToolJson {
+    found: bool,
+    version: Option<String>,
+    path: Option<String>,
+    detail: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct CacheJson {
+    dir: String,
+    entries: usize,
+    bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct FileJson {
+    path: String,
+    /// True when every GPU can run every module of the file.
+    ok: bool,
+    modules: Vec<ModuleJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct ModuleJson {
+    location: String,
+    images: Vec<String>,
+    /// False for a module without kernels (e.g. a device-link stub), which is not checked.
+    checked: bool,
+    gpus: Vec<GpuVerdict>,
+}
+
+#[derive(Debug, Serialize)]
+struct GpuVerdict {
+    ordinal: usize,
+    name: String,
+    cc: String,
+    ok: bool,
+    image: Option<String>,
+    image_index: Option<usize>,
+    /// `cubin`, `JIT by the driver`, `JIT by nvJitLink 13.5`.
+    route: Option<String>,
+    /// What is wrong and the fix, when the GPU cannot run the module.
+    error: Option<String>,
+    /// Every image with why it was or was not chosen.
+    explanation: Option<String>,
+}
+
+pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> {
+    let policy = args.policy.as_deref().map(Policy::from_str).transpose()?;
+    let gpus = Gpus::open()?;
+    let facts = gpus.facts();
+    let mut report = DoctorReport {
+        reason: "doctor",
+        driver: DriverJson {
+            source: facts.source.clone(),
+            cuda_version: facts.version.map(|v| v.to_string()),
+            problem: facts.problem.clone(),
+        },
+        gpus: facts
+            .gpus
+            .iter()
+            .map(|g| GpuJson { ordinal: g.ordinal, name: g.name.clone(), cc: g.cc.to_string(), generation: generation(g.cc) })
+            .collect(),
+        toolkit: toolkit_json(),
+        nvjitlink: match discover_nvjitlink(|_| true) {
+            Ok(lib) => ToolJson {
+                found: true,
+                version: Some(lib.version().to_string()),
+                path: Some(lib.path().display().to_string()),
+                detail: None,
+            },
+            Err(why) => ToolJson { found: false, version: None, path: None, detail: Some(why) },
+        },
+        jit_cache: match JitCache::from_env() {
+            Ok(Some(c)) => {
+                let entries = c.entries();
+                Some(CacheJson {
+                    dir: c.dir().display().to_string(),
+                    entries: entries.len(),
+                    bytes: entries.iter().map(|e| e.1).sum(),
+                })
+            }
+            _ => None,
+        },
+        file: None,
+    };
+    if let Some(path) = &args.file {
+        let bytes = read_input(path)?;
+        let modules = modules_of(path, &bytes)?;
+        report.file = Some(check_file(path, &modules, &gpus, &facts, policy)?);
+    }
+    if shell.is_json() {
+        shell.json(&report)?;
+    } else {
+        print_human(&report, shell)?;
+    }
+    match &report.file {
+        Some(f) if !f.ok => {
+            let total = report.gpus.len();
+            let failing = report
+                .gpus
+                .iter()
+                .filter(|g| f.modules.iter().any(|m| m.gpus.iter().any(|v| v.ordinal == g.ordinal && !v.ok)))
+                .count();
+            Err(CliError::DoctorFailed { file: args.file.clone().unwrap_or_default(), failing, total })
+        }
+        _ => Ok(()),
+    }
+}
+
+fn toolkit_json() -> ToolJson {
+    match Facts::new().toolkit() {
+        Ok(t) => ToolJson {
+            found: true,
+            version: Some(t.release().to_string()),
+            path: Some(t.nvcc().display().to_string()),
+            detail: Some(format!("found by {}", t.found_by())),
+        },
+        Err(why) => ToolJson { found: false, version: None, path: None, detail: Some(why) },
+    }
+}
+
+fn check_file(
+    path: &Path,
+    modules: &[Module],
+    gpus: &Gpus,
+    facts: &DriverFacts,
+    policy: Option<Policy>,
+) -> Result<FileJson, CliError> {
+    let mut out = Vec::new();
+    for m in modules {
+        let fatbin = FatBinary::from_vec(m.bytes.clone())
+            .map_err(|e| CliError::Format { path: path.to_path_buf(), message: format!("{}: {e}", m.location) })?;
+        let images = fatbin.images().iter().map(|i| i.target.to_string()).collect();
+        let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
+            Vec::new()
+        } else {
+            match gpus {
+                Gpus::Simulated { driver, .. } => preflight(driver, &fatbin, policy)?,
+                Gpus::Real(driver) => preflight(driver, &fatbin, policy)?,
+                Gpus::Absent(_) => Vec::new(),
+            }
+        };
+        out.push(ModuleJson { location: m.location.clone(), images, checked: m.has_kernels, gpus: verdicts });
+    }
+    let ok = out.iter().all(|m| m.gpus.iter().all(|g| g.ok));
+    Ok(FileJson { path: path.display().to_string(), ok, modules: out })
+}
+
+fn preflight<D: Driver>(driver: D, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
+    let driver_err = |e: archbuild_runtime::Error| CliError::Driver { message: e.to_string() };
+    let mut loader = Loader::from_env(driver).map_err(driver_err)?;
+    if let Some(p) = policy {
+        loader = loader.policy(p);
+    }
+    let pre = loader.preflight(fatbin).map_err(driver_err)?;
+    Ok(pre
+        .gpus
+        .into_iter()
+        .map(|g| {
+            let explanation = g.selection.as_ref().map(|s| s.to_string());
+            let base = GpuVerdict {
+                ordinal: g.ordinal,
+                name: g.device_name.clone(),
+                cc: g.cc.to_string(),
+                ok: g.outcome.is_ok(),
+                image: None,
+                image_index: None,
+                route: None,
+                error: None,
+                explanation,
+            };
+            match g.outcome {
+                Ok(plan) => GpuVerdict {
+                    image: Some(plan.image_target.to_string()),
+                    image_index: Some(plan.image_index),
+                    route: Some(plan.route.to_string()),
+                    ..base
+                },
+                Err(e) => GpuVerdict { error: Some(e.to_string()), ..base },
+            }
+        })
+        .collect())
+}
+
+fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
+    let label = |s: &str| bold(format!("{s:<10}"));
+    match (&r.driver.cuda_version, &r.driver.problem) {
+        (Some(v), _) => shell.println(format!("{} CUDA {v} ({})", label("driver"), r.driver.source))?,
+        (None, Some(p)) => shell.println(format!("{} {} ({p})", label("driver"), bad("not found")))?,
+        (None, None) => shell.println(format!("{} {}", label("driver"), bad("not found")))?,
+    }
+    if r.gpus.is_empty() {
+        shell.println(format!("{} none visible", label("GPUs")))?;
+    }
+    for g in &r.gpus {
+        let generation = g.generation.map(|s| format!(" ({s})")).unwrap_or_default();
+        shell.println(format!(
+            "{} {}, compute capability {}{generation}",
+            label(&format!("GPU {}", g.ordinal)),
+            g.name,
+            g.cc
+        ))?;
+    }
+    if let (Some(_), Some(p)) = (&r.driver.cuda_version, &r.driver.problem) {
+        shell.warn(p);
+    }
+    let tool = |t: &ToolJson, what: &str, prefix: &str| match (&t.version, &t.path) {
+        (Some(v), Some(p)) => {
+            let detail = t.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            format!("{} {prefix}{v}, {p}{detail}", label(what))
+        }
+        _ => format!("{} not found: {}", label(what), t.detail.as_deref().unwrap_or("")),
+    };
+    shell.println(tool(&r.toolkit, "toolkit", "CUDA "))?;
+    shell.println(tool(&r.nvjitlink, "nvJitLink", ""))?;
+    match &r.jit_cache {
+        Some(c) => shell.println(format!(
+            "{} {}: {} entr{}, {}",
+            label("JIT cache"),
+            c.dir,
+            c.entries,
+            if c.entries == 1 { "y" } else { "ies" },
+            human_bytes(c.bytes)
+        ))?,
+        None => shell.println(format!("{} off", label("JIT cache")))?,
+    }
+    let Some(file) = &r.file else { return Ok(()) };
+    shell.println("")?;
+    for m in &file.modules {
+        shell.println(format!("{} ({}): {}", bold(&file.path), m.location, m.images.join(" ")))?;
+        if !m.checked {
+            shell.println("  holds no kernels (a device-link stub); not checked")?;
+            continue;
+        }
+        if r.gpus.is_empty() {
+            shell.println("  no GPU visible: nothing to check it against (see `cargo archbuild inspect` for its images)")?;
+            continue;
+        }
+        for g in &m.gpus {
+            let who = format!("GPU {} {} ({})", g.ordinal, g.name, g.cc);
+            match (&g.image, &g.error) {
+                (Some(img), _) => shell.println(format!(
+                    "  {who}: {} [{}] {img}, {}",
+                    good("ok"),
+                    g.image_index.unwrap_or(0),
+                    g.route.as_deref().unwrap_or("")
+                ))?,
+                (None, err) => {
+                    shell.println(format!("  {who}: {}", bad("cannot run it")))?;
+                    for line in g.explanation.as_deref().unwrap_or("").lines() {
+                        shell.println(format!("      {line}"))?;
+                    }
+                    if let Some(e) = err {
+                        shell.println(format!("    {e}"))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! `cargo archbuild inspect FILE`: the images inside a fat binary, cubin, PTX file, object file,
+//! executable or shared library — kind, target, variant, PTX ISA, sizes, compression and kernel
+//! names — plus the kernel-coverage check. `--format cuobjdump` prints the lines
+//! `cuobjdump --list-elf --list-ptx` prints, so scripts written for one work with the other.
+
+use std::path::Path;
+
+use archbuild_fatbin::{detect, read_any, EntryKind, FileKind, ImageRecord};
+use serde::Serialize;
+
+use crate::cli::{InspectArgs, InspectFormat};
+use crate::coverage::{gaps, CoverageGap, ImageKernels};
+use crate::error::CliError;
+use crate::files::read_input;
+use crate::report::{table, variant_name};
+use crate::shell::{bold, flagged, human_bytes, Shell};
+
+#[derive(Debug, Serialize)]
+pub(crate) struct InspectReport {
+    pub reason: &'static str,
+    pub file: String,
+    /// `fatbin`, `cubin`, `ptx` or `host-elf`.
+    pub file_kind: &'static str,
+    pub images: Vec<ImageJson>,
+    /// Kernels missing from some images of their container.
+    pub coverage_gaps: Vec<CoverageGap>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ImageJson {
+    pub index: usize,
+    /// `ELF`, `PTX` or `LTO-IR`.
+    pub kind: &'static str,
+    /// `sm_86` for ELF (and LTO-IR), `compute_86` for PTX.
+    pub target: String,
+    pub arch: String,
+    pub variant: &'static str,
+    pub ptx_isa: Option<String>,
+    pub size: usize,
+    pub stored_size: usize,
+    pub compression: String,
+    pub kernels: Vec<String>,
+    pub location: String,
+    /// Which container (translation unit) of the file the image is in.
+    #[serde(skip)]
+    pub group: String,
+}
+
+pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError> {
+    if args.format == InspectFormat::Cuobjdump && shell.is_json() {
+        return Err(CliError::usage(
+            "`--format cuobjdump` and `--message-format json` ask for two different outputs",
+            "drop one of them: JSON already carries every field of the cuobjdump listing",
+        ));
+    }
+    let bytes = read_input(&args.file)?;
+    let report = inspect_bytes(&args.file, &bytes)?;
+    if shell.is_json() {
+        return shell.json(&report);
+    }
+    match args.format {
+        InspectFormat::Cuobjdump => {
+            for line in cuobjdump_lines(&args.file, &report) {
+                shell.println(line)?;
+            }
+            Ok(())
+        }
+        InspectFormat::Human => print_human(&report, shell),
+    }
+}
+
+/// Reads `bytes` (the contents of `path`) into a report.
+pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, CliError> {
+    let file_kind = match detect(bytes) {
+        FileKind::Fatbin => "fatbin",
+        FileKind::Cubin => "cubin",
+        FileKind::Ptx => "ptx",
+        FileKind::HostElf => "host-elf",
+        _ => "unknown",
+    };
+    let records = read_any(bytes).map_err(|e| CliError::Format { path: path.to_path_buf(), message: e.to_string() })?;
+    if records.is_empty() {
+        return Err(CliError::NoImages { path: path.to_path_buf() });
+    }
+    let images: Vec<ImageJson> = records.iter().enumerate().map(|(i, r)| image_json(i, r)).collect();
+    let mut coverage_gaps = Vec::new();
+    let mut groups: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
+    groups.dedup();
+    for group in groups {
+        let members: Vec<ImageKernels> = records
+            .iter()
+            .zip(&images)
+            .filter(|(r, j)| j.group == group && r.kind != EntryKind::LtoIr)
+            .map(|(r, j)| ImageKernels { index: j.index, target: target_of(r), kernels: r.kernels.clone() })
+            .collect();
+        coverage_gaps.extend(gaps(&members));
+    }
+    Ok(InspectReport { reason: "inspect", file: path.display().to_string(), file_kind, images, coverage_gaps })
+}
+
+fn target_of(r: &ImageRecord) -> archbuild_arch::Target {
+    match r.kind {
+        EntryKind::Ptx => archbuild_arch::Target::ptx(r.arch),
+        EntryKind::Elf | EntryKind::LtoIr => archbuild_arch::Target::cubin(r.arch),
+    }
+}
+
+fn image_json(index: usize, r: &ImageRecord) -> ImageJson {
+    let group = match r.location.rfind(" entry ") {
+        Some(p) => r.location[..p].to_string(),
+        None => r.location.clone(),
+    };
+    ImageJson {
+        index,
+        kind: r.kind.name(),
+        target: target_of(r).to_string(),
+        arch: r.arch.to_string(),
+        variant: variant_name(r.arch.variant),
+        ptx_isa: r.ptx_isa.map(|v| v.to_string()),
+        size: r.size,
+        stored_size: r.stored_size,
+        compression: r.compression.to_string(),
+        kernels: r.kernels.clone(),
+        location: r.location.clone(),
+        group,
+    }
+}
+
+fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
+    let mut groups: Vec<&str> = r.images.iter().map(|i| i.group.as_str()).collect();
+    groups.dedup();
+    let what = match r.file_kind {
+        "fatbin" => "fat binary",
+        "cubin" => "cubin",
+        "ptx" => "PTX",
+        _ => "host ELF",
+    };
+    let containers = if r.file_kind == "fatbin" || r.file_kind == "host-elf" {
+        format!(" in {} container(s)", groups.len())
+    } else {
+        String::new()
+    };
+    shell.println(format!("{}: {what}, {} image(s){containers}", bold(&r.file), r.images.len()))?;
+    let multi = groups.len() > 1;
+    let mut rows = vec![vec!["#", "kind", "target", "variant", "ptx isa", "size", "stored", "compression", "kernels"]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()];
+    if multi {
+        rows[0].push("where".into());
+    }
+    for i in &r.images {
+        let mut row = vec![
+            i.index.to_string(),
+            i.kind.to_string(),
+            i.target.clone(),
+            i.variant.to_string(),
+            i.ptx_isa.clone().unwrap_or_else(|| "-".into()),
+            human_bytes(i.size as u64),
+            human_bytes(i.stored_size as u64),
+            i.compression.clone(),
+            if i.kernels.is_empty() { "-".into() } else { i.kernels.join(" ") },
+        ];
+        if multi {
+            row.push(i.location.clone());
+        }
+        rows.push(row);
+    }
+    for (n, line) in table(&rows).into_iter().enumerate() {
+        shell.println(if n == 0 { bold(format!("  {line}")) } else { format!("  {line}") })?;
+    }
+    let mut kernels: Vec<&str> = r.images.iter().flat_map(|i| i.kernels.iter().map(String::as_str)).collect();
+    kernels.sort_unstable();
+    kernels.dedup();
+    if r.coverage_gaps.is_empty() {
+        shell.println(format!("kernel coverage: all {} kernel(s) present in every image", kernels.len()))?;
+    } else {
+        shell.println(flagged(format!(
+            "kernel coverage: {} of {} kernel(s) missing from some images",
+            r.coverage_gaps.len(),
+            kernels.len()
+        )))?;
+        for g in &r.coverage_gaps {
+            shell.warn(g.describe());
+        }
+    }
+    Ok(())
+}
+
+/// `ELF file    1: k.1.sm_86.cubin` / `PTX file    1: k.1.sm_86.ptx`, in file order, numbered
+/// per kind — cuobjdump's naming: the input's name without its extension, `sm_` for both
+/// kinds, `a` shown and `f` hidden on ELF (the cubin does not record it), shown on PTX. Like
+/// cuobjdump without `-all`, a host file lists only its `.nv_fatbin` images when it has any.
+pub(crate) fn cuobjdump_lines(path: &Path, r: &InspectReport) -> Vec<String> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let has_exec = r.images.iter().any(|i| i.location.starts_with(".nv_fatbin"));
+    let (mut elf, mut ptx) = (0usize, 0usize);
+    let mut out = Vec::new();
+    for i in &r.images {
+        if has_exec && !i.location.starts_with(".nv_fatbin") {
+            continue;
+        }
+        let sm = i.target.trim_start_matches("sm_").trim_start_matches("compute_");
+        let (label, n, name_sm, ext) = match i.kind {
+            "ELF" => {
+                elf += 1;
+                ("ELF", elf, sm.trim_end_matches('f'), "cubin")
+            }
+            "PTX" => {
+                ptx += 1;
+                ("PTX", ptx, sm, "ptx")
+            }
+            _ => continue,
+        };
+        let name = if r.file_kind == "cubin" || r.file_kind == "ptx" {
+            format!("{stem}.sm_{name_sm}.{ext}")
+        } else {
+            format!("{stem}.{n}.sm_{name_sm}.{ext}")
+        };
+        out.push(format!("{label} file {n:>4}: {name}"));
+    }
+    out
+}

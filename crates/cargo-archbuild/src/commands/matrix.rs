@@ -1,0 +1,192 @@
+//! `cargo archbuild matrix --shards N`: split an arch list into N CI jobs and print the GitHub
+//! Actions matrix (`{"include":[{"shard":1,"archs":"7.5 8.0",…},…]}`) on one line, ready for
+//! `echo "matrix=$(cargo archbuild matrix --shards 3)" >> "$GITHUB_OUTPUT"`.
+//!
+//! The cubin and the PTX of one arch stay in one shard: the build driver compiles the PTX once
+//! and feeds it to ptxas, so splitting them would compile it twice. Shards are contiguous runs of
+//! archs balanced by their number of targets, and each shard's `archs` string is the canonical
+//! form of its part of the list, which `compile --archs` parses back to exactly those targets.
+
+use archbuild_arch::{Arch, ArchList, Target};
+use serde::Serialize;
+
+use crate::cli::MatrixArgs;
+use crate::error::CliError;
+use crate::facts::Facts;
+use crate::shell::Shell;
+
+/// The matrix object GitHub Actions expects under `strategy.matrix`.
+#[derive(Debug, Serialize, PartialEq)]
+pub(crate) struct Matrix {
+    pub include: Vec<Shard>,
+}
+
+#[derive(Debug, Serialize, PartialEq)]
+pub(crate) struct Shard {
+    /// 1-based shard number.
+    pub shard: usize,
+    /// How many shards there are.
+    pub of: usize,
+    /// The shard's arch list, to pass to `cargo archbuild compile --archs` or ARCHBUILD_ARCHS.
+    pub archs: String,
+    /// The nvcc targets it builds, space-separated.
+    pub targets: String,
+    /// A short name for the job and its artifact: `sm_75-compute_80`.
+    pub name: String,
+}
+
+pub(crate) fn run(args: &MatrixArgs, shell: &mut Shell) -> Result<(), CliError> {
+    if args.shards == 0 {
+        return Err(CliError::usage(
+            "`--shards 0` makes no CI jobs",
+            "pass --shards 1 or more (one per CI job you want)",
+        ));
+    }
+    let mut facts = Facts::new();
+    let (list, origin) = facts.configured_list(args.archs.as_deref(), shell)?;
+    let matrix = split(&list, args.shards);
+    if matrix.include.len() < args.shards {
+        shell.warn(format!(
+            "asked for {} shards but `{list}` has only {} arch(s); printing {} shard(s)",
+            args.shards,
+            matrix.include.len(),
+            matrix.include.len()
+        ));
+    }
+    shell.status("Sharding", format!("`{list}` (from {origin}) into {} CI job(s)", matrix.include.len()));
+    for s in &matrix.include {
+        shell.status("Shard", format!("{}/{}: {}", s.shard, s.of, s.targets));
+    }
+    // The matrix itself is the product in both message formats: one line, for $GITHUB_OUTPUT.
+    let line = serde_json::to_string(&matrix)
+        .map_err(|e| CliError::Internal { message: format!("cannot serialise the matrix: {e}") })?;
+    use std::io::Write;
+    writeln!(anstream::stdout(), "{line}").map_err(CliError::stdout)
+}
+
+/// Splits `list` into at most `shards` contiguous groups of archs with balanced target counts.
+pub(crate) fn split(list: &ArchList, shards: usize) -> Matrix {
+    let groups = arch_groups(list.targets());
+    let weights: Vec<usize> = groups.iter().map(Vec::len).collect();
+    let parts = balanced_partition(&weights, shards.min(groups.len()).max(1));
+    let of = parts.len();
+    let include = parts
+        .iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let targets: Vec<Target> = groups[range.clone()].iter().flatten().copied().collect();
+            let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+            let name = match (names.first(), names.last()) {
+                (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+                (Some(a), _) => a.clone(),
+                _ => "empty".into(),
+            };
+            Shard {
+                shard: i + 1,
+                of,
+                archs: ArchList::from_targets(targets).to_string(),
+                targets: names.join(" "),
+                name,
+            }
+        })
+        .collect();
+    Matrix { include }
+}
+
+/// Targets grouped by arch, in list order (cubin and PTX of one arch together).
+fn arch_groups(targets: &[Target]) -> Vec<Vec<Target>> {
+    let mut groups: Vec<(Arch, Vec<Target>)> = Vec::new();
+    for &t in targets {
+        match groups.last_mut() {
+            Some((arch, g)) if *arch == t.arch => g.push(t),
+            _ => groups.push((t.arch, vec![t])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Splits `weights` into exactly `k` non-empty contiguous ranges minimising the largest sum
+/// (k ≤ weights.len()); ties keep earlier shards no lighter than later ones, so the split is
+/// deterministic.
+fn balanced_partition(weights: &[usize], k: usize) -> Vec<std::ops::Range<usize>> {
+    let n = weights.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let prefix: Vec<usize> = std::iter::once(0)
+        .chain(weights.iter().scan(0, |s, w| {
+            *s += w;
+            Some(*s)
+        }))
+        .collect();
+    let sum = |a: usize, b: usize| prefix[b] - prefix[a];
+    // best[j][i]: minimal largest part when the first i weights form j parts; cut[j][i]: where
+    // the last part starts.
+    let mut best = vec![vec![usize::MAX; n + 1]; k + 1];
+    let mut cut = vec![vec![0usize; n + 1]; k + 1];
+    best[0][0] = 0;
+    for j in 1..=k {
+        for i in j..=n {
+            for start in (j - 1)..i {
+                if best[j - 1][start] == usize::MAX {
+                    continue;
+                }
+                let cost = best[j - 1][start].max(sum(start, i));
+                if cost < best[j][i] {
+                    best[j][i] = cost;
+                    cut[j][i] = start;
+                }
+            }
+        }
+    }
+    let mut ranges = Vec::with_capacity(k);
+    let mut end = n;
+    for j in (1..=k).rev() {
+        let start = cut[j][end];
+        ranges.push(start..end);
+        end = start;
+    }
+    ranges.reverse();
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(s: &str) -> ArchList {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn shards_keep_an_arch_together_and_round_trip() {
+        let l = list("7.5 8.0 8.6 8.9 9.0+PTX");
+        let m = split(&l, 3);
+        assert_eq!(m.include.len(), 3);
+        let archs: Vec<&str> = m.include.iter().map(|s| s.archs.as_str()).collect();
+        assert_eq!(archs, ["7.5 8.0", "8.6 8.9", "9.0+PTX"]);
+        // The shards' lists parse back and their union is the whole list, each target once.
+        let mut all = Vec::new();
+        for s in &m.include {
+            all.extend(list(&s.archs).targets().to_vec());
+        }
+        assert_eq!(ArchList::from_targets(all.clone()), l);
+        assert_eq!(all.len(), l.len());
+    }
+
+    #[test]
+    fn more_shards_than_archs_gives_one_per_arch() {
+        let m = split(&list("8.6 8.9+PTX"), 5);
+        assert_eq!(m.include.len(), 2);
+        assert_eq!(m.include[1].targets, "sm_89 compute_89");
+        assert_eq!(m.include[1].name, "sm_89-compute_89");
+        assert!(m.include.iter().all(|s| s.of == 2));
+    }
+
+    #[test]
+    fn partition_minimises_the_largest_shard() {
+        assert_eq!(balanced_partition(&[1, 1, 1, 1, 2], 2), vec![0..3, 3..5]);
+        assert_eq!(balanced_partition(&[1, 1, 1], 1), vec![0..3]);
+        assert_eq!(balanced_partition(&[3, 1, 1, 1], 2), vec![0..1, 1..4]);
+    }
+}

@@ -1,0 +1,54 @@
+//! Reading inputs and writing outputs the safe way: outputs go to a temporary file in the
+//! destination directory and are renamed into place, so a failed or interrupted command never
+//! leaves a half-written fat binary where a later step would trust it.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::CliError;
+
+/// Reads a whole input file.
+pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::Read { path: path.to_path_buf(), source })
+}
+
+/// Writes `bytes` to `path` atomically (temp file in the same directory, then rename).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let err = |source: std::io::Error| CliError::Write { path: path.to_path_buf(), source };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".archbuild-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(err)?;
+    tmp.write_all(bytes).map_err(err)?;
+    tmp.as_file().sync_all().map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.fatbin");
+        write_atomic(&out, b"one").unwrap();
+        write_atomic(&out, b"two").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.fatbin")]);
+    }
+
+    #[test]
+    fn missing_directory_is_a_write_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = write_atomic(&dir.path().join("no/such/dir/x.fatbin"), b"x").unwrap_err();
+        assert_eq!(e.exit_code(), crate::exit::OUTPUT);
+    }
+}
