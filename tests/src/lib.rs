@@ -1,15 +1,29 @@
 //! Support for the integration tests in `tests/tests/`: where the real CUDA tools are.
 //!
-//! The toolkit is located (and on a bare machine provisioned) by archbuild's own code, so CI
-//! exercises the same path users do. Until the build driver's provisioning lands this falls
-//! back to `ARCHBUILD_TEST_CUDA_BIN`.
+//! The toolkit is located — and on a bare machine (CI) provisioned from PyPI — by archbuild's
+//! own code ([`archbuild::Discovery::locate`] with provisioning on), so CI exercises the same
+//! path users do. The search order is archbuild's: `NVCC`, `CUDA_HOME`/`CUDA_PATH`/`CUDA_ROOT`,
+//! `PATH`, `/usr/local/cuda`, then `<ARCHBUILD_HOME>/toolkits/`. Provisioning runs once per
+//! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use archbuild::{Discovery, Env, Home, Toolkit};
+
+/// The toolkit the tests use (found or provisioned once per test process).
+pub fn toolkit() -> &'static Toolkit {
+    static TOOLKIT: OnceLock<Toolkit> = OnceLock::new();
+    TOOLKIT.get_or_init(|| {
+        let env = Env::process().with_cargo_metadata(false);
+        let home = Home::from_env(&env);
+        Discovery::new(home)
+            .locate(&env, true, &mut archbuild::stderr_progress)
+            .unwrap_or_else(|e| panic!("the CUDA toolkit for the integration tests: {e}"))
+    })
+}
 
 /// Path of a CUDA tool (`nvcc`, `cuobjdump`, `fatbinary`, `ptxas`) from the toolkit tests use.
 pub fn tool(name: &str) -> PathBuf {
-    let dir = std::env::var_os("ARCHBUILD_TEST_CUDA_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp/cudatk/nvidia/cu13/bin"));
-    dir.join(name)
+    toolkit().tool(name)
 }

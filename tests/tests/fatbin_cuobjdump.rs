@@ -1,8 +1,8 @@
-//! archbuild-fatbin against NVIDIA's own tools: fat binaries written by `FatbinWriter` must be
-//! listed by `cuobjdump` exactly like the ones `fatbinary` makes from the same images, give back
-//! the input cubins and PTX byte for byte, and carry the same entry headers; and reading files
-//! built by nvcc (`.fatbin`, `.o`, `-rdc` `.o`, executable, shared library) must find the same
-//! entries cuobjdump reports.
+//! archbuild-fatbin's writer against NVIDIA's own tools: fat binaries written by `FatbinWriter`
+//! (stored, zstd, LZ4) must be listed by `cuobjdump` exactly like the ones `fatbinary` makes from
+//! the same images, give back the input cubins and PTX byte for byte, carry the same entry
+//! headers, and merge from shards into the same bytes. (Reading nvcc's outputs is tested in
+//! `fatbin_nvcc_outputs.rs`.)
 //!
 //! The kernels are compiled once per test binary (OnceLock) into a temporary directory; every
 //! nvcc call runs in parallel with the others to keep this binary fast on a 2-core CI machine.
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use archbuild_arch::{Arch, Target, TargetKind};
-use archbuild_fatbin::{read_any, read_fatbin, CompressionChoice, EntryKind, FatbinWriter};
+use archbuild_arch::{Target, TargetKind};
+use archbuild_fatbin::{merge, read_fatbin, CompressionChoice, EntryKind, FatbinWriter};
 
 const KERNEL: &str = r#"
 extern "C" __global__ void add_one(float *x, int n) {
@@ -26,15 +26,10 @@ template <typename T> __global__ void scale(T *x, T s, int n) {
 template __global__ void scale<float>(float *, float, int);
 "#;
 
-const MAIN: &str = r#"
-#include <cstdio>
-extern "C" __global__ void add_one(float *x, int n);
-__global__ void other(int *p) { *p = 1; }
-int main() { std::printf("%p %p\n", (void *)add_one, (void *)other); return 0; }
-"#;
-
 /// The cubin targets the issue names, in canonical (writer) order, then the PTX target.
-const CUBINS: [&str; 7] = ["sm_75", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120"];
+const CUBINS: [&str; 7] = [
+    "sm_75", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120",
+];
 const PTX: &str = "compute_90";
 
 struct Image {
@@ -51,7 +46,9 @@ struct Kit {
 
 /// Runs a command, panicking with its stderr if it fails; returns stdout.
 fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{cmd:?} failed ({}):\n{}{}",
@@ -82,8 +79,10 @@ fn kit() -> &'static Kit {
     KIT.get_or_init(|| {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("k.cu"), KERNEL).unwrap();
-        let mut targets: Vec<Target> =
-            CUBINS.iter().map(|n| Target::parse_nvcc_name(n).unwrap()).collect();
+        let mut targets: Vec<Target> = CUBINS
+            .iter()
+            .map(|n| Target::parse_nvcc_name(n).unwrap())
+            .collect();
         targets.push(Target::parse_nvcc_name(PTX).unwrap());
         targets.sort();
         let cmds = targets
@@ -94,7 +93,13 @@ fn kit() -> &'static Kit {
                     TargetKind::Cubin => ("-cubin", "cubin"),
                     TargetKind::Ptx => ("-ptx", "ptx"),
                 };
-                c.args([flag, &format!("-arch={t}"), "-o", &format!("{t}.{ext}"), "k.cu"]);
+                c.args([
+                    flag,
+                    &format!("-arch={t}"),
+                    "-o",
+                    &format!("{t}.{ext}"),
+                    "k.cu",
+                ]);
                 c
             })
             .collect();
@@ -102,9 +107,17 @@ fn kit() -> &'static Kit {
         let images = targets
             .into_iter()
             .map(|target| {
-                let ext = if target.kind == TargetKind::Ptx { "ptx" } else { "cubin" };
+                let ext = if target.kind == TargetKind::Ptx {
+                    "ptx"
+                } else {
+                    "cubin"
+                };
                 let path = dir.path().join(format!("{target}.{ext}"));
-                Image { target, bytes: std::fs::read(&path).unwrap(), path }
+                Image {
+                    target,
+                    bytes: std::fs::read(&path).unwrap(),
+                    path,
+                }
             })
             .collect();
         Kit { dir, images }
@@ -115,23 +128,32 @@ fn choices() -> [(&'static str, CompressionChoice, &'static [&'static str]); 3] 
     [
         ("stored", CompressionChoice::stored(), &["--compress=false"]),
         ("zstd", CompressionChoice::all_zstd(), &["--compress-all"]),
-        ("lz4", CompressionChoice::all_lz4(), &["--compress-all", "--compress-mode=speed"]),
+        (
+            "lz4",
+            CompressionChoice::all_lz4(),
+            &["--compress-all", "--compress-mode=speed"],
+        ),
     ]
 }
 
-/// Our fat binary of all kit images, written to `<name>.fatbin` in the kit dir.
-fn ours(name: &str, choice: CompressionChoice) -> (PathBuf, Vec<u8>) {
-    let kit = kit();
+/// Our fat binary of `images`.
+fn pack<'a>(images: impl Iterator<Item = &'a Image>, choice: CompressionChoice) -> Vec<u8> {
     let mut w = FatbinWriter::new();
     w.compression(choice);
-    // Insert in reverse to show the canonical order does not depend on insertion order.
-    for img in kit.images.iter().rev() {
+    for img in images {
         match img.target.kind {
             TargetKind::Cubin => w.add_cubin(&img.bytes, img.target.arch).unwrap(),
             TargetKind::Ptx => w.add_ptx(&img.bytes, img.target.arch).unwrap(),
         };
     }
-    let bytes = w.write().unwrap();
+    w.write().unwrap()
+}
+
+/// Our fat binary of all kit images, written to `<name>.fatbin` in the kit dir.
+fn ours(name: &str, choice: CompressionChoice) -> (PathBuf, Vec<u8>) {
+    let kit = kit();
+    // Insert in reverse to show the canonical order does not depend on insertion order.
+    let bytes = pack(kit.images.iter().rev(), choice);
     let path = kit.dir.path().join(format!("{name}.fatbin"));
     std::fs::write(&path, &bytes).unwrap();
     (path, bytes)
@@ -144,9 +166,16 @@ fn theirs(name: &str, flags: &[&str]) -> (PathBuf, Vec<u8>) {
     let mut c = Command::new(archbuild_tests::tool("fatbinary"));
     c.arg(format!("--create={}", path.display())).args(flags);
     for img in &kit.images {
-        let kind = if img.target.kind == TargetKind::Ptx { "ptx" } else { "elf" };
+        let kind = if img.target.kind == TargetKind::Ptx {
+            "ptx"
+        } else {
+            "elf"
+        };
         let sm = img.target.arch.sm_name();
-        c.arg(format!("--image3=kind={kind},sm={sm},file={}", img.path.display()));
+        c.arg(format!(
+            "--image3=kind={kind},sm={sm},file={}",
+            img.path.display()
+        ));
     }
     run(&mut c);
     let bytes = std::fs::read(&path).unwrap();
@@ -174,10 +203,19 @@ fn cuobjdump_lists_our_fatbins_exactly_like_fatbinarys() {
         let (their_path, _) = theirs(&format!("theirs_{name}"), flags);
         let ours = listing(&our_path, false);
         let theirs = listing(&their_path, false);
-        assert_eq!(ours, theirs, "{name}: cuobjdump lists our fat binary differently");
+        assert_eq!(
+            ours, theirs,
+            "{name}: cuobjdump lists our fat binary differently"
+        );
         assert_eq!(ours.len(), CUBINS.len() + 1, "{name}: {ours:#?}");
-        assert!(ours.contains(&"ELF file    6: 6.sm_100a.cubin".to_string()), "{ours:#?}");
-        assert!(ours.contains(&"PTX file    1: 1.sm_90.ptx".to_string()), "{ours:#?}");
+        assert!(
+            ours.contains(&"ELF file    6: 6.sm_100a.cubin".to_string()),
+            "{ours:#?}"
+        );
+        assert!(
+            ours.contains(&"PTX file    1: 1.sm_90.ptx".to_string()),
+            "{ours:#?}"
+        );
     }
 }
 
@@ -198,16 +236,27 @@ fn cuobjdump_extracts_our_cubins_and_ptx_unchanged() {
             // `extract_zstd.3.sm_89.cubin` / `extract_zstd.1.sm_90.ptx`
             let mut parts = fname.rsplit('.');
             let (ext, sm) = (parts.next().unwrap(), parts.next().unwrap());
-            let want = if ext == "ptx" { sm.replace("sm_", "compute_") } else { sm.to_string() };
+            let want = if ext == "ptx" {
+                sm.replace("sm_", "compute_")
+            } else {
+                sm.to_string()
+            };
             let img = kit
                 .images
                 .iter()
                 .find(|i| i.target.to_string() == want)
                 .unwrap_or_else(|| panic!("{name}: cuobjdump extracted unexpected {fname}"));
-            assert!(std::fs::read(&file).unwrap() == img.bytes, "{name}: {fname} differs from the input");
+            assert!(
+                std::fs::read(&file).unwrap() == img.bytes,
+                "{name}: {fname} differs from the input"
+            );
             seen += 1;
         }
-        assert_eq!(seen, kit.images.len(), "{name}: not every image was extracted");
+        assert_eq!(
+            seen,
+            kit.images.len(),
+            "{name}: not every image was extracted"
+        );
     }
 }
 
@@ -224,21 +273,45 @@ fn entry_headers_match_fatbinarys_field_by_field() {
         assert_eq!(our[0].entries.len(), their[0].entries.len());
         for (o, t) in our[0].entries.iter().zip(&their[0].entries) {
             let what = format!("{name} {} {}", o.kind, o.arch);
-            assert_eq!((o.kind, o.arch, o.flags), (t.kind, t.arch, t.flags), "{what}");
-            assert_eq!((o.version_major, o.version_minor), (t.version_major, t.version_minor), "{what}");
-            assert_eq!((o.compression, o.identifier), (t.compression, t.identifier), "{what}");
+            assert_eq!(
+                (o.kind, o.arch, o.flags),
+                (t.kind, t.arch, t.flags),
+                "{what}"
+            );
+            assert_eq!(
+                (o.version_major, o.version_minor),
+                (t.version_major, t.version_minor),
+                "{what}"
+            );
+            assert_eq!(
+                (o.compression, o.identifier),
+                (t.compression, t.identifier),
+                "{what}"
+            );
             assert_eq!((o.options, o.compat), (t.options, t.compat), "{what}");
-            let header_size = |b: &[u8], at: usize| u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap());
-            let (oh, th) = (header_size(&our_bytes, o.offset), header_size(&their_bytes, t.offset));
+            let header_size =
+                |b: &[u8], at: usize| u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap());
+            let (oh, th) = (
+                header_size(&our_bytes, o.offset),
+                header_size(&their_bytes, t.offset),
+            );
             assert_eq!(oh, th, "{what}: header size");
             let ob = &our_bytes[o.offset..o.offset + oh as usize];
             let tb = &their_bytes[t.offset..t.offset + th as usize];
             // Everything but the padded/compressed payload sizes at 8..20, and for PTX the
             // uncompressed size at 56..64 (fatbinary strips comments and indentation).
-            let end = if o.kind == EntryKind::Ptx { 56 } else { ob.len() };
+            let end = if o.kind == EntryKind::Ptx {
+                56
+            } else {
+                ob.len()
+            };
             assert_eq!(ob[..8], tb[..8], "{what}: entry header kind/version/size");
             assert_eq!(ob[20..end], tb[20..end], "{what}: entry header fields");
-            assert_eq!(ob[64..], tb[64..], "{what}: options descriptor and `.nv.compat` copy");
+            assert_eq!(
+                ob[64..],
+                tb[64..],
+                "{what}: options descriptor and `.nv.compat` copy"
+            );
             if o.kind == EntryKind::Elf {
                 assert_eq!(o.data().unwrap(), t.data().unwrap(), "{what}: image");
                 if choice == CompressionChoice::stored() {
@@ -250,76 +323,29 @@ fn entry_headers_match_fatbinarys_field_by_field() {
     }
 }
 
-/// `(kind, sm name)` as cuobjdump names them: ELF `sm_100` for an `f` cubin, PTX `sm_90a`.
-fn cuobjdump_entries(path: &Path) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = listing(path, true)
-        .iter()
-        .map(|l| {
-            let kind = l.split_whitespace().next().unwrap().to_string();
-            let name = l.rsplit('.').nth(1).unwrap().to_string();
-            (kind, name)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn our_entries(bytes: &[u8]) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = read_any(bytes)
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let arch = match (r.kind, r.arch.variant) {
-                (EntryKind::Elf, archbuild_arch::Variant::Family) => Arch { variant: Default::default(), ..r.arch },
-                _ => r.arch,
-            };
-            (r.kind.name().to_string(), format!("sm_{}", arch.sm_name()))
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
-fn reading_nvcc_outputs_finds_what_cuobjdump_finds() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::write(d.join("k.cu"), KERNEL).unwrap();
-    std::fs::write(d.join("main.cu"), MAIN).unwrap();
-    let gencode = |arch: &str, code: &str| format!("-gencode=arch=compute_{arch},code={code}");
-    let mut fatbin = nvcc(d);
-    fatbin.args(["-fatbin", "-o", "k.fatbin", "k.cu", &gencode("75", "sm_75")]);
-    fatbin.arg(gencode("100a", "[sm_100a,compute_100a]"));
-    let mut obj = nvcc(d);
-    obj.args(["-c", "-o", "k.o", "k.cu", &gencode("75", "sm_75"), &gencode("90a", "sm_90a")]);
-    obj.arg(gencode("90", "compute_90"));
-    let mut rdc = nvcc(d);
-    rdc.args(["-c", "-rdc=true", "-o", "krdc.o", "k.cu", "-arch=sm_89"]);
-    let mut exe = nvcc(d);
-    exe.args(["-o", "app", "main.cu", "k.cu", &gencode("86", "[sm_86,compute_86]")]);
-    let mut so = nvcc(d);
-    so.args(["-shared", "-Xcompiler", "-fPIC", "-o", "libk.so", "k.cu", &gencode("120", "sm_120")]);
-    so.arg(gencode("90a", "sm_90a"));
-    run_all(vec![fatbin, obj, rdc, exe, so]);
-
-    for file in ["k.fatbin", "k.o", "krdc.o", "app", "libk.so"] {
-        let path = d.join(file);
-        let bytes = std::fs::read(&path).unwrap();
-        let theirs = cuobjdump_entries(&path);
-        assert!(!theirs.is_empty(), "{file}: cuobjdump found nothing");
-        assert_eq!(our_entries(&bytes), theirs, "{file}");
+fn merged_shards_are_the_bytes_of_one_write() {
+    let kit = kit();
+    for (name, choice, _) in choices() {
+        let (path, all) = ours(&format!("merge_all_{name}"), choice);
+        // Two CI shards with one arch in common (identical image, collapses).
+        let a = pack(kit.images.iter().take(5), choice);
+        let b = pack(kit.images.iter().skip(4), choice);
+        let merged = merge(&[&b, &a]).unwrap();
+        assert!(
+            merged == all,
+            "{name}: merge(shards) differs from write(all)"
+        );
+        let merged_path = kit
+            .dir
+            .path()
+            .join(format!("merge_all_{name}_merged.fatbin"));
+        std::fs::write(&merged_path, &merged).unwrap();
+        let strip = |l: Vec<String>| {
+            l.into_iter()
+                .map(|s| s.replace("_merged", ""))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(listing(&merged_path, false)), listing(&path, false));
     }
-    // The executable holds one container per translation unit plus the device-link one.
-    let app = std::fs::read(d.join("app")).unwrap();
-    let embedded = archbuild_fatbin::host::scan_host_elf(&app).unwrap();
-    assert_eq!(embedded.len(), 1);
-    assert!(embedded[0].containers.len() >= 2, "{:?}", embedded[0].containers.len());
-    // The -rdc object keeps its container in `__nv_relfatbin`.
-    let rdc = std::fs::read(d.join("krdc.o")).unwrap();
-    let sections: Vec<String> = archbuild_fatbin::host::scan_host_elf(&rdc)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.section)
-        .collect();
-    assert_eq!(sections, ["__nv_relfatbin"]);
 }

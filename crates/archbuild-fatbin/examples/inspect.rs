@@ -9,7 +9,9 @@ fn main() -> ExitCode {
         let shown = path.to_string_lossy().into_owned();
         let result = std::fs::read(&path)
             .map_err(|e| format!("cannot read {shown}: {e}"))
-            .and_then(|bytes| archbuild_fatbin::read_any(&bytes).map_err(|e| format!("{shown}: {e}")));
+            .and_then(|bytes| {
+                archbuild_fatbin::read_any(&bytes).map_err(|e| format!("{shown}: {e}"))
+            });
         match result {
             Ok(records) => {
                 println!("{shown}: {} image(s)", records.len());

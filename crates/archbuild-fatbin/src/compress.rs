@@ -34,7 +34,10 @@ pub(crate) fn size_cap(stored: usize, how: Compression) -> u64 {
         Compression::Zstd { .. } => MAX_ZSTD_RATIO,
         Compression::Lz4 => MAX_LZ4_RATIO,
     };
-    (stored as u64).saturating_mul(ratio).saturating_add(4096).min(MAX_IMAGE)
+    (stored as u64)
+        .saturating_mul(ratio)
+        .saturating_add(4096)
+        .min(MAX_IMAGE)
 }
 
 /// Decompresses `payload` that the header at `offset` says expands to `claimed` bytes
@@ -47,7 +50,12 @@ pub(crate) fn decompress(
 ) -> Result<Vec<u8>, Error> {
     let cap = size_cap(payload.len(), how);
     if claimed > cap {
-        return Err(Error::TooLarge { offset, claimed, stored: payload.len(), cap });
+        return Err(Error::TooLarge {
+            offset,
+            claimed,
+            stored: payload.len(),
+            cap,
+        });
     }
     let limit = if claimed == 0 { cap } else { claimed };
     let out = match how {
@@ -66,8 +74,13 @@ pub(crate) fn decompress(
 }
 
 fn decompress_zstd(payload: &[u8], limit: u64, offset: usize) -> Result<Vec<u8>, Error> {
-    let err = |reason: String| Error::Decompress { offset, compression: "zstd", reason };
-    let decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(|e| err(e.to_string()))?;
+    let err = |reason: String| Error::Decompress {
+        offset,
+        compression: "zstd",
+        reason,
+    };
+    let decoder =
+        zstd::stream::read::Decoder::with_buffer(payload).map_err(|e| err(e.to_string()))?;
     // Read at most one byte past the limit so an over-long stream is detected without letting a
     // decompression bomb allocate more than the limit. The initial capacity is bounded by the
     // input size, so a lying header cannot make us reserve memory up front.
@@ -79,7 +92,9 @@ fn decompress_zstd(payload: &[u8], limit: u64, offset: usize) -> Result<Vec<u8>,
         .read_to_end(&mut out)
         .map_err(|e| err(e.to_string()))?;
     if out.len() as u64 > limit {
-        return Err(err(format!("the frame expands past the {limit} bytes the header allows")));
+        return Err(err(format!(
+            "the frame expands past the {limit} bytes the header allows"
+        )));
     }
     Ok(out)
 }
@@ -120,7 +135,12 @@ impl<'a> Entry<'a> {
         }
         let bytes: Cow<'a, [u8]> = match self.compression {
             Compression::None => Cow::Borrowed(self.payload),
-            how => Cow::Owned(decompress(self.payload, how, self.uncompressed_size, self.offset)?),
+            how => Cow::Owned(decompress(
+                self.payload,
+                how,
+                self.uncompressed_size,
+                self.offset,
+            )?),
         };
         if self.kind != EntryKind::Ptx {
             return Ok(bytes);
@@ -142,8 +162,14 @@ mod tests {
 
     #[test]
     fn zstd_and_lz4_round_trip() {
-        let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
-        for how in [Compression::Zstd { level: 5 }, Compression::Lz4, Compression::None] {
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for how in [
+            Compression::Zstd { level: 5 },
+            Compression::Lz4,
+            Compression::None,
+        ] {
             let c = compress(&data, how, "test").unwrap();
             assert_eq!(decompress(&c, how, data.len() as u64, 0).unwrap(), data);
             assert_eq!(decompress(&c, how, 0, 0).unwrap(), data);
@@ -154,7 +180,10 @@ mod tests {
     fn zstd_frame_records_content_size() {
         let c = compress(b"hello hello hello", Compression::Zstd { level: 5 }, "t").unwrap();
         assert_eq!(&c[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
-        assert_eq!(zstd::zstd_safe::get_frame_content_size(&c).ok(), Some(Some(17)));
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&c).ok(),
+            Some(Some(17))
+        );
     }
 
     #[test]

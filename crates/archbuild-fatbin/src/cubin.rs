@@ -42,12 +42,14 @@ pub fn parse_cubin(bytes: &[u8]) -> Result<CubinInfo, Error> {
     }
     if bytes[4] != 2 || bytes[5] != 1 {
         // ELFCLASS64, ELFDATA2LSB
-        return Err(Error::bad_cubin("only 64-bit little-endian device ELF files are cubins"));
+        return Err(Error::bad_cubin(
+            "only 64-bit little-endian device ELF files are cubins",
+        ));
     }
     let machine = u16_at(bytes, 18, "ELF header")?;
     if machine != EM_CUDA {
         return Err(Error::bad_cubin(format!(
-            "e_machine is {machine}, not 190 (EM_CUDA): this is a host ELF; read it with `read_any`"
+            "e_machine is {machine}, not 190 (EM_CUDA), so this is a host ELF (list it with `read_any`)"
         )));
     }
     let file = ElfFile64::<LittleEndian>::parse(bytes)
@@ -67,7 +69,11 @@ pub fn parse_cubin(bytes: &[u8]) -> Result<CubinInfo, Error> {
     if let Some(compat) = compat_section(&file)? {
         arch_specific |= compat_is_arch_specific(compat);
     }
-    let variant = if arch_specific { Variant::Arch } else { Variant::Plain };
+    let variant = if arch_specific {
+        Variant::Arch
+    } else {
+        Variant::Plain
+    };
     Ok(CubinInfo {
         arch: Arch::new(ComputeCapability::from_sm(sm), variant),
         abi_version,
@@ -140,14 +146,21 @@ pub(crate) fn elf_extent(bytes: &[u8]) -> Option<usize> {
     if bytes.len() < 64 || &bytes[..4] != b"\x7fELF" || bytes[4] != 2 || bytes[5] != 1 {
         return None;
     }
-    let u16_ = |o: usize| -> Option<u64> { Some(u16::from_le_bytes(bytes.get(o..o + 2)?.try_into().ok()?) as u64) };
-    let u32_ = |o: usize| -> Option<u64> { Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?) as u64) };
+    let u16_ = |o: usize| -> Option<u64> {
+        Some(u16::from_le_bytes(bytes.get(o..o + 2)?.try_into().ok()?) as u64)
+    };
+    let u32_ = |o: usize| -> Option<u64> {
+        Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?) as u64)
+    };
     let u64_ = |o: u64| -> Option<u64> {
         let o = usize::try_from(o).ok()?;
-        Some(u64::from_le_bytes(bytes.get(o..o.checked_add(8)?)?.try_into().ok()?))
+        Some(u64::from_le_bytes(
+            bytes.get(o..o.checked_add(8)?)?.try_into().ok()?,
+        ))
     };
     let (phoff, shoff) = (u64_(32)?, u64_(40)?);
-    let (ehsize, phentsize, phnum, shentsize, shnum) = (u16_(52)?, u16_(54)?, u16_(56)?, u16_(58)?, u16_(60)?);
+    let (ehsize, phentsize, phnum, shentsize, shnum) =
+        (u16_(52)?, u16_(54)?, u16_(56)?, u16_(58)?, u16_(60)?);
     let mut end = ehsize.max(64);
     if phnum > 0 {
         end = end.max(phoff.checked_add(phentsize * phnum)?);
@@ -189,7 +202,10 @@ mod tests {
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]

@@ -12,33 +12,61 @@ pub enum Error {
         "truncated {what} at offset {offset}: needs {need} bytes, only {have} left; \
          the file is cut short or not a {what}, re-create or re-download it"
     )]
-    Truncated { what: &'static str, offset: usize, need: u64, have: usize },
+    Truncated {
+        what: &'static str,
+        offset: usize,
+        need: u64,
+        have: usize,
+    },
 
     /// A fat binary container header is wrong.
     #[error("invalid fat binary container at offset {offset}: {reason}; {hint}")]
-    BadContainer { offset: usize, reason: String, hint: &'static str },
+    BadContainer {
+        offset: usize,
+        reason: String,
+        hint: &'static str,
+    },
 
     /// An entry header inside a container is wrong.
     #[error("invalid fat binary entry at offset {offset}: {reason}; {hint}")]
-    BadEntry { offset: usize, reason: String, hint: &'static str },
+    BadEntry {
+        offset: usize,
+        reason: String,
+        hint: &'static str,
+    },
 
     /// A compressed entry did not decompress to what its header says.
     #[error(
         "cannot decompress {compression} entry at offset {offset}: {reason}; \
          the fat binary is corrupt, rebuild it (or write it with `--compression none`)"
     )]
-    Decompress { offset: usize, compression: &'static str, reason: String },
+    Decompress {
+        offset: usize,
+        compression: &'static str,
+        reason: String,
+    },
 
     /// A header claims an image larger than this reader will allocate for its input.
     #[error(
         "entry at offset {offset} claims {claimed} uncompressed bytes from {stored} stored bytes, \
          more than the {cap}-byte limit for that input; the header is corrupt (refusing to allocate)"
     )]
-    TooLarge { offset: usize, claimed: u64, stored: usize, cap: u64 },
+    TooLarge {
+        offset: usize,
+        claimed: u64,
+        stored: usize,
+        cap: u64,
+    },
 
     /// A compressor failed while writing.
-    #[error("{compression} compression of {what} failed: {reason}; write it with `--compression none`")]
-    Compress { compression: &'static str, what: String, reason: String },
+    #[error(
+        "{compression} compression of {what} failed: {reason}; write it with `--compression none`"
+    )]
+    Compress {
+        compression: &'static str,
+        what: String,
+        reason: String,
+    },
 
     /// The bytes are not a CUDA cubin (device ELF) or it is malformed.
     #[error("not a valid cubin{at}: {reason}; pass a cubin made by `nvcc -cubin` or `ptxas`")]
@@ -57,16 +85,22 @@ pub enum Error {
         "{what} is for `{found}` but was added as `{declared}`; add it with arch `{found}` \
          or rebuild it for `{declared}`"
     )]
-    ArchMismatch { what: &'static str, declared: String, found: String },
+    ArchMismatch {
+        what: String,
+        declared: String,
+        found: String,
+    },
 
     /// Two different images for the same kind and arch.
     #[error(
-        "conflicting {kind} images for `{arch}`: {first} ({first_len} bytes) differs from {second} \
+        "conflicting {kind} images for `{target}`: {first} ({first_len} bytes) differs from {second} \
          ({second_len} bytes); keep only one of them (e.g. drop the duplicate arch from one shard)"
     )]
     Conflict {
         kind: &'static str,
         arch: Arch,
+        /// nvcc's name of the slot: `sm_86`, `compute_90`.
+        target: String,
         first: String,
         first_len: usize,
         second: String,
@@ -94,24 +128,39 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn truncated(what: &'static str, offset: usize, need: u64, have: usize) -> Self {
-        Error::Truncated { what, offset, need, have }
+        Error::Truncated {
+            what,
+            offset,
+            need,
+            have,
+        }
     }
 
     pub(crate) fn bad_cubin(reason: impl Into<String>) -> Self {
-        Error::BadCubin { at: String::new(), reason: reason.into() }
+        Error::BadCubin {
+            at: String::new(),
+            reason: reason.into(),
+        }
     }
 
     pub(crate) fn bad_ptx(reason: impl Into<String>) -> Self {
-        Error::BadPtx { at: String::new(), reason: reason.into() }
+        Error::BadPtx {
+            at: String::new(),
+            reason: reason.into(),
+        }
     }
 
     /// Adds "at <location>" to cubin/PTX errors found inside a container.
     pub(crate) fn located(self, location: &str) -> Self {
         match self {
-            Error::BadCubin { reason, .. } => {
-                Error::BadCubin { at: format!(" at {location}"), reason }
-            }
-            Error::BadPtx { reason, .. } => Error::BadPtx { at: format!(" at {location}"), reason },
+            Error::BadCubin { reason, .. } => Error::BadCubin {
+                at: format!(" at {location}"),
+                reason,
+            },
+            Error::BadPtx { reason, .. } => Error::BadPtx {
+                at: format!(" at {location}"),
+                reason,
+            },
             other => other,
         }
     }

@@ -29,23 +29,33 @@ pub struct EmbeddedFatbin<'a> {
 /// Finds every container in every fat binary section of a host ELF file. A file without such
 /// sections yields an empty list; a malformed container inside one is an error.
 pub fn scan_host_elf(bytes: &[u8]) -> Result<Vec<EmbeddedFatbin<'_>>, Error> {
-    let file = object::File::parse(bytes).map_err(|e| Error::BadHostElf { reason: e.to_string() })?;
+    let file = object::File::parse(bytes).map_err(|e| Error::BadHostElf {
+        reason: e.to_string(),
+    })?;
     let mut found = Vec::new();
     for section in file.sections() {
         let Ok(name) = section.name() else { continue };
         if !FATBIN_SECTIONS.contains(&name) {
             continue;
         }
-        let Some((offset, size)) = section.file_range() else { continue };
+        let Some((offset, size)) = section.file_range() else {
+            continue;
+        };
         let data = usize::try_from(offset)
             .ok()
             .zip(usize::try_from(size).ok())
             .and_then(|(o, s)| bytes.get(o..o.checked_add(s)?))
             .ok_or_else(|| Error::BadHostElf {
-                reason: format!("section `{name}` at {offset}+{size} lies past the end of the file"),
+                reason: format!(
+                    "section `{name}` at {offset}+{size} lies past the end of the file"
+                ),
             })?;
         let containers = scan_section(data, offset as usize)?;
-        found.push(EmbeddedFatbin { section: name.to_string(), section_offset: offset, containers });
+        found.push(EmbeddedFatbin {
+            section: name.to_string(),
+            section_offset: offset,
+            containers,
+        });
     }
     Ok(found)
 }
@@ -76,13 +86,35 @@ fn scan_section(data: &[u8], base: usize) -> Result<Vec<Container<'_>>, Error> {
 /// Makes section-relative offsets in errors file offsets.
 fn shift_error(e: Error, base: usize) -> Error {
     match e {
-        Error::Truncated { what, offset, need, have } => {
-            Error::Truncated { what, offset: offset + base, need, have }
-        }
-        Error::BadContainer { offset, reason, hint } => {
-            Error::BadContainer { offset: offset + base, reason, hint }
-        }
-        Error::BadEntry { offset, reason, hint } => Error::BadEntry { offset: offset + base, reason, hint },
+        Error::Truncated {
+            what,
+            offset,
+            need,
+            have,
+        } => Error::Truncated {
+            what,
+            offset: offset + base,
+            need,
+            have,
+        },
+        Error::BadContainer {
+            offset,
+            reason,
+            hint,
+        } => Error::BadContainer {
+            offset: offset + base,
+            reason,
+            hint,
+        },
+        Error::BadEntry {
+            offset,
+            reason,
+            hint,
+        } => Error::BadEntry {
+            offset: offset + base,
+            reason,
+            hint,
+        },
         other => other,
     }
 }
@@ -93,7 +125,10 @@ mod tests {
 
     #[test]
     fn not_elf_is_an_error_and_padding_is_skipped() {
-        assert!(matches!(scan_host_elf(b"hello"), Err(Error::BadHostElf { .. })));
+        assert!(matches!(
+            scan_host_elf(b"hello"),
+            Err(Error::BadHostElf { .. })
+        ));
         let mut sec = vec![0u8; 8];
         sec.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
         sec.extend_from_slice(&1u16.to_le_bytes());

@@ -33,7 +33,11 @@ pub fn detect(bytes: &[u8]) -> FileKind {
             (Some(2), Some(m)) => u16::from_be_bytes([m[0], m[1]]),
             _ => 0,
         };
-        return if machine == 190 { FileKind::Cubin } else { FileKind::HostElf };
+        return if machine == 190 {
+            FileKind::Cubin
+        } else {
+            FileKind::HostElf
+        };
     }
     if looks_like_ptx(bytes) {
         return FileKind::Ptx;
@@ -47,9 +51,15 @@ fn looks_like_ptx(bytes: &[u8]) -> bool {
     loop {
         let trimmed = rest.trim_ascii_start();
         if let Some(r) = trimmed.strip_prefix(b"//") {
-            rest = r.iter().position(|&b| b == b'\n').map_or(&[][..], |n| &r[n..]);
+            rest = r
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(&[][..], |n| &r[n..]);
         } else if let Some(r) = trimmed.strip_prefix(b"/*") {
-            rest = r.windows(2).position(|w| w == b"*/").map_or(&[][..], |n| &r[n + 2..]);
+            rest = r
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(&[][..], |n| &r[n + 2..]);
         } else {
             return trimmed.starts_with(b".version");
         }
@@ -116,7 +126,10 @@ pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
             }
             Ok(records)
         }
-        FileKind::Unknown => Err(Error::UnknownFormat { len: bytes.len(), head: hex_head(bytes) }),
+        FileKind::Unknown => Err(Error::UnknownFormat {
+            len: bytes.len(),
+            head: hex_head(bytes),
+        }),
     }
 }
 
@@ -166,8 +179,14 @@ mod tests {
     fn detects_by_first_bytes() {
         assert_eq!(detect(&FATBIN_MAGIC.to_le_bytes()), FileKind::Fatbin);
         assert_eq!(detect(b"// comment\n/* x */ .version 9.5\n"), FileKind::Ptx);
-        assert_eq!(detect(b"\x7fELF\x02\x01\x01\x41\x08\0\0\0\0\0\0\0\x02\0\xbe\0"), FileKind::Cubin);
-        assert_eq!(detect(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\x3e\0"), FileKind::HostElf);
+        assert_eq!(
+            detect(b"\x7fELF\x02\x01\x01\x41\x08\0\0\0\0\0\0\0\x02\0\xbe\0"),
+            FileKind::Cubin
+        );
+        assert_eq!(
+            detect(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\x3e\0"),
+            FileKind::HostElf
+        );
         assert_eq!(detect(b"MZ"), FileKind::Unknown);
         assert_eq!(detect(b""), FileKind::Unknown);
         let e = read_any(b"MZ\x90\0").unwrap_err().to_string();

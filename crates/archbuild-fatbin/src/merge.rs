@@ -31,7 +31,10 @@ pub fn merge(inputs: &[&[u8]]) -> Result<Vec<u8>, Error> {
                 });
             }
             for (ei, entry) in container.entries.into_iter().enumerate() {
-                let place = format!("input {ii} container {ci} entry {ei} (offset {})", entry.offset);
+                let place = format!(
+                    "input {ii} container {ci} entry {ei} (offset {})",
+                    entry.offset
+                );
                 match chosen.get(&(entry.arch, entry.kind)) {
                     None => {
                         chosen.insert((entry.arch, entry.kind), (place, entry));
@@ -41,6 +44,7 @@ pub fn merge(inputs: &[&[u8]]) -> Result<Vec<u8>, Error> {
                             return Err(Error::Conflict {
                                 kind: entry.kind.name(),
                                 arch: entry.arch,
+                                target: crate::writer::slot_name(entry.kind, entry.arch),
                                 first: first_place.clone(),
                                 first_len: first.uncompressed_size as usize,
                                 second: place,

@@ -80,28 +80,43 @@ pub struct CompressionChoice {
 impl CompressionChoice {
     /// Everything stored (`fatbinary --compress=false`, `nvcc --compress-mode=none`).
     pub fn stored() -> Self {
-        Self { elf: Compression::None, ptx: Compression::None }
+        Self {
+            elf: Compression::None,
+            ptx: Compression::None,
+        }
     }
 
     /// What `fatbinary` does by default: PTX as a zstd-5 frame, cubins stored.
     pub fn nvcc_default() -> Self {
-        Self { elf: Compression::None, ptx: Compression::Zstd { level: 5 } }
+        Self {
+            elf: Compression::None,
+            ptx: Compression::Zstd { level: 5 },
+        }
     }
 
     /// `fatbinary --compress-all` (mode `balance`): everything zstd level 5.
     pub fn all_zstd() -> Self {
-        Self { elf: Compression::Zstd { level: 5 }, ptx: Compression::Zstd { level: 5 } }
+        Self {
+            elf: Compression::Zstd { level: 5 },
+            ptx: Compression::Zstd { level: 5 },
+        }
     }
 
     /// `--compress-all --compress-mode=speed`: everything as LZ4 blocks; the choice that the
     /// oldest drivers decode.
     pub fn all_lz4() -> Self {
-        Self { elf: Compression::Lz4, ptx: Compression::Lz4 }
+        Self {
+            elf: Compression::Lz4,
+            ptx: Compression::Lz4,
+        }
     }
 
     /// `--compress-all --compress-mode=size`: everything zstd level 19.
     pub fn size() -> Self {
-        Self { elf: Compression::Zstd { level: 19 }, ptx: Compression::Zstd { level: 19 } }
+        Self {
+            elf: Compression::Zstd { level: 19 },
+            ptx: Compression::Zstd { level: 19 },
+        }
     }
 
     /// The compression used for entries of `kind`.
@@ -181,7 +196,10 @@ impl Entry<'_> {
     /// The PTX ISA version of a PTX entry (from the header, which mirrors `.version`).
     pub fn ptx_isa(&self) -> Option<PtxIsa> {
         match self.kind {
-            EntryKind::Ptx => Some(PtxIsa::new(self.version_major.into(), self.version_minor.into())),
+            EntryKind::Ptx => Some(PtxIsa::new(
+                self.version_major.into(),
+                self.version_minor.into(),
+            )),
             _ => None,
         }
     }
@@ -227,12 +245,30 @@ mod tests {
 
     #[test]
     fn compression_names_parse() {
-        assert_eq!("stored".parse::<CompressionChoice>().unwrap(), CompressionChoice::stored());
-        assert_eq!("None".parse::<CompressionChoice>().unwrap(), CompressionChoice::stored());
-        assert_eq!("default".parse::<CompressionChoice>().unwrap().ptx, Compression::Zstd { level: 5 });
-        assert_eq!("balance".parse::<CompressionChoice>().unwrap(), CompressionChoice::all_zstd());
-        assert_eq!("speed".parse::<CompressionChoice>().unwrap(), CompressionChoice::all_lz4());
-        assert_eq!("size".parse::<CompressionChoice>().unwrap().elf, Compression::Zstd { level: 19 });
+        assert_eq!(
+            "stored".parse::<CompressionChoice>().unwrap(),
+            CompressionChoice::stored()
+        );
+        assert_eq!(
+            "None".parse::<CompressionChoice>().unwrap(),
+            CompressionChoice::stored()
+        );
+        assert_eq!(
+            "default".parse::<CompressionChoice>().unwrap().ptx,
+            Compression::Zstd { level: 5 }
+        );
+        assert_eq!(
+            "balance".parse::<CompressionChoice>().unwrap(),
+            CompressionChoice::all_zstd()
+        );
+        assert_eq!(
+            "speed".parse::<CompressionChoice>().unwrap(),
+            CompressionChoice::all_lz4()
+        );
+        assert_eq!(
+            "size".parse::<CompressionChoice>().unwrap().elf,
+            Compression::Zstd { level: 19 }
+        );
         let err = "fast".parse::<CompressionChoice>().unwrap_err().to_string();
         assert!(err.contains("`fast`") && err.contains("`lz4`"), "{err}");
     }

@@ -15,7 +15,8 @@ pub fn read_fatbin(bytes: &[u8]) -> Result<Vec<Container<'_>>, Error> {
     let mut containers = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
-        if containers.is_empty() || u32_at(bytes, pos, "container header").ok() == Some(FATBIN_MAGIC)
+        if containers.is_empty()
+            || u32_at(bytes, pos, "container header").ok() == Some(FATBIN_MAGIC)
         {
             let c = parse_container(bytes, pos)?;
             pos = c.offset + c.len;
@@ -67,8 +68,12 @@ pub(crate) fn parse_container(bytes: &[u8], offset: usize) -> Result<Container<'
     let start = offset + header_size;
     let body = slice(bytes, start, fat_size, "fat binary container")?;
     let end = start + body.len();
-    let mut container =
-        Container { offset, len: end - offset, entries: Vec::new(), unknown: Vec::new() };
+    let mut container = Container {
+        offset,
+        len: end - offset,
+        entries: Vec::new(),
+        unknown: Vec::new(),
+    };
     let mut pos = start;
     while pos < end {
         // Tolerate zero padding at the end of a container (some tools pad fat_size to 16).
@@ -104,9 +109,15 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
     let flags = u64_at(bytes, pos + 40, what)?;
     let reserved = u64_at(bytes, pos + 48, what)?;
     let uncompressed = u64_at(bytes, pos + 56, what)?;
-    let bad = |reason: String| Error::BadEntry { offset: pos, reason, hint: HINT_CORRUPT };
+    let bad = |reason: String| Error::BadEntry {
+        offset: pos,
+        reason,
+        hint: HINT_CORRUPT,
+    };
     if header_size < ENTRY_FIXED {
-        return Err(bad(format!("header size {header_size} is below the fixed 64 bytes")));
+        return Err(bad(format!(
+            "header size {header_size} is below the fixed 64 bytes"
+        )));
     }
     let header = slice(bytes, pos, header_size as u64, what)?;
     let payload_full = slice(bytes, pos + header_size, padded, "fat binary entry payload")?;
@@ -128,7 +139,9 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
         Ok(&header[off..off + len])
     };
     let utf8 = |b: &'_ [u8], name: &str| -> Result<(), Error> {
-        std::str::from_utf8(b).map(|_| ()).map_err(|_| bad(format!("{name} is not UTF-8")))
+        std::str::from_utf8(b)
+            .map(|_| ())
+            .map_err(|_| bad(format!("{name} is not UTF-8")))
     };
     let identifier = if ident_offset != 0 {
         let b = area(ident_offset, ident_len, "identifier")?;
@@ -145,7 +158,11 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
         if flags & FLAG_COMPAT_COPY != 0 {
             // fatbinary: the options string (NUL-terminated, usually empty) at `str_off`, the
             // `.nv.compat` copy right after its NUL, and `len` is the copy's length.
-            let rest = area(str_off, header_size.saturating_sub(str_off), "options string")?;
+            let rest = area(
+                str_off,
+                header_size.saturating_sub(str_off),
+                "options string",
+            )?;
             let nul = rest
                 .iter()
                 .position(|&b| b == 0)
@@ -172,7 +189,11 @@ fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usiz
                 payload_full.len()
             )));
         }
-        let p = if compressed_size == 0 { payload_full } else { &payload_full[..compressed_size] };
+        let p = if compressed_size == 0 {
+            payload_full
+        } else {
+            &payload_full[..compressed_size]
+        };
         (p, uncompressed)
     } else {
         let p = match kind {

@@ -60,7 +60,7 @@ impl FatbinWriter {
             };
         if !ok {
             return Err(Error::ArchMismatch {
-                what: "cubin",
+                what: "cubin".into(),
                 declared: format!("sm_{}", arch.sm_name()),
                 found: format!("sm_{}", info.arch.sm_name()),
             });
@@ -69,14 +69,22 @@ impl FatbinWriter {
             Some(n) if n == cubin.len() => {}
             Some(n) => {
                 return Err(Error::bad_cubin(format!(
-                    "it has {} bytes after its ELF end at {n}; pass the cubin file exactly as nvcc wrote it",
+                    "it has {} bytes after its ELF end at {n}",
                     cubin.len() - n
                 )))
             }
-            None => return Err(Error::bad_cubin("its section or program headers lie past its end")),
+            None => {
+                return Err(Error::bad_cubin(
+                    "its section or program headers lie past its end",
+                ))
+            }
         }
         // fatbinary copies `.nv.compat` into the header of sm_100+ entries (flag 0x1000000).
-        let compat = if arch.cc.sm() >= 100 { nv_compat(cubin)?.map(<[u8]>::to_vec) } else { None };
+        let compat = if arch.cc.sm() >= 100 {
+            nv_compat(cubin)?.map(<[u8]>::to_vec)
+        } else {
+            None
+        };
         self.push(Image {
             kind: EntryKind::Elf,
             arch,
@@ -92,20 +100,21 @@ impl FatbinWriter {
         let text = crate::compress::ptx_text(ptx);
         if ptx[text.len()..].iter().any(|&b| b != 0) {
             return Err(Error::bad_ptx(format!(
-                "it has a NUL byte at offset {} before its end; pass the PTX text file as nvcc wrote it",
+                "it has a NUL byte at offset {} before its end",
                 text.len()
             )));
         }
         let info = parse_ptx(text)?;
         if info.target != arch {
             return Err(Error::ArchMismatch {
-                what: "PTX",
+                what: format!("PTX (`.target sm_{}`)", info.target.sm_name()),
                 declared: format!("compute_{}", arch.sm_name()),
-                found: format!("compute_{} (`.target sm_{}`)", info.target.sm_name(), info.target.sm_name()),
+                found: format!("compute_{}", info.target.sm_name()),
             });
         }
         let part = |n: u32| {
-            u16::try_from(n).map_err(|_| Error::bad_ptx(format!("`.version {}` is out of range", info.isa)))
+            u16::try_from(n)
+                .map_err(|_| Error::bad_ptx(format!("`.version {}` is out of range", info.isa)))
         };
         self.push(Image {
             kind: EntryKind::Ptx,
@@ -125,18 +134,30 @@ impl FatbinWriter {
                 reason: "it is empty; pass the file `nvcc -dlto -dc` wrote".into(),
             });
         }
-        self.push(Image { kind: EntryKind::LtoIr, arch, bytes: ir.to_vec(), major: 0, minor: 0, compat: None })
+        self.push(Image {
+            kind: EntryKind::LtoIr,
+            arch,
+            bytes: ir.to_vec(),
+            major: 0,
+            minor: 0,
+            compat: None,
+        })
     }
 
     /// Identical re-adds collapse; a different image for the same kind and arch is refused.
     fn push(&mut self, image: Image) -> Result<&mut Self, Error> {
-        if let Some(prev) = self.images.iter().find(|i| i.kind == image.kind && i.arch == image.arch) {
+        if let Some(prev) = self
+            .images
+            .iter()
+            .find(|i| i.kind == image.kind && i.arch == image.arch)
+        {
             if prev.bytes == image.bytes {
                 return Ok(self);
             }
             return Err(Error::Conflict {
                 kind: image.kind.name(),
                 arch: image.arch,
+                target: slot_name(image.kind, image.arch),
                 first: "the image added first".into(),
                 first_len: prev.bytes.len(),
                 second: "the image added now".into(),
@@ -155,6 +176,16 @@ impl FatbinWriter {
         let entries = parallel_map(&order, |img| raw_entry(img, choice.for_kind(img.kind)))?;
         encode_container(&entries)
     }
+}
+
+/// nvcc's name for a (kind, arch) slot: `sm_86`, `compute_90a`, `lto_90`.
+pub(crate) fn slot_name(kind: EntryKind, arch: Arch) -> String {
+    let prefix = match kind {
+        EntryKind::Elf => "sm_",
+        EntryKind::Ptx => "compute_",
+        EntryKind::LtoIr => "lto_",
+    };
+    format!("{prefix}{}", arch.sm_name())
 }
 
 /// Builds one entry, compressing its image.
@@ -218,7 +249,9 @@ pub(crate) fn parallel_map<'a, T: Sync, R: Send>(
     items: &'a [T],
     f: impl Fn(&'a T) -> Result<R, Error> + Sync,
 ) -> Result<Vec<R>, Error> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
@@ -239,10 +272,14 @@ pub(crate) fn parallel_map<'a, T: Sync, R: Send>(
     });
     slots
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(Error::Compress {
-            compression: "parallel",
-            what: "an entry".into(),
-            reason: "a worker thread stopped before finishing".into(),
-        })))
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(Error::Compress {
+                    compression: "parallel",
+                    what: "an entry".into(),
+                    reason: "a worker thread stopped before finishing".into(),
+                })
+            })
+        })
         .collect()
 }

@@ -8,8 +8,8 @@ mod elf_builder;
 use archbuild_fatbin::cubin::parse_cubin;
 use archbuild_fatbin::ptx::parse_ptx;
 use archbuild_fatbin::{
-    merge, read_any, read_fatbin, Arch, ComputeCapability, Compression, CompressionChoice, EntryKind,
-    FatbinWriter, Variant,
+    merge, read_any, read_fatbin, Arch, Compression, CompressionChoice, ComputeCapability,
+    EntryKind, FatbinWriter, Variant,
 };
 use proptest::prelude::*;
 
@@ -40,29 +40,47 @@ fn kernels_strategy() -> impl Strategy<Value = Vec<String>> {
 
 /// Code bytes: some random, some repetitive, so compression has work to do.
 fn text_strategy() -> impl Strategy<Value = Vec<u8>> {
-    (prop::collection::vec(any::<u8>(), 0..600), 0usize..4000)
-        .prop_map(|(mut v, zeros)| {
-            v.extend(std::iter::repeat_n(0x42u8, zeros));
-            v
-        })
+    (prop::collection::vec(any::<u8>(), 0..600), 0usize..4000).prop_map(|(mut v, zeros)| {
+        v.extend(std::iter::repeat_n(0x42u8, zeros));
+        v
+    })
 }
 
 fn image_strategy() -> impl Strategy<Value = Img> {
-    (arch_strategy(), kernels_strategy(), text_strategy(), any::<bool>(), any::<bool>()).prop_map(
-        |(arch, kernels, text, is_ptx, abi7)| {
+    (
+        arch_strategy(),
+        kernels_strategy(),
+        text_strategy(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(arch, kernels, text, is_ptx, abi7)| {
             if is_ptx {
-                let body: String = text.iter().take(300).map(|b| format!("\t// {b}\n")).collect();
+                let body: String = text
+                    .iter()
+                    .take(300)
+                    .map(|b| format!("\t// {b}\n"))
+                    .collect();
                 let target = format!("sm_{}", arch.sm_name());
                 let bytes = elf_builder::ptx((9, 5), &target, &kernels, &body);
-                Img { kind: EntryKind::Ptx, arch, bytes, kernels }
+                Img {
+                    kind: EntryKind::Ptx,
+                    arch,
+                    bytes,
+                    kernels,
+                }
             } else {
                 let abi = if abi7 { 7 } else { 8 };
                 let a = arch.variant == Variant::Arch;
                 let bytes = elf_builder::cubin(arch.cc.sm(), abi, a, &kernels, &text);
-                Img { kind: EntryKind::Elf, arch, bytes, kernels }
+                Img {
+                    kind: EntryKind::Elf,
+                    arch,
+                    bytes,
+                    kernels,
+                }
             }
-        },
-    )
+        })
 }
 
 /// Distinct (kind, arch) images: the writer refuses two different images for one slot.
@@ -171,17 +189,31 @@ proptest! {
 fn family_cubin_is_written_with_the_f_flag() {
     let cubin = elf_builder::cubin(100, 8, false, &["k".into()], b"code");
     let f = Arch::new(ComputeCapability::new(10, 0), Variant::Family);
-    let bytes = FatbinWriter::new().add_cubin(&cubin, f).unwrap().write().unwrap();
+    let bytes = FatbinWriter::new()
+        .add_cubin(&cubin, f)
+        .unwrap()
+        .write()
+        .unwrap();
     let e = &read_fatbin(&bytes).unwrap()[0].entries[0];
     assert_eq!(e.arch, f);
     assert_eq!(e.flags, 0x120_0011);
     assert_eq!(e.target().unwrap().to_string(), "sm_100f");
-    assert_eq!(parse_cubin(&cubin).unwrap().arch, Arch::plain(10, 0), "f is invisible in a cubin");
+    assert_eq!(
+        parse_cubin(&cubin).unwrap().arch,
+        Arch::plain(10, 0),
+        "f is invisible in a cubin"
+    );
 }
 
 #[test]
 fn abi7_and_abi8_cubins_give_the_same_target() {
-    for (sm, a) in [(75, false), (86, false), (90, true), (90, false), (120, true)] {
+    for (sm, a) in [
+        (75, false),
+        (86, false),
+        (90, true),
+        (90, false),
+        (120, true),
+    ] {
         let v7 = parse_cubin(&elf_builder::cubin(sm, 7, a, &[], b"")).unwrap();
         let v8 = parse_cubin(&elf_builder::cubin(sm, 8, a, &[], b"")).unwrap();
         assert_eq!(v7.arch, v8.arch, "sm_{sm}");
@@ -203,10 +235,16 @@ fn ptx_entry_header_matches_fatbinary_layout() {
         .unwrap();
     let h = &bytes[16..16 + 80];
     assert_eq!(&h[0..8], &[1, 0, 1, 1, 80, 0, 0, 0]);
-    assert_eq!(u64::from_le_bytes(h[8..16].try_into().unwrap()) as usize, (ptx.len() + 1 + 7) / 8 * 8);
+    assert_eq!(
+        u64::from_le_bytes(h[8..16].try_into().unwrap()) as usize,
+        (ptx.len() + 1 + 7) / 8 * 8
+    );
     assert_eq!(&h[20..32], &[64, 0, 0, 0, 5, 0, 9, 0, 89, 0, 0, 0]);
     assert_eq!(u64::from_le_bytes(h[40..48].try_into().unwrap()), 0x11);
-    assert_eq!(&h[64..80], &[72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        &h[64..80],
+        &[72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    );
     assert_eq!(&bytes[96..96 + ptx.len()], &ptx[..]);
     assert_eq!(bytes[96 + ptx.len()], 0, "PTX payload is NUL-terminated");
 }

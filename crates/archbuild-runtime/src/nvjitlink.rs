@@ -116,8 +116,14 @@ impl NvJitLink {
 
     /// Compiles PTX (NUL-terminated or not) to a cubin for `arch` (`-arch=sm_90a` …).
     pub fn compile(&self, ptx: &[u8], arch: Arch, image_name: &str) -> Result<JitOutput> {
-        let arch_opt = CString::new(format!("-arch=sm_{}", arch.sm_name())).expect("no NUL");
-        let opts = [arch_opt.as_ptr()];
+        self.compile_with(ptx, arch, image_name, &[])
+    }
+
+    /// [`NvJitLink::compile`] with extra nvJitLink options (`-split-compile=0`, `-O3` …).
+    pub fn compile_with(&self, ptx: &[u8], arch: Arch, image_name: &str, extra: &[&str]) -> Result<JitOutput> {
+        let mut owned = vec![CString::new(format!("-arch=sm_{}", arch.sm_name())).expect("no NUL")];
+        owned.extend(extra.iter().map(|o| CString::new(o.replace('\0', "")).expect("NULs removed")));
+        let opts: Vec<*const c_char> = owned.iter().map(|o| o.as_ptr()).collect();
         let mut h: Handle = std::ptr::null_mut();
         let fail = |call: &'static str, code: c_int, log: String| Error::NvJitLink {
             version: self.version.to_string(),

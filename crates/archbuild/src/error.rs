@@ -118,7 +118,7 @@ pub enum Error {
 
     /// Packing the fat binary failed.
     #[error("cannot pack the fat binary for `{module}`: {source}")]
-    Pack { module: String, source: Box<dyn std::error::Error + Send + Sync> },
+    Pack { module: String, source: archbuild_fatbin::Error },
 
     /// The build was interrupted (SIGINT/SIGTERM); children were killed.
     #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]

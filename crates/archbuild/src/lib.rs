@@ -2,21 +2,59 @@
 //! documented precedence of configuration sources, compile every (source, target) pair in
 //! parallel with a per-target content cache, pack one fat binary per module, and expose it all
 //! to `build.rs` scripts through a cc-rs-style [`Build`] builder.
+//!
+//! ```no_run
+//! // build.rs
+//! let report = archbuild::Build::new()
+//!     .file("kernels/add.cu")
+//!     .archs("7.5 8.6 8.9+PTX")
+//!     .compile("kernels");
+//! println!("{report}");
+//! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+//! ```
+//!
+//! The design, cache keys and measured costs are in `docs/build.md`; every environment
+//! variable is in `docs/environment.md`.
 
+mod builder;
 mod cache;
+mod cc_flags;
+mod codegen;
+mod config;
+mod deps;
+mod diag;
 mod discover;
+mod driver;
 mod env;
 mod error;
+mod exec;
+mod manifest;
 mod paths;
+mod plan;
 mod process;
 mod provision;
+mod report;
+mod run;
+mod setup;
 mod toolkit;
 
+pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
+pub use builder::Build;
+pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
+pub use config::{ArchSource, ResolvedArchs};
 pub use discover::{Candidate, Discovery};
 pub use env::Env;
 pub use error::{Error, Result};
+pub use manifest::PackageConfig;
 pub use paths::Home;
 pub use provision::{
     provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
 };
+pub use report::{BuildReport, JobRecord, ModuleReport};
+pub use run::PlanListing;
 pub use toolkit::{FoundBy, Toolkit};
+
+/// Statistics of a build cache directory: `(entries, bytes)`.
+pub fn cache_stats(home: &Home) -> (u64, u64) {
+    cache::Store::new(home.cache_dir()).stats()
+}

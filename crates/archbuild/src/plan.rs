@@ -33,6 +33,8 @@ pub(crate) struct Settings {
     pub base_dir: PathBuf,
     /// `ARCHBUILD_COMPILER_LAUNCHER`, e.g. sccache.
     pub launcher: Option<PathBuf>,
+    /// Environment for the compilers beyond the inherited one (a fixed [`crate::Env`]'s set).
+    pub child_env: Vec<(OsString, OsString)>,
 }
 
 impl Settings {
@@ -182,7 +184,7 @@ pub(crate) fn cicc_command(
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
     args.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
     args.extend(["-o".into(), out.as_os_str().to_owned(), source.as_os_str().to_owned()]);
-    let mut cmd = Cmd::new(tk.nvcc()).args(args).with_launcher(s.launcher.as_deref());
+    let mut cmd = Cmd::new(tk.nvcc()).args(args).envs(s.child_env.clone()).with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }
@@ -192,7 +194,7 @@ pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, ptx: &Path, 
     let mut args: Vec<OsString> = vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
     args.extend(s.ptxas_flags.iter().map(OsString::from));
     args.extend([ptx.as_os_str().to_owned(), "-o".into(), out.as_os_str().to_owned()]);
-    let mut cmd = Cmd::new(tk.tool("ptxas")).args(args).with_launcher(s.launcher.as_deref());
+    let mut cmd = Cmd::new(tk.tool("ptxas")).args(args).envs(s.child_env.clone()).with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }

@@ -50,18 +50,27 @@ pub struct Toolkit {
     version_text: String,
     targets: Vec<Target>,
     found_by: FoundBy,
+    /// Processes the query started (0 when memoised); the build report counts them.
+    pub(crate) query_processes: usize,
 }
 
 impl Toolkit {
     /// Queries the nvcc at `nvcc` (its directory must also hold ptxas). With a cache store the
     /// answers are memoised.
     pub(crate) fn query(nvcc: &Path, found_by: FoundBy, store: Option<&Store>) -> Result<Self> {
-        let nvcc = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
+        // Resolve the directory but not a symlinked nvcc itself: ptxas and friends live next to
+        // the nvcc named, which is what nvcc's own `$(_HERE_)` means too.
+        let nvcc = match (nvcc.parent().map(std::fs::canonicalize), nvcc.file_name()) {
+            (Some(Ok(dir)), Some(name)) => dir.join(name),
+            _ => nvcc.to_path_buf(),
+        };
         let memo_key = store.and_then(|_| memo_key(&nvcc));
         let memo = memo_key.and_then(|k| store?.get("toolkit", &k));
+        let mut spawned = 0;
         let text = match memo.and_then(|m| String::from_utf8(m).ok()) {
             Some(t) => t,
             None => {
+                spawned = 3;
                 let mut text = run_query(&nvcc, "--version")?;
                 text.push_str("\n--list-gpu-code\n");
                 text.push_str(&run_query(&nvcc, "--list-gpu-code")?);
@@ -73,7 +82,9 @@ impl Toolkit {
                 text
             }
         };
-        Self::from_query_text(&nvcc, &text, found_by)
+        let mut tk = Self::from_query_text(&nvcc, &text, found_by)?;
+        tk.query_processes = spawned;
+        Ok(tk)
     }
 
     /// Builds a toolkit from the combined output of the three queries.
@@ -111,6 +122,7 @@ impl Toolkit {
             version_text,
             targets,
             found_by,
+            query_processes: 0,
         })
     }
 

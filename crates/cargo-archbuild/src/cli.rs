@@ -131,9 +131,13 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 
-    /// Where to write the fat binaries (default: <target-dir>/<profile>/archbuild)
+    /// Where to write the fat binaries (default: <target-dir>/<profile>/archbuild/<package>)
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+
+    /// Fail instead of downloading the pinned CUDA toolkit when none is found
+    #[arg(long)]
+    pub no_provision: bool,
 }
 
 #[derive(Debug, Args)]
@@ -160,6 +164,10 @@ pub struct CompileArgs {
     /// Extra flag passed to nvcc (repeatable), e.g. --nvcc-flag=-lineinfo
     #[arg(long = "nvcc-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub nvcc_flags: Vec<String>,
+
+    /// Fail instead of downloading the pinned CUDA toolkit when none is found
+    #[arg(long)]
+    pub no_provision: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -26,6 +26,8 @@ pub mod exit {
     pub const DRIVER: i32 = 7;
     /// An output file could not be written.
     pub const OUTPUT: i32 = 8;
+    /// Interrupted (Ctrl-C / SIGTERM), as shells report a SIGINT death.
+    pub const INTERRUPTED: i32 = 130;
     /// A bug in archbuild.
     pub const INTERNAL: i32 = 101;
 }
@@ -51,11 +53,12 @@ pub enum CliError {
     #[error("fat binaries cannot be merged: {message}")]
     Merge { message: String },
 
-    #[error("{message}")]
-    Toolkit { message: String },
+    /// From the build driver (toolkit, configuration, compile); its message names the fix.
+    #[error("{0}")]
+    Build(#[from] archbuild::Error),
 
-    #[error("{message}")]
-    Compile { message: String },
+    #[error("interrupted; compiler processes were stopped and nothing partial was kept")]
+    Interrupted,
 
     #[error("{message}")]
     Cargo { message: String, help: String },
@@ -83,8 +86,8 @@ impl CliError {
             | CliError::Format { .. }
             | CliError::NoImages { .. }
             | CliError::Merge { .. } => exit::INPUT,
-            CliError::Toolkit { .. } => exit::TOOLKIT,
-            CliError::Compile { .. } => exit::COMPILE,
+            CliError::Build(e) => build_exit_code(e),
+            CliError::Interrupted => exit::INTERRUPTED,
             CliError::Cargo { .. } => exit::CARGO,
             CliError::Driver { .. } => exit::DRIVER,
             CliError::Write { .. } => exit::OUTPUT,
@@ -101,8 +104,15 @@ impl CliError {
             CliError::Format { .. } => "format",
             CliError::NoImages { .. } => "no-images",
             CliError::Merge { .. } => "merge",
-            CliError::Toolkit { .. } => "toolkit",
-            CliError::Compile { .. } => "compile",
+            CliError::Build(e) => match build_exit_code(e) {
+                exit::TOOLKIT => "toolkit",
+                exit::COMPILE => "compile",
+                exit::USAGE => "config",
+                exit::INPUT => "input",
+                exit::CARGO => "manifest",
+                _ => "output",
+            },
+            CliError::Interrupted => "interrupted",
             CliError::Cargo { .. } => "cargo",
             CliError::Driver { .. } => "driver",
             CliError::DoctorFailed { .. } => "doctor-failed",
@@ -115,13 +125,12 @@ impl CliError {
     pub fn help(&self) -> Option<String> {
         Some(match self {
             CliError::Usage { help, .. } | CliError::Cargo { help, .. } => help.clone(),
-            CliError::ArchList(_) => "run `cargo archbuild explain LIST` to check a list before building".into(),
             CliError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 "check the path; it is resolved against the current directory".into()
             }
             CliError::Read { .. } => "check that the file exists and is readable by this user".into(),
-            CliError::Format { .. } => "inspect accepts fat binaries (.fatbin), cubins, PTX, object files (.o), \
-                 executables and shared libraries that embed CUDA code"
+            CliError::Format { .. } => "archbuild reads fat binaries (.fatbin), cubins, PTX, and object files, \
+                 executables and shared libraries that embed CUDA code; rebuild the file if it was cut short"
                 .into(),
             CliError::NoImages { .. } => "the file has no .nv_fatbin section and no fat binary, cubin or PTX inside; \
                  build it with nvcc or `cargo archbuild compile`"
@@ -134,7 +143,8 @@ impl CliError {
                 .into(),
             CliError::Write { .. } => "check that the output directory exists and is writable".into(),
             CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),
-            CliError::Toolkit { .. } | CliError::Compile { .. } | CliError::Driver { .. } => return None,
+            // These messages come from the library crates and already name the fix.
+            CliError::ArchList(_) | CliError::Build(_) | CliError::Driver { .. } | CliError::Interrupted => return None,
         })
     }
 
@@ -145,5 +155,27 @@ impl CliError {
 
     pub fn usage(message: impl Into<String>, help: impl Into<String>) -> Self {
         CliError::Usage { message: message.into(), help: help.into() }
+    }
+}
+
+/// Exit code of a build-driver error, by what the user has to fix.
+fn build_exit_code(e: &archbuild::Error) -> i32 {
+    use archbuild::Error as E;
+    match e {
+        E::ToolkitNotFound { .. }
+        | E::BadToolkitVar { .. }
+        | E::ToolkitQuery { .. }
+        | E::PythonMissing { .. }
+        | E::PipMissing { .. }
+        | E::PipFailed { .. }
+        | E::ProvisionBroken { .. }
+        | E::TargetUnsupported { .. }
+        | E::Spawn { .. } => exit::TOOLKIT,
+        E::Arch(_) | E::Config { .. } | E::NoSources(_) | E::NoOutDir => exit::USAGE,
+        E::SourceMissing { .. } => exit::INPUT,
+        E::Manifest { .. } => exit::CARGO,
+        E::Compile(_) | E::Pack { .. } => exit::COMPILE,
+        E::Interrupted => exit::INTERRUPTED,
+        _ => exit::OUTPUT,
     }
 }

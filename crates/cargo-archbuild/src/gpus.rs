@@ -7,8 +7,9 @@
 //! version the simulated driver reports (`13000` or `13.0`; default 13.0). Examples:
 //! `8.6,9.0@13000`, `7.5:RTX 2080;8.6:RTX 3090;8.9:RTX 4090@12.4`, `@13.0` (a driver, no GPU).
 
-use archbuild_arch::{ComputeCapability, CudaVersion, Target};
-use archbuild_runtime::{CudaDriver, DeviceProps, Driver, SimDriver};
+use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
+use archbuild_runtime::{CudaDriver, DeviceProps, Driver, FatBinary, Loader, SimDriver};
+use serde::Serialize;
 
 use crate::error::CliError;
 
@@ -26,7 +27,7 @@ pub(crate) enum Gpus {
 /// What is known about the driver and its GPUs.
 #[derive(Debug, Clone)]
 pub(crate) struct DriverFacts {
-    /// `libcuda` or `simulated (ARCHBUILD_SIMULATED_GPUS=…)`.
+    /// `libcuda` or `simulated by ARCHBUILD_SIMULATED_GPUS=…`.
     pub source: String,
     pub version: Option<CudaVersion>,
     pub gpus: Vec<DeviceProps>,
@@ -63,7 +64,7 @@ impl Gpus {
     /// Driver version and GPUs.
     pub(crate) fn facts(&self) -> DriverFacts {
         match self {
-            Gpus::Simulated { driver, spec } => query(driver, format!("simulated ({SIM_VAR}={spec})")),
+            Gpus::Simulated { driver, spec } => query(driver, format!("simulated by {SIM_VAR}={spec}")),
             Gpus::Real(driver) => query(driver, "libcuda".into()),
             Gpus::Absent(why) => {
                 DriverFacts { source: "libcuda".into(), version: None, gpus: Vec::new(), problem: Some(why.clone()) }
@@ -71,10 +72,75 @@ impl Gpus {
         }
     }
 
+    /// Preflight of one module on every GPU: the image each will load and how, or the error.
+    /// Empty without a driver.
+    pub(crate) fn check(&self, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
+        match self {
+            Gpus::Simulated { driver, .. } => preflight(driver, fatbin, policy),
+            Gpus::Real(driver) => preflight(driver, fatbin, policy),
+            Gpus::Absent(_) => Ok(Vec::new()),
+        }
+    }
+
     /// The compute capabilities of the visible GPUs (for `native`).
     pub(crate) fn ccs(&self) -> Vec<ComputeCapability> {
         self.facts().gpus.iter().map(|g| g.cc).collect()
     }
+}
+
+/// One GPU's verdict on one module.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GpuVerdict {
+    pub ordinal: usize,
+    pub name: String,
+    pub cc: String,
+    pub ok: bool,
+    pub image: Option<String>,
+    pub image_index: Option<usize>,
+    /// `cubin`, `JIT by the driver`, `JIT by nvJitLink 13.5`.
+    pub route: Option<String>,
+    /// What is wrong and the fix, when the GPU cannot run the module.
+    pub error: Option<String>,
+    /// Every image with why it was or was not chosen.
+    pub explanation: Option<String>,
+}
+
+fn preflight<D: Driver>(driver: D, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
+    let driver_err = |e: archbuild_runtime::Error| CliError::Driver { message: e.to_string() };
+    let mut loader = Loader::from_env(driver).map_err(driver_err)?;
+    if let Some(p) = policy {
+        loader = loader.policy(p);
+    }
+    if loader.driver().device_count().map_err(driver_err)? == 0 {
+        return Ok(Vec::new());
+    }
+    let pre = loader.preflight(fatbin).map_err(driver_err)?;
+    Ok(pre
+        .gpus
+        .into_iter()
+        .map(|g| {
+            let base = GpuVerdict {
+                ordinal: g.ordinal,
+                name: g.device_name.clone(),
+                cc: g.cc.to_string(),
+                ok: g.outcome.is_ok(),
+                image: None,
+                image_index: None,
+                route: None,
+                error: None,
+                explanation: Some(g.selection.to_string()),
+            };
+            match g.outcome {
+                Ok(plan) => GpuVerdict {
+                    image: Some(plan.image_target.to_string()),
+                    image_index: Some(plan.image_index),
+                    route: Some(plan.route.to_string()),
+                    ..base
+                },
+                Err(e) => GpuVerdict { error: Some(e.to_string()), ..base },
+            }
+        })
+        .collect())
 }
 
 fn query<D: Driver>(driver: &D, source: String) -> DriverFacts {

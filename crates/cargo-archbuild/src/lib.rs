@@ -4,6 +4,7 @@
 //! [`shell`] the cargo-style output and [`error`] the one error type with its exit codes.
 //! The binary (`src/main.rs`) only calls [`run_from_env`].
 
+mod building;
 pub mod cli;
 mod commands;
 mod coverage;

@@ -28,6 +28,9 @@ pub struct Shell {
     format: MessageFormat,
     quiet: bool,
     progress: Option<ProgressBar>,
+    /// Set once a JSON report went to stdout; an error after it then stays off stdout so that
+    /// stdout remains exactly one document (the report carries the failure, e.g. doctor's `ok`).
+    json_written: std::cell::Cell<bool>,
 }
 
 impl Shell {
@@ -38,7 +41,7 @@ impl Shell {
             ColorWhen::Never => anstream::ColorChoice::Never,
         };
         choice.write_global();
-        Self { format, quiet, progress: None }
+        Self { format, quiet, progress: None, json_written: std::cell::Cell::new(false) }
     }
 
     pub fn is_json(&self) -> bool {
@@ -70,14 +73,15 @@ impl Shell {
     }
 
     /// Prints an error: as `error: … / help: …` on stderr, and in JSON mode also as a JSON
-    /// document on stdout so that a consumer of stdout always gets one document.
+    /// document on stdout (unless a report is already there) so that a consumer of stdout
+    /// always gets exactly one document.
     pub fn error(&self, err: &CliError) {
         let mut text = format!("{ERROR}error{ERROR:#}{BOLD}:{BOLD:#} {err}");
         if let Some(help) = err.help() {
             text.push_str(&format!("\n  {HELP}help{HELP:#}: {help}"));
         }
         self.to_stderr(text);
-        if self.is_json() {
+        if self.is_json() && !self.json_written.get() {
             let doc = serde_json::json!({
                 "reason": "error",
                 "kind": err.kind(),
@@ -111,6 +115,7 @@ impl Shell {
         let text = serde_json::to_string_pretty(report).map_err(|e| CliError::Internal {
             message: format!("cannot serialise the report: {e}"),
         })?;
+        self.json_written.set(true);
         writeln!(anstream::stdout(), "{text}").map_err(CliError::stdout)
     }
 

@@ -17,16 +17,33 @@ pub struct Section {
 
 impl Section {
     pub fn progbits(name: &str, data: &[u8]) -> Self {
-        Section { name: name.into(), sh_type: 1, data: data.to_vec(), link: 0, info: 0, entsize: 0 }
+        Section {
+            name: name.into(),
+            sh_type: 1,
+            data: data.to_vec(),
+            link: 0,
+            info: 0,
+            entsize: 0,
+        }
     }
 }
 
 /// A 64-bit little-endian ELF with the given header fields and sections (a null section and
 /// `.shstrtab` are added).
-pub fn elf(machine: u16, osabi: u8, abi_version: u8, e_flags: u32, sections: Vec<Section>) -> Vec<u8> {
+pub fn elf(
+    machine: u16,
+    osabi: u8,
+    abi_version: u8,
+    e_flags: u32,
+    sections: Vec<Section>,
+) -> Vec<u8> {
     let mut shstrtab = vec![0u8];
     let mut name_offs = Vec::new();
-    for s in sections.iter().map(|s| s.name.as_str()).chain([".shstrtab"]) {
+    for s in sections
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain([".shstrtab"])
+    {
         name_offs.push(shstrtab.len() as u32);
         shstrtab.extend_from_slice(s.as_bytes());
         shstrtab.push(0);
@@ -83,7 +100,24 @@ pub fn elf(machine: u16, osabi: u8, abi_version: u8, e_flags: u32, sections: Vec
 
 /// `.nv.compat` records as nvcc 13.5 writes them; attribute 9 is 1 for `a` targets.
 pub fn nv_compat(arch_specific: bool) -> Vec<u8> {
-    let mut v = vec![2, 9, arch_specific as u8, 0, 2, 0x0c, 0, 0, 2, 2, 1, 0, 3, 0x0d, 1, 1];
+    let mut v = vec![
+        2,
+        9,
+        arch_specific as u8,
+        0,
+        2,
+        0x0c,
+        0,
+        0,
+        2,
+        2,
+        1,
+        0,
+        3,
+        0x0d,
+        1,
+        1,
+    ];
     v.extend_from_slice(&[4, 0x0b, 8, 0, 9, 0, 0, 0, 0, 0, 0, 0, 3, 0x0e, 0x40, 4]);
     v
 }
@@ -91,7 +125,13 @@ pub fn nv_compat(arch_specific: bool) -> Vec<u8> {
 /// A cubin for SM `sm` with the given kernels; `text` fills each kernel's code section.
 /// ABI version 8 (CUDA 13) records `a` only in `.nv.compat`; version 7 (CUDA 12) also in
 /// `e_flags` bit 0x800.
-pub fn cubin(sm: u32, abi_version: u8, arch_specific: bool, kernels: &[String], text: &[u8]) -> Vec<u8> {
+pub fn cubin(
+    sm: u32,
+    abi_version: u8,
+    arch_specific: bool,
+    kernels: &[String],
+    text: &[u8],
+) -> Vec<u8> {
     let e_flags = if abi_version >= 8 {
         0x0600_0000 | (sm << 8) | if sm >= 100 { 2 } else { 4 }
     } else {
@@ -111,12 +151,27 @@ pub fn cubin(sm: u32, abi_version: u8, arch_specific: bool, kernels: &[String], 
         syms.extend_from_slice(&sym);
         strtab.extend_from_slice(k.as_bytes());
         strtab.push(0);
-        sections.push(Section { sh_type: 1, ..Section::progbits(&format!(".text.{k}"), text) });
+        sections.push(Section {
+            sh_type: 1,
+            ..Section::progbits(&format!(".text.{k}"), text)
+        });
     }
     let mut all = vec![
-        Section { sh_type: 3, ..Section::progbits(".strtab", &strtab) },
-        Section { sh_type: 2, link: 1, info: 1, entsize: 24, ..Section::progbits(".symtab", &syms) },
-        Section { sh_type: 0x7000_0086, ..Section::progbits(".nv.compat", &nv_compat(arch_specific)) },
+        Section {
+            sh_type: 3,
+            ..Section::progbits(".strtab", &strtab)
+        },
+        Section {
+            sh_type: 2,
+            link: 1,
+            info: 1,
+            entsize: 24,
+            ..Section::progbits(".symtab", &syms)
+        },
+        Section {
+            sh_type: 0x7000_0086,
+            ..Section::progbits(".nv.compat", &nv_compat(arch_specific))
+        },
     ];
     all.extend(sections);
     elf(190, 0x41, abi_version, e_flags, all)
@@ -124,7 +179,10 @@ pub fn cubin(sm: u32, abi_version: u8, arch_specific: bool, kernels: &[String], 
 
 /// A host (x86-64) relocatable object whose named sections hold `data`.
 pub fn host_object(sections: &[(&str, &[u8])]) -> Vec<u8> {
-    let secs = sections.iter().map(|(n, d)| Section::progbits(n, d)).collect();
+    let secs = sections
+        .iter()
+        .map(|(n, d)| Section::progbits(n, d))
+        .collect();
     elf(62, 0, 0, 0, secs)
 }
 
@@ -135,7 +193,9 @@ pub fn ptx(version: (u32, u32), target: &str, kernels: &[String], body: &str) ->
         version.0, version.1
     );
     for k in kernels {
-        s.push_str(&format!(".visible .entry {k}(\n\t.param .u64 {k}_param_0\n)\n{{\n{body}\n\tret;\n}}\n\n"));
+        s.push_str(&format!(
+            ".visible .entry {k}(\n\t.param .u64 {k}_param_0\n)\n{{\n{body}\n\tret;\n}}\n\n"
+        ));
     }
     s.into_bytes()
 }

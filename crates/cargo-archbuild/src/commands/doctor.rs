@@ -10,14 +10,14 @@ use std::path::Path;
 use std::str::FromStr;
 
 use archbuild_arch::{generation, Policy};
-use archbuild_runtime::{discover_nvjitlink, Driver, FatBinary, JitCache, Loader};
+use archbuild_runtime::{discover_nvjitlink, FatBinary, JitCache};
 use serde::Serialize;
 
 use crate::cli::DoctorArgs;
 use crate::error::CliError;
 use crate::facts::Facts;
 use crate::files::read_input;
-use crate::gpus::{DriverFacts, Gpus};
+use crate::gpus::{DriverFacts, GpuVerdict, Gpus};
 use crate::modules::{modules_of, Module};
 use crate::shell::{bad, bold, good, human_bytes, Shell};
 
@@ -78,22 +78,6 @@ struct ModuleJson {
     /// False for a module without kernels (e.g. a device-link stub), which is not checked.
     checked: bool,
     gpus: Vec<GpuVerdict>,
-}
-
-#[derive(Debug, Serialize)]
-struct GpuVerdict {
-    ordinal: usize,
-    name: String,
-    cc: String,
-    ok: bool,
-    image: Option<String>,
-    image_index: Option<usize>,
-    /// `cubin`, `JIT by the driver`, `JIT by nvJitLink 13.5`.
-    route: Option<String>,
-    /// What is wrong and the fix, when the GPU cannot run the module.
-    error: Option<String>,
-    /// Every image with why it was or was not chosen.
-    explanation: Option<String>,
 }
 
 pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> {
@@ -165,7 +149,7 @@ fn toolkit_json() -> ToolJson {
             found: true,
             version: Some(t.release().to_string()),
             path: Some(t.nvcc().display().to_string()),
-            detail: Some(format!("found by {}", t.found_by())),
+            detail: Some(t.found_by().to_string()),
         },
         Err(why) => ToolJson { found: false, version: None, path: None, detail: Some(why) },
     }
@@ -186,52 +170,12 @@ fn check_file(
         let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
             Vec::new()
         } else {
-            match gpus {
-                Gpus::Simulated { driver, .. } => preflight(driver, &fatbin, policy)?,
-                Gpus::Real(driver) => preflight(driver, &fatbin, policy)?,
-                Gpus::Absent(_) => Vec::new(),
-            }
+            gpus.check(&fatbin, policy)?
         };
         out.push(ModuleJson { location: m.location.clone(), images, checked: m.has_kernels, gpus: verdicts });
     }
     let ok = out.iter().all(|m| m.gpus.iter().all(|g| g.ok));
     Ok(FileJson { path: path.display().to_string(), ok, modules: out })
-}
-
-fn preflight<D: Driver>(driver: D, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
-    let driver_err = |e: archbuild_runtime::Error| CliError::Driver { message: e.to_string() };
-    let mut loader = Loader::from_env(driver).map_err(driver_err)?;
-    if let Some(p) = policy {
-        loader = loader.policy(p);
-    }
-    let pre = loader.preflight(fatbin).map_err(driver_err)?;
-    Ok(pre
-        .gpus
-        .into_iter()
-        .map(|g| {
-            let explanation = g.selection.as_ref().map(|s| s.to_string());
-            let base = GpuVerdict {
-                ordinal: g.ordinal,
-                name: g.device_name.clone(),
-                cc: g.cc.to_string(),
-                ok: g.outcome.is_ok(),
-                image: None,
-                image_index: None,
-                route: None,
-                error: None,
-                explanation,
-            };
-            match g.outcome {
-                Ok(plan) => GpuVerdict {
-                    image: Some(plan.image_target.to_string()),
-                    image_index: Some(plan.image_index),
-                    route: Some(plan.route.to_string()),
-                    ..base
-                },
-                Err(e) => GpuVerdict { error: Some(e.to_string()), ..base },
-            }
-        })
-        .collect())
 }
 
 fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
@@ -298,12 +242,11 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
                     g.route.as_deref().unwrap_or("")
                 ))?,
                 (None, err) => {
-                    shell.println(format!("  {who}: {}", bad("cannot run it")))?;
-                    for line in g.explanation.as_deref().unwrap_or("").lines() {
-                        shell.println(format!("      {line}"))?;
-                    }
-                    if let Some(e) = err {
-                        shell.println(format!("    {e}"))?;
+                    let why = err.as_deref().unwrap_or("no image fits");
+                    shell.println(format!("  {who}: {}: {why}", bad("cannot run it")))?;
+                    // The per-image verdicts of the selection (its device and fix lines are above).
+                    for line in g.explanation.as_deref().unwrap_or("").lines().filter(|l| l.starts_with("  [")) {
+                        shell.println(format!("    {}", line.trim_start()))?;
                     }
                 }
             }

@@ -4,14 +4,14 @@
 
 use archbuild_arch::{
     generation, select, target_runs_on, toolkits_for, ArchList, ComputeCapability, CudaVersion, DeviceInfo,
-    ImageInfo, Policy, Route, Target, TargetKind,
+    ImageInfo, Policy, Route, TargetKind,
 };
 use serde::Serialize;
 
 use crate::cli::ExplainArgs;
 use crate::error::CliError;
 use crate::facts::Facts;
-use crate::report::{kind_name, known_ccs, some_devices, table, TargetJson};
+use crate::report::{known_ccs, some_devices, table, TargetJson};
 use crate::shell::{bold, Shell};
 
 #[derive(Debug, Serialize)]
@@ -166,16 +166,6 @@ fn print_table(shell: &Shell, rows: &[Vec<String>]) -> Result<(), CliError> {
         shell.println(if i == 0 { bold(format!("  {line}")) } else { format!("  {line}") })?;
     }
     Ok(())
-}
-
-/// For `build`/`matrix` summaries: one line per target, e.g. `sm_86 (cubin: 8.6 8.7 8.9)`.
-pub(crate) fn covers(t: Target) -> String {
-    let ccs: Vec<String> = known_ccs()
-        .into_iter()
-        .filter(|cc| *cc >= ComputeCapability::new(7, 5) && target_runs_on(t, *cc))
-        .map(|c| c.to_string())
-        .collect();
-    format!("{t} ({}: {})", kind_name(t.kind), ccs.join(" "))
 }
 
 #[cfg(test)]

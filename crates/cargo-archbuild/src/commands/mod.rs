@@ -1,10 +1,14 @@
 //! One module per subcommand; this file only dispatches.
 
+mod build;
+mod cache;
+mod compile;
 mod doctor;
 mod explain;
-mod inspect;
+pub(crate) mod inspect;
 mod matrix;
 mod merge;
+mod toolkit;
 
 use crate::cli::Command;
 use crate::error::CliError;
@@ -13,11 +17,14 @@ use crate::shell::Shell;
 /// Runs one subcommand; `Ok` means exit code 0.
 pub(crate) fn run(command: Command, shell: &mut Shell) -> Result<(), CliError> {
     match command {
+        Command::Build(a) => build::run(&a, shell),
+        Command::Cache(c) => cache::run(&c, shell),
+        Command::Compile(a) => compile::run(&a, shell),
         Command::Doctor(a) => doctor::run(&a, shell),
         Command::Explain(a) => explain::run(&a, shell),
         Command::Inspect(a) => inspect::run(&a, shell),
         Command::Matrix(a) => matrix::run(&a, shell),
         Command::Merge(a) => merge::run(&a, shell),
-        _ => Err(CliError::Internal { message: "not wired yet".into() }),
+        Command::Toolkit(c) => toolkit::run(&c, shell),
     }
 }

@@ -1,0 +1,228 @@
+//! Load-time benchmark on a GPU (issue 5), ratios from one run, over the benchmark fat binaries
+//! `gpu_fixtures --bench` writes (sm_90 cubin + compute_90 PTX of `shared/bench/matmul_variants.cu`
+//! and `bench_kernels.cu`):
+//!
+//! - cubin: our loader vs raw `cuModuleLoadData` on the same cubin (target ≤ 1.05× + 50 µs);
+//! - cached JIT: our cache vs the driver's own JIT cache, warm (target ≤ 0.5×);
+//! - cold JIT: our path (driver JIT via the linker, cache write, load) vs the driver's
+//!   `cuModuleLoadData` on the PTX with an empty `CUDA_CACHE_PATH` (target ≤ 1.0×); and the
+//!   same with nvJitLink when `ARCHBUILD_NVJITLINK` names one.
+//!
+//! ```text
+//! load_bench FIXTURES_DIR [--samples N]
+//! ```
+//! The driver reads `CUDA_CACHE_*` at initialisation, so every cache measurement runs in a
+//! fresh child process (this program with `--child`); cuInit and context creation are not timed.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use archbuild_runtime::{CudaDriver, Driver, FatBinary, JitCache, LoadPath, Loader, Policy};
+use cudarc::driver::sys;
+
+type Res<T> = Result<T, String>;
+
+const BENCH: &[(&str, &str)] = &[("matmul", "matmul_variants.cu"), ("kernels", "bench_kernels.cu")];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        match child(&args[1], Path::new(&args[2]), args[3].parse().unwrap_or(1)) {
+            Ok(line) => println!("RESULT {line}"),
+            Err(e) => {
+                println!("CHILD-ERROR {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let Some(dir) = args.first().map(PathBuf::from) else {
+        eprintln!("usage: load_bench FIXTURES_DIR [--samples N]");
+        std::process::exit(2);
+    };
+    let samples: usize = args.iter().position(|a| a == "--samples").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(3);
+    if let Err(e) = CudaDriver::new() {
+        println!("no GPU: skipped ({e})");
+        return;
+    }
+    for (stem, source) in BENCH {
+        let path = dir.join(format!("bench_{stem}.fatbin"));
+        if let Err(e) = bench_one(&path, source, samples) {
+            println!("error in {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+}
+
+fn bench_one(path: &Path, source: &str, samples: usize) -> Res<()> {
+    let fb = FatBinary::from_vec(std::fs::read(path).map_err(|e| format!("{e} (run gpu_fixtures --bench)"))?)
+        .map_err(|e| e.to_string())?;
+    let sizes: Vec<String> = fb.images().iter().map(|i| format!("{} {} KB", i.target, i.size / 1024)).collect();
+    println!("== {source} ({}: {})", path.display(), sizes.join(", "));
+    let ms = |us: f64| us / 1e3;
+
+    // Cubin: in this process, interleaved, after warm-up.
+    let cub = child("cubin", path, 30)?;
+    let v: Vec<f64> = cub.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let (raw, cudarc, ours) = (v[0], v[1], v[2]);
+    let limit = 1.05 * raw + 50.0;
+    println!(
+        "cubin load: ours {:.3} ms vs raw cuModuleLoadData {:.3} ms (cudarc load_module {:.3} ms): {:.2}x; \
+         target <= 1.05x + 50 us ({:.3} ms): {}",
+        ms(ours), ms(raw), ms(cudarc), ours / raw, ms(limit), met(ours <= limit)
+    );
+
+    // Warm caches: fill once, then measure in a fresh process.
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let (drv_cache, our_cache, scratch) = (tmp.path().join("nv"), tmp.path().join("ab"), tmp.path().join("nv2"));
+    spawn("raw-ptx", path, 1, &[("CUDA_CACHE_PATH", &drv_cache)])?;
+    let drv_warm = first_and_median(&spawn("raw-ptx", path, 10, &[("CUDA_CACHE_PATH", &drv_cache)])?);
+    spawn("ours-ptx", path, 1, &[("ARCHBUILD_JIT_CACHE", &our_cache), ("CUDA_CACHE_PATH", &scratch)])?;
+    let out = spawn("ours-ptx", path, 10, &[("ARCHBUILD_JIT_CACHE", &our_cache), ("CUDA_CACHE_PATH", &scratch)])?;
+    if !out.contains("cached JIT") {
+        return Err(format!("second run did not hit archbuild's cache: {out}"));
+    }
+    let our_warm = first_and_median(&out);
+    println!(
+        "cached JIT: ours {:.3} ms (first in process {:.3}) vs driver JIT cache warm {:.3} ms (first {:.3}): {:.3}x; target <= 0.5x: {}",
+        ms(our_warm.1), ms(our_warm.0), ms(drv_warm.1), ms(drv_warm.0), our_warm.1 / drv_warm.1, met(our_warm.1 <= 0.5 * drv_warm.1)
+    );
+
+    // Cold JIT: every sample a fresh process with empty caches.
+    let cold = |mode: &str, extra: &[(&str, &Path)]| -> Res<f64> {
+        let mut v = Vec::new();
+        for i in 0..samples {
+            let d = tmp.path().join(format!("cold-{mode}-{i}"));
+            let (nv, ab) = (d.join("nv"), d.join("ab"));
+            let mut env: Vec<(&str, &Path)> = vec![("CUDA_CACHE_PATH", &nv), ("ARCHBUILD_JIT_CACHE", &ab)];
+            env.extend_from_slice(extra);
+            v.push(first_and_median(&spawn(mode, path, 1, &env)?).0);
+        }
+        Ok(median(&mut v))
+    };
+    let drv_cold = cold("raw-ptx", &[])?;
+    let our_cold = cold("ours-ptx", &[])?;
+    println!(
+        "cold JIT: ours (driver JIT) {:.1} ms vs driver {:.1} ms (median of {samples}): {:.3}x; target <= 1.0x: {}",
+        ms(our_cold), ms(drv_cold), our_cold / drv_cold, met(our_cold <= drv_cold)
+    );
+    if let Some(lib) = std::env::var_os("ARCHBUILD_NVJITLINK") {
+        let lib = PathBuf::from(lib);
+        let nvj = cold("ours-nvjitlink", &[("ARCHBUILD_NVJITLINK", &lib)])?;
+        println!(
+            "cold JIT: ours (nvJitLink, library load included) {:.1} ms vs driver {:.1} ms: {:.3}x; target <= 1.0x: {}",
+            ms(nvj), ms(drv_cold), nvj / drv_cold, met(nvj <= drv_cold)
+        );
+    }
+    Ok(())
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// "first median path…" from a child's result line.
+fn first_and_median(line: &str) -> (f64, f64) {
+    let mut it = line.split_whitespace().filter_map(|x| x.parse::<f64>().ok());
+    (it.next().unwrap_or(f64::NAN), it.next().unwrap_or(f64::NAN))
+}
+
+fn spawn(mode: &str, path: &Path, reps: usize, env: &[(&str, &Path)]) -> Res<String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["--child", mode]).arg(path).arg(reps.to_string());
+    for var in ["CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "ARCHBUILD_JIT_CACHE", "ARCHBUILD_JIT", "ARCHBUILD_LOAD_POLICY"] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT ").map(str::to_string))
+        .ok_or_else(|| format!("child {mode} failed: {stdout}{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// One measurement in this process; returns "first_us median_us [extra]" (cubin: "raw cudarc ours").
+fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
+    let driver = CudaDriver::new().map_err(|e| e.to_string())?;
+    let ctx = driver.context(0).map_err(|e| e.to_string())?;
+    ctx.bind_to_thread().map_err(|e| e.to_string())?;
+    let fb = FatBinary::from_vec(std::fs::read(path).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let find = |prefix: &str| fb.images().iter().position(|i| i.target.to_string().starts_with(prefix));
+    let cubin_i = find("sm_").ok_or("no cubin")?;
+    let ptx_i = find("compute_").ok_or("no PTX")?;
+    let raw_load = |bytes: &[u8]| -> Res<f64> {
+        let t = Instant::now();
+        let mut m: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: a complete cubin or NUL-terminated PTX; unloaded right after.
+        unsafe { sys::cuModuleLoadData(&mut m, bytes.as_ptr().cast()) }.result().map_err(|e| format!("{e:?}"))?;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        unsafe { sys::cuModuleUnload(m) };
+        Ok(us)
+    };
+    let mut times = Vec::new();
+    let mut note = String::new();
+    match mode {
+        "cubin" => {
+            let cubin = fb.image_data(cubin_i).map_err(|e| e.to_string())?.into_owned();
+            let loader = Loader::with_driver(&driver);
+            let (mut raw, mut cud, mut ours) = (Vec::new(), Vec::new(), Vec::new());
+            for i in 0..reps + 3 {
+                let r = raw_load(&cubin)?;
+                let t = Instant::now();
+                drop(driver.load(0, Cow::Borrowed(&cubin)).map_err(|e| e.to_string())?);
+                let c = t.elapsed().as_secs_f64() * 1e6;
+                let t = Instant::now();
+                let l = loader.load(&fb, 0).map_err(|e| e.to_string())?;
+                let o = t.elapsed().as_secs_f64() * 1e6;
+                if l.report.path != LoadPath::Cubin {
+                    return Err(format!("loader took {}", l.report.path));
+                }
+                drop(l);
+                if i >= 3 {
+                    (raw.push(r), cud.push(c), ours.push(o));
+                }
+            }
+            return Ok(format!("{} {} {}", median(&mut raw), median(&mut cud), median(&mut ours)));
+        }
+        "raw-ptx" => {
+            let mut ptx = fb.image_data(ptx_i).map_err(|e| e.to_string())?.into_owned();
+            ptx.push(0);
+            for _ in 0..reps {
+                times.push(raw_load(&ptx)?);
+            }
+        }
+        "ours-ptx" | "ours-nvjitlink" => {
+            let mut loader = Loader::with_driver(&driver).policy(Policy::ForcePtx).cache(JitCache::from_env().map_err(|e| e.to_string())?);
+            if mode == "ours-nvjitlink" {
+                loader = loader.jit_preference(archbuild_runtime::JitPreference::NvJitLink);
+            }
+            for _ in 0..reps {
+                let t = Instant::now();
+                let l = loader.load(&fb, 0).map_err(|e| e.to_string())?;
+                times.push(t.elapsed().as_secs_f64() * 1e6);
+                note = l.report.path.to_string();
+            }
+            if mode == "ours-nvjitlink" && !note.starts_with("nvJitLink") {
+                return Err(format!("expected nvJitLink, got {note}"));
+            }
+        }
+        _ => return Err(format!("unknown mode {mode}")),
+    }
+    let first = times[0];
+    Ok(format!("{first} {} {note}", median(&mut times)))
+}

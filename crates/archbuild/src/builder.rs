@@ -1,0 +1,238 @@
+//! The build.rs API: a cc-rs-style builder. Setters take `&mut self` and return it, `compile`
+//! panics with the error text (what a build script wants), `try_compile` returns it.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     let report = archbuild::Build::new()
+//!         .file("kernels/add.cu")
+//!         .file("kernels/scale.cu")
+//!         .include("kernels/include")
+//!         .flag("-O3")
+//!         .compile("kernels");
+//!     // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+//!     let _ = report;
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use archbuild_arch::ComputeCapability;
+
+use crate::env::Env;
+use crate::error::Result;
+use crate::paths::Home;
+use crate::report::BuildReport;
+use crate::toolkit::Toolkit;
+
+/// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
+#[derive(Debug, Clone, Default)]
+pub struct Build {
+    pub(crate) modules: Vec<(Option<String>, Vec<PathBuf>)>,
+    pub(crate) archs: Option<String>,
+    pub(crate) file_archs: Vec<(PathBuf, String)>,
+    pub(crate) nvcc_flags: Vec<String>,
+    pub(crate) ptxas_flags: Vec<String>,
+    pub(crate) includes: Vec<PathBuf>,
+    pub(crate) defines: Vec<String>,
+    pub(crate) compression: Option<String>,
+    pub(crate) out_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) cache: Option<bool>,
+    pub(crate) toolkit: Option<Toolkit>,
+    pub(crate) home: Option<Home>,
+    pub(crate) manifest_dir: Option<PathBuf>,
+    pub(crate) env: Option<Env>,
+    pub(crate) jobs: Option<usize>,
+    pub(crate) cargo_metadata: Option<bool>,
+    pub(crate) provision: Option<bool>,
+    pub(crate) no_rust_module: bool,
+    pub(crate) devices: Option<Vec<ComputeCapability>>,
+    pub(crate) quiet: bool,
+}
+
+impl Build {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a kernel source; it becomes its own fat binary, named after the file stem.
+    /// Relative paths are relative to the package directory (`CARGO_MANIFEST_DIR`).
+    pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.modules.push((None, vec![path.as_ref().to_path_buf()]));
+        self
+    }
+
+    /// Adds several kernel sources, one fat binary each.
+    pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
+        for p in paths {
+            self.file(p);
+        }
+        self
+    }
+
+    /// Adds a module named `name` compiled from `files` as one translation unit (a generated
+    /// file `#include`s each member), giving one fat binary with all their kernels. A single
+    /// file with a name other than its stem is a module of one.
+    pub fn module<P: AsRef<Path>>(&mut self, name: &str, files: impl IntoIterator<Item = P>) -> &mut Self {
+        let files = files.into_iter().map(|p| p.as_ref().to_path_buf()).collect();
+        self.modules.push((Some(name.to_owned()), files));
+        self
+    }
+
+    /// The arch list, e.g. `"7.5 8.6 8.9+PTX"`, `"sm_90a"`, `"Ampere"`, `"native"`. Highest
+    /// precedence: this beats `ARCHBUILD_ARCHS` and everything below it.
+    pub fn archs(&mut self, list: &str) -> &mut Self {
+        self.archs = Some(list.to_owned());
+        self
+    }
+
+    /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel); beats every other source
+    /// for that file.
+    pub fn file_archs(&mut self, path: impl AsRef<Path>, list: &str) -> &mut Self {
+        self.file_archs.push((path.as_ref().to_path_buf(), list.to_owned()));
+        self
+    }
+
+    /// An extra nvcc flag for the compile (cicc) phase; `-lineinfo`, `-G`, `-Xptxas …` and
+    /// `-maxrregcount` are passed on to ptxas the way nvcc does. Arch, phase and output flags
+    /// (`-arch`, `-gencode`, `-c`, `-o`, …) are refused: archbuild sets those.
+    pub fn flag(&mut self, flag: &str) -> &mut Self {
+        self.nvcc_flags.push(flag.to_owned());
+        self
+    }
+
+    /// Several nvcc flags.
+    pub fn flags<S: AsRef<str>>(&mut self, flags: impl IntoIterator<Item = S>) -> &mut Self {
+        self.nvcc_flags.extend(flags.into_iter().map(|f| f.as_ref().to_owned()));
+        self
+    }
+
+    /// An extra ptxas flag (as `-Xptxas` would pass it).
+    pub fn ptxas_flag(&mut self, flag: &str) -> &mut Self {
+        self.ptxas_flags.push(flag.to_owned());
+        self
+    }
+
+    /// An include directory (relative paths: relative to the package directory).
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.includes.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// A macro definition: `define("TILE", Some("32"))` is `-DTILE=32`.
+    pub fn define(&mut self, name: &str, value: Option<&str>) -> &mut Self {
+        self.defines.push(match value {
+            Some(v) => format!("{name}={v}"),
+            None => name.to_owned(),
+        });
+        self
+    }
+
+    /// Fat binary compression: `none`, `default` (PTX zstd, cubins stored, like nvcc), `zstd`,
+    /// `lz4`, `size`.
+    pub fn compression(&mut self, mode: &str) -> &mut Self {
+        self.compression = Some(mode.to_owned());
+        self
+    }
+
+    /// Where fat binaries and the Rust module go (default: `OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The build cache directory (default: `ARCHBUILD_CACHE_DIR`, else `<home>/cache`).
+    pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Turns the build cache off (`false`) or on; `ARCHBUILD_CACHE=off` does the same.
+    pub fn cache(&mut self, on: bool) -> &mut Self {
+        self.cache = Some(on);
+        self
+    }
+
+    /// Uses this toolkit instead of searching for one.
+    pub fn toolkit(&mut self, toolkit: Toolkit) -> &mut Self {
+        self.toolkit = Some(toolkit);
+        self
+    }
+
+    /// archbuild's home (provisioned toolkits, cache); default from `ARCHBUILD_HOME`.
+    pub fn home(&mut self, home: Home) -> &mut Self {
+        self.home = Some(home);
+        self
+    }
+
+    /// The package directory: base of relative paths and where Cargo.toml's
+    /// `[package.metadata.archbuild]` is read (default: `CARGO_MANIFEST_DIR`).
+    pub fn manifest_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.manifest_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Reads configuration from this environment instead of the process's (tools, tests).
+    pub fn env(&mut self, env: Env) -> &mut Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// At most this many compiler processes at once (default: CPUs, memory and jobserver).
+    pub fn jobs(&mut self, n: usize) -> &mut Self {
+        self.jobs = Some(n);
+        self
+    }
+
+    /// Prints (or not) `cargo:` lines; default: only inside a build script.
+    pub fn cargo_metadata(&mut self, on: bool) -> &mut Self {
+        self.cargo_metadata = Some(on);
+        self
+    }
+
+    /// Provisions the pinned toolkit from PyPI when none is found (default:
+    /// `ARCHBUILD_PROVISION`).
+    pub fn provision(&mut self, on: bool) -> &mut Self {
+        self.provision = Some(on);
+        self
+    }
+
+    /// Skips generating the Rust module (the CLI only wants fat binaries).
+    pub fn rust_module(&mut self, on: bool) -> &mut Self {
+        self.no_rust_module = !on;
+        self
+    }
+
+    /// The GPUs `native` means, instead of asking the driver (tests, cross builds).
+    pub fn native_devices(&mut self, ccs: &[ComputeCapability]) -> &mut Self {
+        self.devices = Some(ccs.to_vec());
+        self
+    }
+
+    /// Don't announce the default arch list.
+    pub fn quiet(&mut self, on: bool) -> &mut Self {
+        self.quiet = on;
+        self
+    }
+
+    /// Builds everything; panics with the error text on failure (for build scripts).
+    pub fn compile(&mut self, name: &str) -> BuildReport {
+        match self.try_compile(name) {
+            Ok(report) => report,
+            Err(e) => panic!("\n\narchbuild: {e}\n\n"),
+        }
+    }
+
+    /// Builds everything: fat binaries in `<out_dir>/<name>/<module>.fatbin` and the Rust
+    /// module `<out_dir>/<name>.rs`.
+    pub fn try_compile(&mut self, name: &str) -> Result<BuildReport> {
+        crate::run::compile(self, name)
+    }
+
+    /// Resolves the configuration and lists the commands a cold build would run, without
+    /// running or writing anything (apart from toolkit queries).
+    pub fn try_plan(&mut self, name: &str) -> Result<crate::run::PlanListing> {
+        crate::run::plan_only(self, name)
+    }
+}

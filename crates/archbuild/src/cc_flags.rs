@@ -1,0 +1,27 @@
+//! Giving host-side CUDA code compiled with the `cc` crate the same architectures as the
+//! kernels archbuild builds, as nvcc `-gencode` flags.
+
+use archbuild_arch::ArchList;
+
+use crate::toolkit::Toolkit;
+
+/// Sets `.cuda(true)` and adds one `-gencode=arch=compute_XY,code=…` flag per target of
+/// `archs` (cubin `sm_XY` or PTX `compute_XY`), the flags nvcc needs to embed exactly those
+/// images. Use the list a build resolved: `configure_cc(&mut cc, report.arch_list())`.
+pub fn configure_cc<'a>(build: &'a mut cc::Build, archs: &ArchList) -> &'a mut cc::Build {
+    build.cuda(true);
+    for flag in archs.gencode_flags() {
+        build.flag(&flag);
+    }
+    build
+}
+
+/// [`configure_cc`], and compile with this toolkit's nvcc.
+pub fn configure_cc_with_toolkit<'a>(
+    build: &'a mut cc::Build,
+    archs: &ArchList,
+    toolkit: &Toolkit,
+) -> &'a mut cc::Build {
+    build.compiler(toolkit.nvcc());
+    configure_cc(build, archs)
+}

@@ -1,0 +1,137 @@
+//! Compile failures, reported once. A syntax error fails the cicc job of every arch with the
+//! same diagnostics; they are grouped by module, phase and text (arch names and temp paths
+//! masked), and each distinct diagnostic is printed once with the list of targets it failed
+//! for. A diagnostic that only one arch hits (code under `#if __CUDA_ARCH__ >= 900`) stays
+//! separate, with its own target.
+
+use std::path::Path;
+
+use crate::driver::Failure;
+use crate::plan::{Job, Module, Phase};
+
+/// One group of identical failures.
+struct Group<'a> {
+    module: &'a Module,
+    phase: &'static str,
+    key: String,
+    labels: Vec<String>,
+    failure: &'a Failure,
+}
+
+/// The error text for every failure, plus how many jobs never started.
+pub(crate) fn describe(
+    failures: &[(usize, &Failure)],
+    jobs: &[Job],
+    modules: &[Module],
+    tmp: &Path,
+    not_started: usize,
+) -> String {
+    let mut groups: Vec<Group> = Vec::new();
+    for &(j, f) in failures {
+        let job = &jobs[j];
+        let phase = match job.phase {
+            Phase::Cicc(_) => "cicc",
+            Phase::Ptxas(_) => "ptxas",
+        };
+        let key = mask(&f.output, tmp);
+        match groups.iter_mut().find(|g| g.key == key && g.phase == phase && std::ptr::eq(g.module, &modules[job.module])) {
+            Some(g) => g.labels.push(job.label()),
+            None => groups.push(Group { module: &modules[job.module], phase, key, labels: vec![job.label()], failure: f }),
+        }
+    }
+    let mut out = String::new();
+    for g in &groups {
+        let file = g.module.members.iter().map(|m| m.display().to_string()).collect::<Vec<_>>().join(", ");
+        let same = if g.labels.len() > 1 { " (the same diagnostics for each)" } else { "" };
+        let at = first_location(&g.failure.output).map(|l| format!(" at {l}")).unwrap_or_default();
+        out.push_str(&format!(
+            "failed to compile `{file}` for {} ({} phase{same}){at}:\n",
+            g.labels.join(", "),
+            g.phase
+        ));
+        let text = g.failure.output.trim_end().replace(&tmp.display().to_string(), "<tmp>");
+        for line in text.lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        let command = g.failure.command.replace(&tmp.display().to_string(), "<tmp>");
+        out.push_str(&format!("  ({}; command: {command})\n", g.failure.status));
+    }
+    let skipped = if not_started > 0 {
+        format!(" ({not_started} other job(s) were not started)")
+    } else {
+        String::new()
+    };
+    out.push_str(&format!("fix the error(s) above and build again{skipped}"));
+    out
+}
+
+/// Masks what differs between archs and runs, so identical diagnostics compare equal.
+fn mask(text: &str, tmp: &Path) -> String {
+    let text = text.replace(&tmp.display().to_string(), "<tmp>");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(pos) = rest.find(['s', 'c']) {
+        out.push_str(&rest[..pos]);
+        let tail = &rest[pos..];
+        let prefix = ["sm_", "compute_"].into_iter().find(|p| tail.starts_with(p));
+        match prefix {
+            Some(p) => {
+                let digits = tail[p.len()..].bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
+                out.push_str("<arch>");
+                rest = &tail[p.len() + digits..];
+            }
+            None => {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    // Different jobs number their temp files differently.
+    out.lines()
+        .map(|l| l.split("<tmp>/").next().unwrap_or(l).to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The first `file(line): error` (nvcc/cicc) or `file:line:col: error` (the preprocessor) as
+/// `file:line`.
+fn first_location(text: &str) -> Option<String> {
+    for line in text.lines() {
+        if !line.contains("error") {
+            continue;
+        }
+        if let Some(open) = line.find('(') {
+            if let Some(close) = line[open..].find("):") {
+                let num = &line[open + 1..open + close];
+                if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                    return Some(format!("{}:{num}", &line[..open]));
+                }
+            }
+        }
+        let mut parts = line.splitn(3, ':');
+        if let (Some(file), Some(num)) = (parts.next(), parts.next()) {
+            if !file.is_empty() && !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                return Some(format!("{file}:{num}"));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_arch_names_and_finds_locations() {
+        let a = mask("bad.cu(3): error: x for compute_86\n", Path::new("/t"));
+        let b = mask("bad.cu(3): error: x for compute_75\n", Path::new("/t"));
+        assert_eq!(a, b);
+        assert_eq!(first_location("k/bad.cu(12): error: identifier \"y\" is undefined"), Some("k/bad.cu:12".into()));
+        assert_eq!(first_location("k/b.cu:7:10: fatal error: nope.h: No such file"), Some("k/b.cu:7".into()));
+        assert_eq!(first_location("ptxas fatal   : Unresolved extern function 'f'"), None);
+    }
+}

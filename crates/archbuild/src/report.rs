@@ -1,0 +1,127 @@
+//! What a build did: jobs planned, run and served from the cache, processes started, and the
+//! time of every job that ran. Tests assert on this, not on wall time.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use archbuild_arch::ArchList;
+use serde::Serialize;
+
+/// One job of the build.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobRecord {
+    /// The module (fat binary) it belongs to.
+    pub module: String,
+    /// `cicc` (source → PTX) or `ptxas` (PTX → cubin).
+    pub phase: &'static str,
+    /// `compute_89` for cicc jobs, `sm_89` for ptxas jobs.
+    pub target: String,
+    /// Served from the cache (no process started).
+    pub cached: bool,
+    /// Wall time of the process, 0 when cached.
+    pub seconds: f64,
+}
+
+/// One fat binary written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModuleReport {
+    pub name: String,
+    /// The files compiled into it.
+    pub sources: Vec<PathBuf>,
+    pub fatbin: PathBuf,
+    /// Size of the fat binary in bytes.
+    pub bytes: usize,
+    /// The arch list of this module (differs from the build's with a per-file override).
+    pub archs: String,
+    /// nvcc names of its targets, e.g. `sm_75 sm_86 compute_86`.
+    pub targets: Vec<String>,
+    /// Kernel names (`.entry`), mangled as the driver sees them.
+    pub kernels: Vec<String>,
+}
+
+/// The result of [`crate::Build::try_compile`].
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildReport {
+    /// The build's name (`compile("kernels")`).
+    pub name: String,
+    /// The build's arch list, canonical form.
+    pub archs: String,
+    /// Where it came from (`ARCHBUILD_ARCHS`, the default, …).
+    pub arch_source: String,
+    /// The toolkit release used, e.g. `13.5.37`.
+    pub toolkit: String,
+    pub nvcc: PathBuf,
+    pub jobs_planned: usize,
+    /// Jobs that started a compiler process.
+    pub jobs_run: usize,
+    /// Jobs served from the cache.
+    pub cache_hits: usize,
+    /// Every process started by this build (compiles plus toolkit queries).
+    pub processes_started: usize,
+    /// Whether Cargo's jobserver limited the parallelism.
+    pub jobserver: bool,
+    /// Worker threads used.
+    pub workers: usize,
+    pub jobs: Vec<JobRecord>,
+    pub modules: Vec<ModuleReport>,
+    /// The generated Rust file, when one was written.
+    pub rust_module: Option<PathBuf>,
+    /// Every source and header the kernels depend on (outside the toolkit).
+    pub dependencies: Vec<PathBuf>,
+    /// Every environment variable the build read.
+    pub env_vars: Vec<String>,
+    pub seconds: f64,
+    #[serde(skip)]
+    pub(crate) arch_list: ArchList,
+}
+
+impl BuildReport {
+    /// The resolved arch list of the build (e.g. for [`crate::configure_cc`]).
+    pub fn arch_list(&self) -> &ArchList {
+        &self.arch_list
+    }
+
+    /// Jobs that ran a process, as `(module, target)` pairs, sorted.
+    pub fn ran(&self) -> Vec<(String, String)> {
+        let mut v: Vec<_> = self
+            .jobs
+            .iter()
+            .filter(|j| !j.cached)
+            .map(|j| (j.module.clone(), j.target.clone()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The module report of this name.
+    pub fn module(&self, name: &str) -> Option<&ModuleReport> {
+        self.modules.iter().find(|m| m.name == name)
+    }
+}
+
+impl fmt::Display for BuildReport {
+    /// A short human summary, then one line per job that ran.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: {} jobs for `{}` (from {}): {} run, {} cached, {} processes, {:.2} s on {} workers{}",
+            self.name,
+            self.jobs_planned,
+            self.archs,
+            self.arch_source,
+            self.jobs_run,
+            self.cache_hits,
+            self.processes_started,
+            self.seconds,
+            self.workers,
+            if self.jobserver { " (Cargo jobserver)" } else { "" }
+        )?;
+        for j in self.jobs.iter().filter(|j| !j.cached) {
+            writeln!(f, "  {:<12} {:<6} {:<14} {:>7.2} s", j.module, j.phase, j.target, j.seconds)?;
+        }
+        for m in &self.modules {
+            writeln!(f, "  -> {} ({} bytes, {} kernels)", m.fatbin.display(), m.bytes, m.kernels.len())?;
+        }
+        Ok(())
+    }
+}

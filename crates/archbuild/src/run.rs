@@ -1,0 +1,330 @@
+//! What `Build::try_compile` does, start to end: resolve the configuration, plan, run the jobs
+//! (cache first), pack one fat binary per module, generate the Rust module, and tell Cargo what
+//! to watch.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use archbuild_arch::{ComputeCapability, Target, TargetKind};
+use archbuild_fatbin::{CompressionChoice, FatbinWriter};
+
+use crate::builder::Build;
+use crate::cache::Store;
+use crate::codegen::{self, ModuleCode};
+use crate::config::{self, ArchSource, ResolvedArchs};
+use crate::discover::Discovery;
+use crate::driver::{Compiler, JobOut};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::exec::{self, Outcome};
+use crate::manifest::PackageConfig;
+use crate::paths::{write_if_changed, Home};
+use crate::plan::{self, Job, Module, Phase, Settings};
+use crate::process::Cmd;
+use crate::report::{BuildReport, JobRecord, ModuleReport};
+use crate::setup;
+use crate::toolkit::Toolkit;
+
+/// The commands a cold build would run (`Build::try_plan`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanListing {
+    /// The build's arch list and where it came from.
+    pub archs: String,
+    pub arch_source: String,
+    /// `(module, phase, target, command line)`; temp paths read `<tmp>/…`.
+    pub jobs: Vec<(String, &'static str, String, String)>,
+}
+
+/// Everything resolved before any compile runs.
+pub(crate) struct Prepared {
+    pub env: Env,
+    pub toolkit: Toolkit,
+    pub archs: ResolvedArchs,
+    pub modules: Vec<Module>,
+    pub settings: Settings,
+    pub compression: CompressionChoice,
+    pub home: Home,
+    pub cache_on: bool,
+    pub spawned: usize,
+    pub watch: Vec<PathBuf>,
+}
+
+pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<Prepared> {
+    let mut env = b.env.clone().unwrap_or_else(Env::process);
+    if let Some(on) = b.cargo_metadata {
+        env = env.with_cargo_metadata(on);
+    }
+    let manifest_dir = b.manifest_dir.clone().or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let base_dir = match &manifest_dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?,
+    };
+    let mut watch = Vec::new();
+    let pkg = match &manifest_dir {
+        Some(d) if d.join("Cargo.toml").is_file() => {
+            watch.push(d.join("Cargo.toml"));
+            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
+        }
+        _ => None,
+    };
+    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(&env));
+    if let Some(c) = &b.cache_dir {
+        home = home.with_cache_dir(c.clone());
+    }
+    let cache_on = b.cache.unwrap_or_else(|| {
+        !matches!(env.var("ARCHBUILD_CACHE").as_deref().map(str::trim), Some("0" | "off" | "false" | "no"))
+    });
+    let toolkit = match &b.toolkit {
+        // Queried by the caller, before this build.
+        Some(t) => {
+            let mut t = t.clone();
+            t.query_processes = 0;
+            t
+        }
+        None => {
+            let provision = b.provision.unwrap_or(false);
+            Discovery::new(home.clone()).locate(&env, provision, &mut crate::provision::stderr_progress)?
+        }
+    };
+    let mut spawned = toolkit.query_processes;
+    let device_cell = std::cell::Cell::new(0usize);
+    let devices = || match &b.devices {
+        Some(d) => d.clone(),
+        None => {
+            device_cell.set(device_cell.get() + 1);
+            query_devices(&toolkit)
+        }
+    };
+    let archs = config::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
+    if let Some(line) = archs.announcement().filter(|_| !b.quiet) {
+        if env.cargo_metadata() {
+            println!("cargo:warning=archbuild: {line}");
+        } else {
+            eprintln!("archbuild: {line}");
+        }
+    }
+    let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let compression = setup::compression(b, &env, pkg.as_ref())?;
+    let modules = setup::modules(b, name, pkg.as_ref(), &base_dir, out_dir, &archs, &toolkit, &devices)?;
+    spawned += device_cell.get();
+    Ok(Prepared { env, toolkit, archs, modules, settings, compression, home, cache_on, spawned, watch })
+}
+
+/// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
+/// -arch=native` uses): it prints the SM numbers, e.g. `86,89`. Empty when there is no GPU.
+fn query_devices(tk: &Toolkit) -> Vec<ComputeCapability> {
+    let Ok(out) = Cmd::new(tk.tool("__nvcc_device_query")).output() else { return Vec::new() };
+    if !out.status.success() {
+        return Vec::new();
+    }
+    let mut ccs: Vec<ComputeCapability> = String::from_utf8_lossy(&out.stdout)
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse::<u32>().ok())
+        .filter(|&sm| sm >= 10)
+        .map(ComputeCapability::from_sm)
+        .collect();
+    ccs.sort();
+    ccs.dedup();
+    ccs
+}
+
+fn out_dir(b: &Build, env: &Env) -> Result<PathBuf> {
+    b.out_dir.clone().or_else(|| env.path("OUT_DIR")).ok_or(Error::NoOutDir)
+}
+
+pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
+    let env = b.env.clone().unwrap_or_else(Env::process);
+    let out = out_dir(b, &env).unwrap_or_else(|_| PathBuf::from("<out>"));
+    let p = prepare(b, name, Some(&out.join(name)))?;
+    let jobs = plan::plan_jobs(&p.modules);
+    let tmp = Path::new("<tmp>");
+    let listing = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, job)| {
+            let m = &p.modules[job.module];
+            let (phase, cmd) = match job.phase {
+                Phase::Cicc(a) => (
+                    "cicc",
+                    plan::cicc_command(&p.toolkit, &p.settings, &m.source, a, &tmp.join(format!("{j}.ptx")), &tmp.join(format!("{j}.d"))),
+                ),
+                Phase::Ptxas(a) => (
+                    "ptxas",
+                    plan::ptxas_command(&p.toolkit, &p.settings, a, &tmp.join(format!("{j}.in.ptx")), &tmp.join(format!("{j}.cubin"))),
+                ),
+            };
+            (m.name.clone(), phase, job.label(), cmd.display())
+        })
+        .collect();
+    Ok(PlanListing { archs: p.archs.list.to_string(), arch_source: p.archs.source.to_string(), jobs: listing })
+}
+
+pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
+    let start = Instant::now();
+    let env0 = b.env.clone().unwrap_or_else(Env::process);
+    let out_root = out_dir(b, &env0)?;
+    let out = out_root.join(name);
+    let p = prepare(b, name, Some(&out))?;
+    let jobs = plan::plan_jobs(&p.modules);
+    let store = p.cache_on.then(|| Store::new(p.home.cache_dir()));
+    let compiler = Compiler::new(&p.toolkit, &p.settings, &p.modules, &jobs, store, &p.env)?;
+    let workers = exec::parallelism(&p.env, b.jobs);
+    let outcomes = compiler.run(workers);
+    if crate::process::interrupted() {
+        return Err(Error::Interrupted);
+    }
+    let failures: Vec<_> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(j, o)| match o {
+            Outcome::Failed(f) => Some((j, f)),
+            _ => None,
+        })
+        .collect();
+    if !failures.is_empty() {
+        let skipped = outcomes.iter().filter(|o| matches!(o, Outcome::Skipped)).count();
+        let text = crate::diag::describe(&failures, &jobs, &p.modules, compiler.tmp_dir(), skipped);
+        return Err(Error::Compile(text));
+    }
+    let done: Vec<&JobOut> = outcomes
+        .iter()
+        .map(|o| match o {
+            Outcome::Done(d) => Ok(&**d),
+            _ => Err(Error::Interrupted),
+        })
+        .collect::<Result<_>>()?;
+
+    let mut modules = Vec::new();
+    let mut deps: Vec<PathBuf> = Vec::new();
+    for (m, module) in p.modules.iter().enumerate() {
+        let (report, module_deps) = pack(module, m, &jobs, &done, p.compression, &out)?;
+        modules.push(report);
+        deps.extend(module_deps);
+    }
+    deps.sort();
+    deps.dedup();
+
+    let rust_module = if b.no_rust_module {
+        None
+    } else {
+        let code: Vec<ModuleCode> = modules
+            .iter()
+            .map(|m| ModuleCode { name: &m.name, fatbin: &m.fatbin, fatbin_len: m.bytes, kernels: &m.kernels, archs: m.archs.clone() })
+            .collect();
+        let targets: Vec<String> = p.archs.list.targets().iter().map(Target::to_string).collect();
+        let text = codegen::generate(&p.archs.list.to_string(), &p.archs.source.to_string(), &targets, &code);
+        let path = out_root.join(format!("{name}.rs"));
+        write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;
+        Some(path)
+    };
+
+    if p.env.cargo_metadata() {
+        let watch = p.watch.iter().chain(p.modules.iter().flat_map(|m| m.members.iter()));
+        for path in watch.chain(deps.iter().filter(|d| !is_system(d))) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+
+    let records: Vec<JobRecord> = jobs
+        .iter()
+        .zip(&done)
+        .map(|(job, d)| JobRecord {
+            module: p.modules[job.module].name.clone(),
+            phase: match job.phase {
+                Phase::Cicc(_) => "cicc",
+                Phase::Ptxas(_) => "ptxas",
+            },
+            target: job.label(),
+            cached: d.cached,
+            seconds: d.seconds,
+        })
+        .collect();
+    let jobs_run = records.iter().filter(|r| !r.cached).count();
+    Ok(BuildReport {
+        name: name.to_owned(),
+        archs: p.archs.list.to_string(),
+        arch_source: p.archs.source.to_string(),
+        toolkit: p.toolkit.release().to_owned(),
+        nvcc: p.toolkit.nvcc().to_path_buf(),
+        jobs_planned: jobs.len(),
+        jobs_run,
+        cache_hits: jobs.len() - jobs_run,
+        processes_started: p.spawned + compiler.spawned.load(Ordering::SeqCst),
+        jobserver: compiler.uses_jobserver(),
+        workers,
+        jobs: records,
+        modules,
+        rust_module,
+        dependencies: deps,
+        env_vars: p.env.read_names(),
+        seconds: start.elapsed().as_secs_f64(),
+        arch_list: p.archs.list.clone(),
+    })
+}
+
+/// System headers are hashed for the cache but not handed to Cargo's change tracking.
+fn is_system(p: &Path) -> bool {
+    p.starts_with("/usr") || p.starts_with("/lib")
+}
+
+/// Packs one module's images and returns its report and dependencies.
+fn pack(
+    module: &Module,
+    m: usize,
+    jobs: &[Job],
+    done: &[&JobOut],
+    compression: CompressionChoice,
+    out: &Path,
+) -> Result<(ModuleReport, Vec<PathBuf>)> {
+    let pack_err = |e: archbuild_fatbin::Error| Error::Pack { module: module.name.clone(), source: e };
+    let mut writer = FatbinWriter::new();
+    writer.compression(compression);
+    let mut kernels = Vec::new();
+    let mut deps = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
+    for (job, d) in jobs.iter().zip(done).filter(|(j, _)| j.module == m) {
+        match job.phase {
+            Phase::Cicc(_) => {
+                deps.extend(d.deps.iter().cloned());
+                let info = archbuild_fatbin::ptx::parse_ptx(&d.bytes).map_err(pack_err)?;
+                kernels.extend(info.entries);
+                for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
+                    writer.add_ptx(&d.bytes, t.arch).map_err(pack_err)?;
+                    targets.push(*t);
+                }
+            }
+            Phase::Ptxas(arch) => {
+                writer.add_cubin(&d.bytes, arch).map_err(pack_err)?;
+                targets.push(Target::cubin(arch));
+            }
+        }
+    }
+    kernels.sort();
+    kernels.dedup();
+    targets.sort();
+    let bytes = writer.write().map_err(pack_err)?;
+    let path = out.join(format!("{}.fatbin", module.name));
+    write_if_changed(&path, &bytes).map_err(|e| Error::io("write", &path, e))?;
+    let report = ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: path,
+        bytes: bytes.len(),
+        archs: module.archs.list.to_string(),
+        targets: targets.iter().map(Target::to_string).collect(),
+        kernels,
+    };
+    Ok((report, deps))
+}
+
+/// Used by `setup`: a per-file list, parsed and checked like the build's.
+pub(crate) fn file_override(
+    input: &str,
+    file: &str,
+    toolkit: &Toolkit,
+    devices: config::DeviceQuery<'_>,
+) -> Result<ResolvedArchs> {
+    config::parse_checked(input, ArchSource::FileOverride(file.to_owned()), toolkit, devices)
+}
+

@@ -1,0 +1,153 @@
+//! Merging the build's settings from their sources. Flags, include dirs and defines
+//! accumulate in this order: `[package.metadata.archbuild]`, then the build script / CLI, then
+//! `ARCHBUILD_NVCC_FLAGS` (so an environment flag is the last word on the command line).
+//! Compression and per-file arch lists take the first source that sets them: build script /
+//! CLI, then `ARCHBUILD_COMPRESSION` (compression only), then the manifest.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use archbuild_fatbin::CompressionChoice;
+
+use crate::builder::Build;
+use crate::codegen::ident;
+use crate::config::{DeviceQuery, ResolvedArchs};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::manifest::PackageConfig;
+use crate::paths::write_if_changed;
+use crate::plan::{Module, Settings};
+use crate::toolkit::Toolkit;
+
+pub(crate) fn settings(b: &Build, env: &Env, pkg: Option<&PackageConfig>, base: &Path) -> Result<Settings> {
+    let mut s = Settings { base_dir: base.to_path_buf(), child_env: env.child_overrides(), ..Default::default() };
+    if let Some(p) = pkg {
+        s.nvcc_flags.extend(p.nvcc_flags.iter().cloned());
+        s.ptxas_flags.extend(p.ptxas_flags.iter().cloned());
+        s.includes.extend(p.include.iter().cloned());
+        s.defines.extend(p.defines.iter().cloned());
+    }
+    s.nvcc_flags.extend(b.nvcc_flags.iter().cloned());
+    s.ptxas_flags.extend(b.ptxas_flags.iter().cloned());
+    s.includes.extend(b.includes.iter().map(|i| base.join(i)));
+    s.defines.extend(b.defines.iter().cloned());
+    if let Some(extra) = env.var("ARCHBUILD_NVCC_FLAGS") {
+        s.nvcc_flags.extend(extra.split_whitespace().map(str::to_owned));
+    }
+    s.launcher = env.path("ARCHBUILD_COMPILER_LAUNCHER").map(|l| {
+        if l.components().count() == 1 {
+            let path = env.var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path).map(|d| d.join(&l)).find(|p| p.is_file()).unwrap_or(l)
+        } else {
+            l
+        }
+    });
+    s.finish("the nvcc flags (Build::flag, nvcc-flags in Cargo.toml, ARCHBUILD_NVCC_FLAGS)")
+}
+
+pub(crate) fn compression(b: &Build, env: &Env, pkg: Option<&PackageConfig>) -> Result<CompressionChoice> {
+    let (value, origin) = if let Some(c) = &b.compression {
+        (c.clone(), "Build::compression")
+    } else if let Some(c) = env.var("ARCHBUILD_COMPRESSION") {
+        (c, "ARCHBUILD_COMPRESSION")
+    } else if let Some(c) = pkg.and_then(|p| p.compression.clone()) {
+        (c, "Cargo.toml [package.metadata.archbuild] compression")
+    } else {
+        return Ok(CompressionChoice::nvcc_default());
+    };
+    CompressionChoice::from_str(&value).map_err(|_| Error::Config {
+        what: "compression",
+        origin: origin.to_owned(),
+        value,
+        hint: "use `none`, `default` (PTX zstd, cubins stored, as nvcc), `zstd`, `lz4` (oldest \
+               drivers) or `size`"
+            .into(),
+    })
+}
+
+/// The modules of the build, with their files checked and their arch lists resolved.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn modules(
+    b: &Build,
+    name: &str,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+    out: Option<&Path>,
+    archs: &ResolvedArchs,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<Vec<Module>> {
+    let mut specs = b.modules.clone();
+    if specs.is_empty() {
+        if let Some(p) = pkg {
+            specs.extend(p.kernels.iter().map(|k| (None, vec![k.clone()])));
+        }
+    }
+    if specs.is_empty() {
+        return Err(Error::NoSources(name.to_owned()));
+    }
+    let mut modules: Vec<Module> = Vec::new();
+    for (given_name, files) in specs {
+        for f in &files {
+            let abs = base.join(f);
+            if !abs.is_file() {
+                return Err(Error::SourceMissing {
+                    path: f.clone(),
+                    context: format!(" (looked at {})", abs.display()),
+                });
+            }
+        }
+        let stem = files.first().and_then(|f| f.file_stem()).map(|s| s.to_string_lossy().into_owned());
+        let module_name = given_name.or(stem).ok_or_else(|| Error::NoSources(name.to_owned()))?;
+        let module_name = ident(&module_name, false);
+        if modules.iter().any(|m| m.name == module_name) {
+            return Err(Error::Config {
+                what: "module name",
+                origin: format!("the build `{name}`"),
+                value: module_name,
+                hint: "two sources have the same name; give one its own with \
+                       `.module(\"other_name\", [path])`"
+                    .into(),
+            });
+        }
+        let source = if files.len() == 1 {
+            files[0].clone()
+        } else {
+            group_source(out, &module_name, base, &files)?
+        };
+        let module_archs = match file_override(b, pkg, base, &files) {
+            Some((input, file)) => crate::run::file_override(&input, &file, toolkit, devices)?,
+            None => archs.clone(),
+        };
+        modules.push(Module { name: module_name, source, members: files, archs: module_archs });
+    }
+    Ok(modules)
+}
+
+/// The per-file arch list for a module: the build script's, then the manifest's. For a group,
+/// the first member with an override decides.
+fn file_override(b: &Build, pkg: Option<&PackageConfig>, base: &Path, files: &[PathBuf]) -> Option<(String, String)> {
+    let same = |a: &Path, b2: &Path| a == b2 || base.join(a) == base.join(b2);
+    for f in files {
+        if let Some((_, list)) = b.file_archs.iter().rev().find(|(p, _)| same(p, f)) {
+            return Some((list.clone(), f.display().to_string()));
+        }
+        if let Some((p, list)) = pkg.and_then(|p| p.file_archs.iter().find(|(p, _)| same(Path::new(p), f))) {
+            return Some((list.clone(), p.clone()));
+        }
+    }
+    None
+}
+
+/// A generated translation unit that `#include`s each member of a group.
+fn group_source(out: Option<&Path>, name: &str, base: &Path, files: &[PathBuf]) -> Result<PathBuf> {
+    let dir = out.ok_or(Error::NoOutDir)?;
+    let mut text = String::from("// @generated by archbuild: one translation unit for a module group\n");
+    for f in files {
+        let abs = std::fs::canonicalize(base.join(f)).unwrap_or_else(|_| base.join(f));
+        text.push_str(&format!("#include {:?}\n", abs.display().to_string()));
+    }
+    let path = dir.join(format!("{name}.group.cu"));
+    write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;
+    Ok(path)
+}

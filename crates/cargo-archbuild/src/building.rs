@@ -1,0 +1,207 @@
+//! Running the build driver from the CLI: plan first (toolkit, arch list, job count), then
+//! compile under a progress bar, then report each fat binary — its targets, its kernels, the
+//! kernels missing from some images, and what each local GPU will load from it.
+//!
+//! Shared by `build` (one run per Cargo package) and `compile` (one run for the given files).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use archbuild::{Build, BuildReport, Env, ModuleReport};
+use archbuild_runtime::FatBinary;
+use serde::Serialize;
+
+use crate::coverage::CoverageGap;
+use crate::error::CliError;
+use crate::gpus::{GpuVerdict, Gpus};
+use crate::shell::{human_bytes, Shell};
+
+/// One build to run: a label for the output (package name or output file) and the builder.
+pub(crate) struct Pending {
+    pub label: String,
+    pub build: Build,
+    /// Name each fat binary after its module (`package/module`), not just the label (`compile`
+    /// writes exactly one, named by `-o`).
+    pub per_module: bool,
+}
+
+/// What the CLI reports for one fat binary.
+#[derive(Debug, Serialize)]
+pub(crate) struct ModuleOutcome {
+    #[serde(flatten)]
+    pub module: ModuleReport,
+    pub coverage_gaps: Vec<CoverageGap>,
+    /// What each visible GPU will load from it (empty without a GPU).
+    pub gpus: Vec<GpuVerdict>,
+}
+
+/// What the CLI reports for one build.
+#[derive(Debug, Serialize)]
+pub(crate) struct BuildOutcome {
+    pub label: String,
+    #[serde(skip)]
+    pub per_module: bool,
+    #[serde(flatten)]
+    pub report: BuildReport,
+    pub modules_checked: Vec<ModuleOutcome>,
+}
+
+/// The name every CLI build uses for its output subdirectory.
+pub(crate) const BUILD_NAME: &str = "kernels";
+
+/// The process environment without the variables Cargo sets for build scripts and `cargo run`:
+/// the CLI is not a build script, and `CARGO_MANIFEST_DIR` would redirect relative paths.
+pub(crate) fn cli_env() -> Env {
+    const CARGO_ONLY: [&str; 4] = ["CARGO_MANIFEST_DIR", "OUT_DIR", "TARGET", "HOST"];
+    Env::from_vars(std::env::vars_os().filter(|(k, _)| !CARGO_ONLY.iter().any(|c| k == c)))
+}
+
+/// Plans, compiles and checks every pending build, with one progress bar over all their jobs.
+pub(crate) fn run_all(pending: Vec<Pending>, shell: &mut Shell) -> Result<Vec<BuildOutcome>, CliError> {
+    let mut planned = Vec::with_capacity(pending.len());
+    for mut p in pending {
+        let listing = p.build.try_plan(BUILD_NAME)?;
+        shell.status(
+            "Planning",
+            format!(
+                "{}: {} job(s) for `{}` (from {})",
+                p.label,
+                listing.jobs.len(),
+                listing.archs,
+                source_name(&listing.arch_source)
+            ),
+        );
+        if listing.arch_source.starts_with("the default") {
+            shell.note(
+                "this is the portable default; set ARCHBUILD_ARCHS=native for a fast build for this \
+                 machine's GPUs, or e.g. ARCHBUILD_ARCHS=\"8.6 8.9+PTX\", or `archs` in [package.metadata.archbuild]",
+            );
+        }
+        planned.push((p, listing.jobs.len() as u64));
+    }
+    let total: u64 = planned.iter().map(|(_, n)| n).sum();
+    let bar = shell.start_progress("Building", total);
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let mut reports = Vec::with_capacity(planned.len());
+    let mut failure = None;
+    for (mut p, jobs) in planned {
+        bar.set_message(p.label.clone());
+        // The driver runs its jobs on its own workers; this thread only keeps the bar alive.
+        let result = std::thread::scope(|s| s.spawn(|| p.build.try_compile(BUILD_NAME)).join());
+        bar.inc(jobs);
+        match result {
+            Ok(Ok(report)) => {
+                announce(&p.label, &report, shell);
+                reports.push((p.label, p.per_module, report));
+            }
+            Ok(Err(e)) => {
+                failure = Some(CliError::from(e));
+                break;
+            }
+            Err(_) => {
+                failure = Some(CliError::Internal { message: "the build thread panicked".into() });
+                break;
+            }
+        }
+    }
+    shell.finish_progress();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let gpus = Gpus::open()?;
+    reports.into_iter().map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell)).collect()
+}
+
+/// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
+pub(crate) fn no_gpu_note() -> String {
+    match Gpus::open().map(|g| g.facts()) {
+        Ok(f) if !f.gpus.is_empty() => String::new(),
+        // The first clause of the driver's message ("no CUDA driver: libcuda.so.1 could not
+        // be loaded (…)"); `doctor` prints the whole text with its fix.
+        Ok(f) => match f.problem {
+            Some(p) => format!("none visible: {}", p.split(';').next().unwrap_or(&p)),
+            None => "none visible".into(),
+        },
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Cargo-style lines for one finished build.
+fn announce(label: &str, r: &BuildReport, shell: &Shell) {
+    let verb = if r.jobs_run == 0 { "Fresh" } else { "Compiled" };
+    shell.status(
+        verb,
+        format!(
+            "{label} ({} job(s) run, {} from cache, {} nvcc/ptxas process(es), toolkit {}) in {:.2}s",
+            r.jobs_run, r.cache_hits, r.processes_started, r.toolkit, r.seconds
+        ),
+    );
+}
+
+/// Reads each fat binary back: kernel coverage, and the local GPUs' verdicts.
+fn check(
+    label: String,
+    per_module: bool,
+    mut report: BuildReport,
+    gpus: &Gpus,
+    shell: &Shell,
+) -> Result<BuildOutcome, CliError> {
+    report.arch_source = source_name(&report.arch_source);
+    let mut modules_checked = Vec::new();
+    for m in &report.modules {
+        let bytes = crate::files::read_input(&m.fatbin)?;
+        let coverage_gaps = crate::commands::inspect::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
+        for g in &coverage_gaps {
+            shell.warn(format!("{}: {}", m.name, g.describe()));
+        }
+        let fatbin = FatBinary::from_vec(bytes)
+            .map_err(|e| CliError::Format { path: m.fatbin.clone(), message: e.to_string() })?;
+        let verdicts = gpus.check(&fatbin, None)?;
+        modules_checked.push(ModuleOutcome { module: m.clone(), coverage_gaps, gpus: verdicts });
+    }
+    Ok(BuildOutcome { label, per_module, report, modules_checked })
+}
+
+/// The human summary: per fat binary, what it holds and what each local GPU gets from it.
+pub(crate) fn print_summary(outcomes: &[BuildOutcome], gpus_note: Option<&str>, shell: &Shell) -> Result<(), CliError> {
+    for o in outcomes {
+        for m in &o.modules_checked {
+            let name = if o.per_module { format!("{}/{}", o.label, m.module.name) } else { o.label.clone() };
+            shell.println(format!(
+                "{}  {} ({})",
+                crate::shell::bold(name),
+                display_path(&m.module.fatbin),
+                human_bytes(m.module.bytes as u64)
+            ))?;
+            shell.println(format!("  targets  {}", m.module.targets.join(" ")))?;
+            shell.println(format!("  kernels  {}", m.module.kernels.join(" ")))?;
+            if m.gpus.is_empty() {
+                shell.println(format!("  GPUs     {}", gpus_note.unwrap_or("none visible")))?;
+            }
+            for g in &m.gpus {
+                let verdict = match (&g.image, &g.error) {
+                    (Some(img), _) => format!("{img} ({})", g.route.as_deref().unwrap_or("")),
+                    (None, e) => format!("cannot run it: {}", e.as_deref().unwrap_or("no image fits")),
+                };
+                shell.println(format!("  GPU {}    {} ({}): {verdict}", g.ordinal, g.name, g.cc))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The build driver names a `--archs` list "the build's arch list (`.archs(...)` / `--archs`)";
+/// on the command line it is just `--archs`.
+fn source_name(source: &str) -> String {
+    if source.starts_with("the build's arch list") {
+        "--archs".into()
+    } else {
+        source.to_string()
+    }
+}
+
+/// A path relative to the current directory when it is below it (shorter lines).
+pub(crate) fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
+}

@@ -1,0 +1,151 @@
+//! `cargo archbuild build`: build the kernels of the workspace's packages that have
+//! `[package.metadata.archbuild]` (found with `cargo metadata`), as their build scripts would,
+//! into `<target-dir>/<profile>/archbuild/<package>/`, with a progress bar over the compile jobs;
+//! then summarise what each fat binary holds and what each local GPU will load from it.
+//!
+//! Cargo's `-p/--package`, `--workspace`, `--release`/`--profile` and `--manifest-path` select
+//! the packages and the output directory as they do for `cargo build`.
+
+use std::path::PathBuf;
+
+use archbuild::{Build, PackageConfig};
+use cargo_metadata::{Metadata, MetadataCommand, Package};
+use serde::Serialize;
+
+use crate::building::{cli_env, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
+use crate::cli::BuildArgs;
+use crate::error::CliError;
+use crate::shell::Shell;
+
+#[derive(Debug, Serialize)]
+struct BuildCommandReport<'a> {
+    reason: &'static str,
+    profile: String,
+    packages: &'a [BuildOutcome],
+}
+
+pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
+    let metadata = metadata(args)?;
+    let packages = select(&metadata, &args.packages)?;
+    let profile_dir = match (&args.profile, args.release) {
+        (Some(p), _) if p == "dev" || p == "test" => "debug".to_string(),
+        (Some(p), _) if p == "bench" => "release".to_string(),
+        (Some(p), _) => p.clone(),
+        (None, true) => "release".to_string(),
+        (None, false) => "debug".to_string(),
+    };
+    let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
+    let mut pending = Vec::new();
+    for pkg in packages {
+        let manifest = pkg.manifest_path.as_std_path();
+        let dir = manifest.parent().unwrap_or(manifest).to_path_buf();
+        let config = PackageConfig::from_manifest(manifest)?;
+        if config.as_ref().is_none_or(|c| c.kernels.is_empty()) {
+            return Err(CliError::Cargo {
+                message: format!(
+                    "package `{}` has [package.metadata.archbuild] but lists no kernels for `cargo archbuild build`",
+                    pkg.name
+                ),
+                help: format!(
+                    "add `kernels = [\"kernels/name.cu\"]` to [package.metadata.archbuild] in {}",
+                    manifest.display()
+                ),
+            });
+        }
+        let out = match &args.out_dir {
+            Some(d) => d.join(pkg.name.as_str()),
+            None => target_dir.join(&profile_dir).join("archbuild").join(pkg.name.as_str()),
+        };
+        let mut b = Build::new();
+        b.manifest_dir(&dir)
+            .env(cli_env())
+            .out_dir(&out)
+            .rust_module(false)
+            .quiet(true)
+            .cargo_metadata(false)
+            .provision(!args.no_provision);
+        if let Some(list) = &args.compile.archs {
+            b.archs(list);
+        }
+        if let Some(j) = args.compile.jobs {
+            b.jobs(j);
+        }
+        if let Some(c) = &args.compile.compression {
+            b.compression(c);
+        }
+        pending.push(Pending { label: pkg.name.to_string(), build: b, per_module: true });
+    }
+    let outcomes = run_all(pending, shell)?;
+    if shell.is_json() {
+        return shell.json(&BuildCommandReport { reason: "build", profile: profile_dir, packages: &outcomes });
+    }
+    let modules: usize = outcomes.iter().map(|o| o.report.modules.len()).sum();
+    shell.status("Finished", format!("{modules} fat binar{} for {} package(s)", plural(modules), outcomes.len()));
+    print_summary(&outcomes, Some(&no_gpu_note()), shell)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        "y"
+    } else {
+        "ies"
+    }
+}
+
+fn metadata(args: &BuildArgs) -> Result<Metadata, CliError> {
+    let mut cmd = MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(m) = &args.manifest_path {
+        cmd.manifest_path(m);
+    }
+    cmd.exec().map_err(|e| CliError::Cargo {
+        message: format!("`cargo metadata` failed: {e}"),
+        help: "run `cargo archbuild build` inside a Cargo workspace, or pass --manifest-path path/to/Cargo.toml"
+            .into(),
+    })
+}
+
+/// The packages to build: those named with `-p` (each must be a workspace member with
+/// `[package.metadata.archbuild]`), else every workspace member that has the table.
+fn select<'a>(metadata: &'a Metadata, specs: &[String]) -> Result<Vec<&'a Package>, CliError> {
+    let members = metadata.workspace_packages();
+    let has_table = |p: &Package| p.metadata.get("archbuild").is_some_and(|v| v.is_object());
+    if specs.is_empty() {
+        let with: Vec<&Package> = members.iter().copied().filter(|p| has_table(p)).collect();
+        if with.is_empty() {
+            return Err(CliError::Cargo {
+                message: "no package in this workspace has [package.metadata.archbuild]".into(),
+                help: "add `[package.metadata.archbuild]` with `kernels = [\"kernels/name.cu\"]` to a package's \
+                       Cargo.toml (see docs/getting-started.md), or use `cargo archbuild compile FILES`"
+                    .into(),
+            });
+        }
+        return Ok(with);
+    }
+    let mut out = Vec::new();
+    for spec in specs {
+        let name = spec.split('@').next().unwrap_or(spec);
+        let pkg = members.iter().copied().find(|p| p.name.as_str() == name).ok_or_else(|| {
+            let names: Vec<&str> = members.iter().filter(|p| has_table(p)).map(|p| p.name.as_str()).collect();
+            CliError::Cargo {
+                message: format!("package `{spec}` is not a member of this workspace"),
+                help: if names.is_empty() {
+                    "no member has [package.metadata.archbuild] yet".into()
+                } else {
+                    format!("packages with kernels: {}", names.join(", "))
+                },
+            }
+        })?;
+        if !has_table(pkg) {
+            return Err(CliError::Cargo {
+                message: format!("package `{name}` has no [package.metadata.archbuild]"),
+                help: format!(
+                    "add `[package.metadata.archbuild]` with `kernels = [\"kernels/name.cu\"]` to {}",
+                    pkg.manifest_path
+                ),
+            });
+        }
+        out.push(pkg);
+    }
+    Ok(out)
+}

@@ -1,0 +1,130 @@
+//! `cargo archbuild cache stats|clean`: where the build cache (per-target compile results) and
+//! the JIT cache (cubins compiled from PTX at load time) live, what they hold, and clearing them.
+//! Both caches verify entries before use, so clearing is never needed for correctness — only
+//! to reclaim space.
+
+use std::path::{Path, PathBuf};
+
+use archbuild::{cache_stats, Home};
+use archbuild_runtime::JitCache;
+use serde::Serialize;
+
+use crate::building::cli_env;
+use crate::cli::{CacheCleanArgs, CacheCommand};
+use crate::error::CliError;
+use crate::shell::{human_bytes, Shell};
+
+#[derive(Debug, Serialize)]
+struct CacheJson {
+    name: &'static str,
+    dir: Option<String>,
+    entries: u64,
+    bytes: u64,
+    /// For `clean`: entries and bytes removed.
+    removed_entries: u64,
+    removed_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct CacheReport {
+    reason: &'static str,
+    action: &'static str,
+    caches: Vec<CacheJson>,
+}
+
+pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError> {
+    let home = Home::from_env(&cli_env());
+    let jit = JitCache::from_env().map_err(|e| CliError::Driver { message: e.to_string() })?;
+    let (action, want_build, want_jit) = match cmd {
+        CacheCommand::Stats => ("stats", true, true),
+        CacheCommand::Clean(CacheCleanArgs { build, jit }) => ("clean", *build || !*jit, *jit || !*build),
+    };
+    let mut caches = Vec::new();
+    if want_build {
+        let (entries, bytes) = cache_stats(&home);
+        let mut c = CacheJson {
+            name: "build",
+            dir: Some(home.cache_dir().display().to_string()),
+            entries,
+            bytes,
+            removed_entries: 0,
+            removed_bytes: 0,
+        };
+        if action == "clean" {
+            remove_tree(home.cache_dir())?;
+            (c.removed_entries, c.removed_bytes) = (entries, bytes);
+            (c.entries, c.bytes) = cache_stats(&home);
+        }
+        caches.push(c);
+    }
+    if want_jit {
+        let mut c = CacheJson { name: "jit", dir: None, entries: 0, bytes: 0, removed_entries: 0, removed_bytes: 0 };
+        if let Some(cache) = &jit {
+            let entries = cache.entries();
+            c.dir = Some(cache.dir().display().to_string());
+            c.entries = entries.len() as u64;
+            c.bytes = entries.iter().map(|e| e.1).sum();
+            if action == "clean" {
+                for (path, len, _) in &entries {
+                    remove_file(path)?;
+                    c.removed_entries += 1;
+                    c.removed_bytes += len;
+                }
+                c.entries -= c.removed_entries;
+                c.bytes -= c.removed_bytes;
+            }
+        }
+        caches.push(c);
+    }
+    if shell.is_json() {
+        return shell.json(&CacheReport { reason: "cache", action, caches });
+    }
+    for c in &caches {
+        let dir = c.dir.as_deref().unwrap_or("off (ARCHBUILD_JIT_CACHE=off)");
+        if action == "clean" {
+            shell.status(
+                "Removed",
+                format!("{} {} cache entries ({}) from {dir}", c.removed_entries, c.name, human_bytes(c.removed_bytes)),
+            );
+        } else {
+            shell.println(format!(
+                "{:<6} cache  {:>6} entries  {:>10}  {dir}",
+                c.name,
+                c.entries,
+                human_bytes(c.bytes)
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes everything under `dir` (not `dir` itself); a missing directory is already clean.
+fn remove_tree(dir: &Path) -> Result<(), CliError> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(CliError::Write { path: dir.to_path_buf(), source }),
+    };
+    for entry in rd.flatten() {
+        let path: PathBuf = entry.path();
+        let result = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        match result {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(CliError::Write { path, source }),
+        }
+    }
+    Ok(())
+}
+
+fn remove_file(path: &Path) -> Result<(), CliError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(CliError::Write { path: path.to_path_buf(), source }),
+    }
+}

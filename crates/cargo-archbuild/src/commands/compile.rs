@@ -1,0 +1,128 @@
+//! `cargo archbuild compile FILES… --archs LIST -o OUT.fatbin`: the build driver without Cargo,
+//! for scripts and CI shards. All files go into one fat binary (one module, as one translation
+//! unit), written atomically to OUT; the per-target cache makes repeated and sharded builds
+//! cheap, and `merge` of shard outputs gives the same bytes as one compile of all targets.
+
+use std::path::{Path, PathBuf};
+
+use archbuild::Build;
+use serde::Serialize;
+
+use crate::building::{cli_env, display_path, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
+use crate::cli::CompileArgs;
+use crate::error::CliError;
+use crate::files::write_atomic;
+use crate::shell::{human_bytes, Shell};
+
+#[derive(Debug, Serialize)]
+struct CompileReport<'a> {
+    reason: &'static str,
+    output: String,
+    #[serde(flatten)]
+    build: &'a BuildOutcome,
+}
+
+pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError> {
+    let files = args.files.iter().map(|f| absolute_source(f)).collect::<Result<Vec<_>, _>>()?;
+    let module = module_name(&args.output)?;
+    let out_parent = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // The driver writes into a private directory beside OUT; the fat binary is then renamed
+    // into place, so OUT is either the old file or the complete new one.
+    let staging = tempfile::Builder::new()
+        .prefix(".archbuild-compile-")
+        .tempdir_in(&out_parent)
+        .map_err(|source| CliError::Write { path: args.output.clone(), source })?;
+    let mut b = Build::new();
+    b.module(&module, &files)
+        .env(cli_env())
+        .out_dir(staging.path())
+        .rust_module(false)
+        .quiet(true)
+        .cargo_metadata(false)
+        .provision(!args.no_provision);
+    if let Some(list) = &args.compile.archs {
+        b.archs(list);
+    }
+    if let Some(j) = args.compile.jobs {
+        b.jobs(j);
+    }
+    if let Some(c) = &args.compile.compression {
+        b.compression(c);
+    }
+    for dir in &args.include {
+        b.include(absolute(dir));
+    }
+    for d in &args.define {
+        match d.split_once('=') {
+            Some((name, value)) => b.define(name, Some(value)),
+            None => b.define(d, None),
+        };
+    }
+    for f in &args.nvcc_flags {
+        b.flag(f);
+    }
+    let label = display_path(&args.output);
+    let mut outcomes = run_all(vec![Pending { label, build: b, per_module: false }], shell)?;
+    let outcome = outcomes.pop().ok_or_else(|| CliError::Internal { message: "the build reported nothing".into() })?;
+    let built = outcome
+        .report
+        .modules
+        .first()
+        .ok_or_else(|| CliError::Internal { message: "the build wrote no fat binary".into() })?;
+    let bytes = crate::files::read_input(&built.fatbin)?;
+    write_atomic(&args.output, &bytes)?;
+    drop(staging);
+    let mut outcome = outcome;
+    for m in outcome.report.modules.iter_mut().chain(outcome.modules_checked.iter_mut().map(|m| &mut m.module)) {
+        m.fatbin = args.output.clone();
+    }
+    if shell.is_json() {
+        return shell.json(&CompileReport {
+            reason: "compile",
+            output: args.output.display().to_string(),
+            build: &outcome,
+        });
+    }
+    shell.status(
+        "Finished",
+        format!("{} ({}, {})", display_path(&args.output), human_bytes(bytes.len() as u64), outcome.report.archs),
+    );
+    print_summary(std::slice::from_ref(&outcome), Some(&no_gpu_note()), shell)
+}
+
+/// The module (and generated names) come from OUT's file stem: `kernels.fatbin` → `kernels`.
+fn module_name(out: &Path) -> Result<String, CliError> {
+    out.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            CliError::usage(
+                format!("`-o {}` names no file", out.display()),
+                "pass the fat binary to write, e.g. `-o kernels.fatbin`",
+            )
+        })
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// A source file as an absolute path; a missing one is an input error naming the path.
+fn absolute_source(p: &Path) -> Result<PathBuf, CliError> {
+    let abs = absolute(p);
+    match std::fs::metadata(&abs) {
+        Ok(m) if m.is_file() => Ok(abs),
+        Ok(_) => Err(CliError::usage(
+            format!("`{}` is a directory, not a CUDA source file", p.display()),
+            "pass .cu files, e.g. `cargo archbuild compile kernels/*.cu --archs 8.6 -o kernels.fatbin`",
+        )),
+        Err(source) => Err(CliError::Read { path: p.to_path_buf(), source }),
+    }
+}

@@ -1,0 +1,123 @@
+//! `cargo archbuild toolkit install|list|which`: provision the pinned CUDA toolkit from PyPI
+//! wheels, list every place a toolkit is looked for (in search order), and show the one a build
+//! would use and why.
+
+use archbuild::{provision, Discovery, Home, Toolkit, PINNED_RELEASE};
+use serde::Serialize;
+
+use crate::building::cli_env;
+use crate::cli::ToolkitCommand;
+use crate::error::CliError;
+use crate::shell::Shell;
+
+#[derive(Debug, Serialize)]
+struct ToolkitJson {
+    nvcc: String,
+    /// `13.5.37`.
+    release: Option<String>,
+    /// How it was found: `$CUDA_HOME`, `PATH`, `/usr/local/cuda`, `provisioned by archbuild`.
+    found_by: String,
+    exists: bool,
+    /// The first existing candidate is the one builds use.
+    selected: bool,
+    /// Why it could not be queried, if it exists but does not work.
+    problem: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ToolkitReport {
+    reason: &'static str,
+    action: &'static str,
+    toolkits: Vec<ToolkitJson>,
+}
+
+pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliError> {
+    let env = cli_env();
+    let home = Home::from_env(&env);
+    match cmd {
+        ToolkitCommand::Install => {
+            let nvcc = provision(&env, &home, &mut |event| shell.status("Toolkit", event))?;
+            let tk = Toolkit::from_nvcc(&nvcc)?;
+            let json = describe(&tk, "provisioned by archbuild".into(), true);
+            report(shell, "install", vec![json], |s, t| {
+                s.status("Installed", format!("CUDA {} at {}", t.release.as_deref().unwrap_or(PINNED_RELEASE), t.nvcc));
+                Ok(())
+            })
+        }
+        ToolkitCommand::Which => {
+            let tk = Discovery::new(home).locate(&env, false, &mut |_| {})?;
+            let json = describe(&tk, tk.found_by().to_string(), true);
+            report(shell, "which", vec![json], |s, t| {
+                s.println(&t.nvcc)?;
+                s.status("Using", format!("CUDA {} (found by {})", t.release.as_deref().unwrap_or("?"), t.found_by));
+                Ok(())
+            })
+        }
+        ToolkitCommand::List => {
+            let mut selected = false;
+            let mut list = Vec::new();
+            for c in Discovery::new(home).candidates(&env)? {
+                let is_selected = c.exists && !selected;
+                selected |= is_selected;
+                let mut json = ToolkitJson {
+                    nvcc: c.nvcc.display().to_string(),
+                    release: None,
+                    found_by: c.found_by.to_string(),
+                    exists: c.exists,
+                    selected: is_selected,
+                    problem: None,
+                };
+                if c.exists {
+                    match Toolkit::from_nvcc(&c.nvcc) {
+                        Ok(tk) => json.release = Some(tk.release().to_string()),
+                        Err(e) => json.problem = Some(e.to_string()),
+                    }
+                }
+                list.push(json);
+            }
+            let none_found = !selected;
+            report(shell, "list", list, |s, t| {
+                let state = match (t.exists, &t.release, &t.problem) {
+                    (false, _, _) => "not found".to_string(),
+                    (true, Some(r), _) => format!("CUDA {r}"),
+                    (true, None, Some(p)) => format!("broken: {p}"),
+                    (true, None, None) => "unknown".to_string(),
+                };
+                let mark = if t.selected { "*" } else { " " };
+                s.println(format!("{mark} {:<26} {:<14} {}", t.found_by, state, t.nvcc))
+            })?;
+            if none_found {
+                shell.warn(format!(
+                    "no CUDA toolkit found; `cargo archbuild toolkit install` installs CUDA {PINNED_RELEASE} from PyPI"
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn describe(tk: &Toolkit, found_by: String, selected: bool) -> ToolkitJson {
+    ToolkitJson {
+        nvcc: tk.nvcc().display().to_string(),
+        release: Some(tk.release().to_string()),
+        found_by,
+        exists: true,
+        selected,
+        problem: None,
+    }
+}
+
+fn report(
+    shell: &Shell,
+    action: &'static str,
+    toolkits: Vec<ToolkitJson>,
+    human: impl Fn(&Shell, &ToolkitJson) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if shell.is_json() {
+        return shell.json(&ToolkitReport { reason: "toolkit", action, toolkits });
+    }
+    for t in &toolkits {
+        human(shell, t)?;
+    }
+    Ok(())
+}

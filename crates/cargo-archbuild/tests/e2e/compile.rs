@@ -1,0 +1,1 @@
+//! `compile`: real nvcc through the build driver, checked with cuobjdump and `inspect`.

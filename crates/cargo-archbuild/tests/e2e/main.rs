@@ -1,0 +1,14 @@
+//! End-to-end tests of the `cargo-archbuild` binary: each test runs the real executable (with
+//! assert_cmd) on files made by the real CUDA 13.5 tools, and checks what it prints against
+//! `cuobjdump`, against a one-shot build, or against the simulated driver's GPUs.
+//!
+//! One test binary (modules below) so the suite links once.
+
+mod support;
+
+mod compile;
+mod doctor;
+mod explain;
+mod inspect;
+mod matrix_merge;
+mod snapshots;

@@ -1,0 +1,1 @@
+//! `matrix` + per-shard `compile` + `merge` equals a one-shot `compile`, byte for byte.

@@ -1,0 +1,78 @@
+//! Snapshots (insta) of the help of every subcommand and of the error messages users meet:
+//! each error must say what was wrong and name the fix. Review changes with `cargo insta review`
+//! (or `INSTA_UPDATE=always cargo test` and `git diff`).
+
+use crate::support::{cli, run, scratch};
+
+fn help(args: &[&str]) -> String {
+    let (code, stdout, stderr) = run(cli().args(args).arg("--help"));
+    assert_eq!(code, 0, "{stderr}");
+    stdout
+}
+
+#[test]
+fn help_of_every_subcommand() {
+    insta::assert_snapshot!("help_top", help(&[]));
+    for sub in ["build", "compile", "inspect", "doctor", "explain", "matrix", "merge", "toolkit", "cache"] {
+        insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
+    }
+    insta::assert_snapshot!("help_toolkit_install", help(&["toolkit", "install"]));
+    insta::assert_snapshot!("help_cache_clean", help(&["cache", "clean"]));
+}
+
+#[test]
+fn cargo_invokes_the_binary_with_its_subcommand_name_first() {
+    // `cargo archbuild explain 8.6` runs `cargo-archbuild archbuild explain 8.6`.
+    let (code, via_cargo, _) = run(cli().args(["archbuild", "explain", "8.6"]));
+    let (_, direct, _) = run(cli().args(["explain", "8.6"]));
+    assert_eq!(code, 0);
+    assert_eq!(via_cargo, direct);
+}
+
+/// Runs a failing command and returns "exit N" + stderr, for a snapshot.
+fn failure(cmd: &mut assert_cmd::Command) -> String {
+    let (code, _, stderr) = run(cmd);
+    assert_ne!(code, 0, "expected a failure; stderr:\n{stderr}");
+    format!("exit {code}\n{stderr}")
+}
+
+#[test]
+fn error_messages_name_the_fix() {
+    let dir = scratch();
+    let garbage = dir.path().join("garbage.bin");
+    std::fs::write(&garbage, b"MZ\x90\x00 this is not CUDA").unwrap();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("err_explain_bad_arch", vec!["explain", "8.6x"]),
+        ("err_explain_bad_variant", vec!["explain", "8.6a"]),
+        ("err_matrix_zero_shards", vec!["matrix", "--shards", "0", "--archs", "8.6"]),
+        ("err_inspect_missing_file", vec!["inspect", "no-such-file.fatbin"]),
+        ("err_inspect_garbage", vec!["inspect", "garbage.bin"]),
+        ("err_inspect_two_formats", vec!["inspect", "garbage.bin", "--format", "cuobjdump", "--message-format", "json"]),
+        ("err_doctor_bad_policy", vec!["doctor", "garbage.bin", "--policy", "fastest"]),
+        ("err_merge_not_a_fatbin", vec!["merge", "garbage.bin", "-o", "out.fatbin"]),
+        ("err_unknown_subcommand", vec!["biuld"]),
+    ];
+    for (name, args) in cases {
+        insta::assert_snapshot!(name, failure(cli().current_dir(dir.path()).args(&args)));
+    }
+    insta::assert_snapshot!(
+        "err_doctor_bad_simulated_gpus",
+        failure(cli().current_dir(dir.path()).env("ARCHBUILD_SIMULATED_GPUS", "8.6,nine@13000").arg("doctor"))
+    );
+}
+
+#[test]
+fn errors_in_json_mode_are_a_json_document_with_the_exit_code() {
+    let dir = scratch();
+    let out = cli()
+        .current_dir(dir.path())
+        .args(["inspect", "no-such-file.fatbin", "--message-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["reason"], "error");
+    assert_eq!(v["kind"], "read");
+    assert_eq!(v["exit_code"], 3);
+    assert!(v["help"].as_str().unwrap().contains("check the path"));
+}

@@ -1,0 +1,131 @@
+//! Bad input gives a clear error that names the fix; the messages are snapshots
+//! (`tests/tests/snapshots/`). Missing toolkit, python3 and pip are simulated with `PATH`,
+//! `ARCHBUILD_PYTHON` and a venv without pip; the arch and compile errors use the real toolkit.
+
+use std::path::Path;
+
+use archbuild::{Build, Discovery, Env, Home};
+
+/// Replaces run-specific paths so snapshots are stable.
+fn redact(msg: &str, tmp: &Path) -> String {
+    let tk = archbuild_tests::toolkit();
+    msg.replace(&tmp.display().to_string(), "[TMP]")
+        .replace(&tk.bin_dir().display().to_string(), "[CUDA_BIN]")
+}
+
+#[test]
+fn missing_toolkit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut d = Discovery::new(Home::at(tmp.path().join("home")));
+    d.system_roots = vec![tmp.path().join("usr-local-cuda")];
+    let env = Env::from_vars([("PATH", "/nonexistent/bin")]);
+    let err = d.locate(&env, false, &mut |_| {}).unwrap_err();
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+
+    // A variable pointing nowhere is named, not skipped.
+    let env = Env::from_vars([("CUDA_HOME", tmp.path().join("cuda-12").into_os_string())]);
+    let err = d.locate(&env, false, &mut |_| {}).unwrap_err();
+    insta::assert_snapshot!("missing_toolkit_bad_cuda_home", redact(&err.to_string(), tmp.path()));
+}
+
+#[test]
+fn missing_python_for_provisioning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = Home::at(tmp.path().join("home"));
+    let env = Env::from_vars([("PATH", "/nonexistent/bin")]);
+    let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+    // Nothing half-installed is left to be trusted.
+    assert!(!archbuild::provisioned_dir(&home).exists());
+}
+
+#[test]
+fn missing_pip_for_provisioning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let venv = tmp.path().join("venv");
+    let st = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        eprintln!("SKIP: python3 -m venv is not available here");
+        return;
+    }
+    let home = Home::at(tmp.path().join("home"));
+    let env = Env::from_vars([("ARCHBUILD_PYTHON", venv.join("bin/python3"))]);
+    let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+}
+
+#[test]
+fn unreachable_package_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = Home::at(tmp.path().join("home"));
+    let env = Env::from_vars([
+        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        ("PIP_INDEX_URL", "http://127.0.0.1:9/simple".into()),
+        ("PIP_FIND_LINKS", tmp.path().as_os_str().to_owned()),
+        ("PIP_RETRIES", "0".into()),
+        ("PIP_TIMEOUT", "2".into()),
+        ("PIP_NO_CACHE_DIR", "1".into()),
+    ]);
+    let mut events = Vec::new();
+    let err = archbuild::provision(&env, &home, &mut |e| events.push(e.to_string())).unwrap_err();
+    let msg = err.to_string();
+    let (head, tail) = msg.split_once("pip said:").expect("the message quotes pip");
+    insta::assert_snapshot!(redact(head, tmp.path()));
+    assert!(tail.contains("No matching distribution"), "{tail}");
+    assert!(events[0].starts_with("installing CUDA 13.5.37 from PyPI"), "{events:?}");
+    assert!(!archbuild::provisioned_dir(&home).exists());
+    let leftovers: Vec<_> = std::fs::read_dir(home.toolkits_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "the temp install dir is removed");
+}
+
+fn build_in(tmp: &Path, archs_env: &str, source: &str) -> archbuild::Error {
+    std::fs::create_dir_all(tmp.join("pkg/kernels")).unwrap();
+    std::fs::write(tmp.join("pkg/kernels/k.cu"), source).unwrap();
+    Build::new()
+        .toolkit(archbuild_tests::toolkit().clone())
+        .env(Env::from_vars([
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("ARCHBUILD_ARCHS", archs_env.into()),
+        ]))
+        .manifest_dir(tmp.join("pkg"))
+        .cache_dir(tmp.join("cache"))
+        .out_dir(tmp.join("out"))
+        .file("kernels/k.cu")
+        .jobs(1)
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_err()
+}
+
+const GOOD: &str = "extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n";
+
+#[test]
+fn unknown_arch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = build_in(tmp.path(), "7.5 8.6x", GOOD);
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+}
+
+#[test]
+fn arch_the_toolkit_cannot_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = build_in(tmp.path(), "7.0 8.6", GOOD);
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+}
+
+#[test]
+fn compile_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = "extern \"C\" __global__ void k(float* x) {\n    x[0] = undefined_thing;\n}\n";
+    let err = build_in(tmp.path(), "7.5 8.6 8.9", bad);
+    let msg = redact(&err.to_string(), tmp.path());
+    assert_eq!(msg.matches("is undefined").count(), 1, "{msg}");
+    insta::assert_snapshot!(msg);
+}
