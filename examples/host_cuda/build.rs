@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use archbuild::{configure_cc_with_toolkit, stderr_progress, ArchList, Build, Discovery, Env, Home};
+use archbuild::{configure_cc, stderr_progress, ArchList, Build, Discovery, Env, Home};
 
 fn main() {
     let env = Env::process();
@@ -20,24 +20,55 @@ fn main() {
         .file("src/vector_add.cu")
         .try_plan("host_cuda")
         .unwrap_or_else(|e| panic!("\n\nhost_cuda: {e}\n\n"));
-    let archs: ArchList = plan.archs.parse().unwrap_or_else(|e| panic!("host_cuda: arch list `{}`: {e}", plan.archs));
+    let archs: ArchList = plan
+        .archs
+        .parse()
+        .unwrap_or_else(|e| panic!("host_cuda: arch list `{}`: {e}", plan.archs));
 
+    // With `.cuda(true)` the cc crate runs nvcc from the NVCC variable and treats `.compiler()`
+    // as the *host* compiler (`-ccbin`), so the toolkit's nvcc is handed over through NVCC.
+    // (archbuild::configure_cc_with_toolkit sets `.compiler(nvcc)`, which makes cc skip its CUDA
+    // handling altogether; hence configure_cc plus NVCC here.)
+    std::env::set_var("NVCC", toolkit.nvcc());
     let mut build = cc::Build::new();
-    configure_cc_with_toolkit(&mut build, &archs, &toolkit);
-    build.file("src/vector_add.cu").cudart("static").warnings(false).compile("host_cuda_vector_add");
+    configure_cc(&mut build, &archs);
+    build
+        .file("src/vector_add.cu")
+        .cudart("static")
+        .warnings(false)
+        .compile("host_cuda_vector_add");
 
     // cudart_static lives in lib/ (pip wheels), lib64/ (Linux installs) or targets/<arch>/lib.
     let root = toolkit.root();
-    for dir in ["lib", "lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"] {
+    for dir in [
+        "lib",
+        "lib64",
+        "targets/x86_64-linux/lib",
+        "targets/sbsa-linux/lib",
+    ] {
         if root.join(dir).join("libcudart_static.a").is_file() {
-            println!("cargo:rustc-link-search=native={}", root.join(dir).display());
+            println!(
+                "cargo:rustc-link-search=native={}",
+                root.join(dir).display()
+            );
         }
     }
     for lib in ["dl", "rt", "pthread"] {
         println!("cargo:rustc-link-lib=dylib={lib}");
     }
-    println!("cargo:rerun-if-changed={}", Path::new("src/vector_add.cu").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        Path::new("src/vector_add.cu").display()
+    );
     // For the program's banner and the embedded-images test.
     println!("cargo:rustc-env=HOST_CUDA_ARCHS={archs}");
-    println!("cargo:rustc-env=HOST_CUDA_TARGETS={}", archs.targets().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" "));
+    println!(
+        "cargo:rustc-env=HOST_CUDA_TARGETS={}",
+        archs
+            .targets()
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
 }

@@ -25,7 +25,10 @@ fn missing_toolkit() {
     // A variable pointing nowhere is named, not skipped.
     let env = Env::from_vars([("CUDA_HOME", tmp.path().join("cuda-12").into_os_string())]);
     let err = d.locate(&env, false, &mut |_| {}).unwrap_err();
-    insta::assert_snapshot!("missing_toolkit_bad_cuda_home", redact(&err.to_string(), tmp.path()));
+    insta::assert_snapshot!(
+        "missing_toolkit_bad_cuda_home",
+        redact(&err.to_string(), tmp.path())
+    );
 }
 
 #[test]
@@ -75,7 +78,10 @@ fn unreachable_package_index() {
     let (head, tail) = msg.split_once("pip said:").expect("the message quotes pip");
     insta::assert_snapshot!(redact(head, tmp.path()));
     assert!(tail.contains("No matching distribution"), "{tail}");
-    assert!(events[0].starts_with("installing CUDA 13.5.37 from PyPI"), "{events:?}");
+    assert!(
+        events[0].starts_with("installing CUDA 13.5.37 from PyPI"),
+        "{events:?}"
+    );
     assert!(!archbuild::provisioned_dir(&home).exists());
     let leftovers: Vec<_> = std::fs::read_dir(home.toolkits_dir())
         .unwrap()

@@ -47,7 +47,10 @@ fn cargo(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn downstream_crate_builds_and_uses_the_generated_module() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("downstream");
     copy_dir(&root.join("tests/fixtures/downstream"), &dir);
@@ -62,32 +65,56 @@ fn downstream_crate_builds_and_uses_the_generated_module() {
 
     let out = cargo(&dir, &target, &cache, &["test", "--quiet"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("2 passed"), "the fixture's own tests ran: {stdout}");
+    assert!(
+        stdout.contains("2 passed"),
+        "the fixture's own tests ran: {stdout}"
+    );
     let report = find_report(&target);
-    assert!(report.contains("12 jobs for `7.5 8.6 8.9+PTX` (from Cargo.toml"), "{report}");
+    assert!(
+        report.contains("12 jobs for `7.5 8.6 8.9+PTX` (from Cargo.toml"),
+        "{report}"
+    );
 
     // Nothing changed: Cargo does not even rerun the build script.
     cargo(&dir, &target, &cache, &["build"]);
     let out = cargo(&dir, &target, &cache, &["build", "-v"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("Fresh archbuild-fixture-downstream"), "build script reran:\n{stderr}");
+    assert!(
+        stderr.contains("Fresh archbuild-fixture-downstream"),
+        "build script reran:\n{stderr}"
+    );
 
     // A header is a rerun-if-changed dependency: editing it reruns the build script, which
     // recompiles only the file that includes it.
-    std::fs::write(dir.join("kernels/scale_params.cuh"), "#pragma once\n#define SCALE_FACTOR 4.0f\n").unwrap();
+    std::fs::write(
+        dir.join("kernels/scale_params.cuh"),
+        "#pragma once\n#define SCALE_FACTOR 4.0f\n",
+    )
+    .unwrap();
     let out = cargo(&dir, &target, &cache, &["build", "-v"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(runs_fixture_build_script(&stderr), "build script did not rerun:\n{stderr}");
+    assert!(
+        runs_fixture_build_script(&stderr),
+        "build script did not rerun:\n{stderr}"
+    );
     let report = find_report(&target);
     assert!(report.contains(": 6 run, 6 cached"), "{report}");
-    assert!(report.contains("(Cargo jobserver)"), "compiles ran under Cargo's jobserver: {report}");
-    assert!(!report.lines().any(|l| l.trim_start().starts_with("add ")), "add.cu did not recompile: {report}");
+    assert!(
+        report.contains("(Cargo jobserver)"),
+        "compiles ran under Cargo's jobserver: {report}"
+    );
+    assert!(
+        !report.lines().any(|l| l.trim_start().starts_with("add ")),
+        "add.cu did not recompile: {report}"
+    );
 }
 
 /// Whether `cargo -v` output shows the fixture's build script being run.
 fn runs_fixture_build_script(stderr: &str) -> bool {
     stderr.lines().any(|l| {
-        l.contains("Running `") && l.contains("archbuild-fixture-downstream-") && l.contains("/build-script-build`")
+        l.contains("Running `")
+            && l.contains("archbuild-fixture-downstream-")
+            && l.contains("/build-script-build`")
     })
 }
 

@@ -33,7 +33,10 @@ impl Project {
     fn build(&self, archs: &str, files: &[&str]) -> BuildReport {
         Build::new()
             .toolkit(archbuild_tests::toolkit().clone())
-            .env(Env::from_vars([("PATH", std::env::var_os("PATH").unwrap_or_default())]))
+            .env(Env::from_vars([(
+                "PATH",
+                std::env::var_os("PATH").unwrap_or_default(),
+            )]))
             .manifest_dir(self.dir.path().join("pkg"))
             .cache_dir(self.dir.path().join("cache"))
             .out_dir(self.dir.path().join("out"))
@@ -51,10 +54,22 @@ fn cuobjdump_list(fatbin: &Path) -> Vec<String> {
         .arg(fatbin)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| l.split_whitespace().last().unwrap_or("").rsplit('.').nth(1).unwrap_or("").to_owned())
+        .map(|l| {
+            l.split_whitespace()
+                .last()
+                .unwrap_or("")
+                .rsplit('.')
+                .nth(1)
+                .unwrap_or("")
+                .to_owned()
+        })
         .collect();
     lines.sort();
     lines
@@ -69,29 +84,55 @@ fn builds_checks_with_cuobjdump_and_rebuilds_only_what_changed() {
     assert_eq!((first.jobs_planned, first.jobs_run), (12, 12));
     for m in &first.modules {
         // `cuobjdump --list-elf --list-ptx` names images `<file>.<n>.sm_XY.cubin|ptx`.
-        assert_eq!(cuobjdump_list(&m.fatbin), ["sm_75", "sm_86", "sm_89", "sm_89"], "{}", m.name);
-        let out = Command::new(archbuild_tests::tool("cuobjdump")).arg("--list-ptx").arg(&m.fatbin).output().unwrap();
-        assert!(String::from_utf8_lossy(&out.stdout).contains("sm_89.ptx"), "PTX for compute_89 in {}", m.name);
+        assert_eq!(
+            cuobjdump_list(&m.fatbin),
+            ["sm_75", "sm_86", "sm_89", "sm_89"],
+            "{}",
+            m.name
+        );
+        let out = Command::new(archbuild_tests::tool("cuobjdump"))
+            .arg("--list-ptx")
+            .arg(&m.fatbin)
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("sm_89.ptx"),
+            "PTX for compute_89 in {}",
+            m.name
+        );
     }
     assert_eq!(first.module("scale").unwrap().kernels.len(), 3);
 
     // Unchanged: nothing runs, not even `nvcc --version`.
     let again = p.build("7.5 8.6 8.9+PTX", FILES);
-    assert_eq!((again.jobs_run, again.cache_hits, again.processes_started), (0, 12, 0));
+    assert_eq!(
+        (again.jobs_run, again.cache_hits, again.processes_started),
+        (0, 12, 0)
+    );
 
     // Adding 9.0 runs exactly the 9.0 jobs of each file.
     let more = p.build("7.5 8.6 8.9+PTX 9.0", FILES);
     let ran: Vec<(String, String)> = more.ran();
     let want: Vec<(String, String)> = ["add", "scale"]
         .iter()
-        .flat_map(|m| [(m.to_string(), "compute_90".to_string()), (m.to_string(), "sm_90".into())])
+        .flat_map(|m| {
+            [
+                (m.to_string(), "compute_90".to_string()),
+                (m.to_string(), "sm_90".into()),
+            ]
+        })
         .collect();
     assert_eq!(ran, want);
 
     // A header only scale.cu includes: only scale rebuilds.
-    std::fs::write(p.path("kernels/scale_params.cuh"), "#pragma once\n#define SCALE_FACTOR 3.0f\n").unwrap();
+    std::fs::write(
+        p.path("kernels/scale_params.cuh"),
+        "#pragma once\n#define SCALE_FACTOR 3.0f\n",
+    )
+    .unwrap();
     let touched = p.build("7.5 8.6 8.9+PTX 9.0", FILES);
-    let modules: std::collections::BTreeSet<String> = touched.ran().into_iter().map(|(m, _)| m).collect();
+    let modules: std::collections::BTreeSet<String> =
+        touched.ran().into_iter().map(|(m, _)| m).collect();
     assert_eq!(modules.into_iter().collect::<Vec<_>>(), ["scale"]);
     assert_eq!(touched.jobs_run, 8, "scale's four cicc and four ptxas jobs");
 }
@@ -99,8 +140,16 @@ fn builds_checks_with_cuobjdump_and_rebuilds_only_what_changed() {
 #[test]
 fn headers_are_tracked_per_arch() {
     let p = Project::new();
-    std::fs::write(p.path("kernels/ampere.cuh"), "#pragma once\n#define TILE 64\n").unwrap();
-    std::fs::write(p.path("kernels/host_only.h"), "#pragma once\n#define HOST_SETTING 1\n").unwrap();
+    std::fs::write(
+        p.path("kernels/ampere.cuh"),
+        "#pragma once\n#define TILE 64\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.path("kernels/host_only.h"),
+        "#pragma once\n#define HOST_SETTING 1\n",
+    )
+    .unwrap();
     std::fs::write(
         p.path("kernels/arch.cu"),
         "#include \"common.cuh\"\n\
@@ -114,14 +163,22 @@ fn headers_are_tracked_per_arch() {
 
     // The Ampere-only header is a dependency of compute_80/86, not of compute_75: changing it
     // rebuilds exactly those targets — a per-source scan would either miss it or rebuild 7.5.
-    std::fs::write(p.path("kernels/ampere.cuh"), "#pragma once\n#define TILE 128\n").unwrap();
+    std::fs::write(
+        p.path("kernels/ampere.cuh"),
+        "#pragma once\n#define TILE 128\n",
+    )
+    .unwrap();
     let r = p.build(archs, &["kernels/arch.cu"]);
     let targets: Vec<String> = r.ran().into_iter().map(|(_, t)| t).collect();
     assert_eq!(targets, ["compute_80", "compute_86", "sm_80", "sm_86"]);
 
     // A host-only header is in every arch's list (nvcc's dependency pass includes the host
     // pass), so changing it re-runs cicc; the PTX comes out the same, so ptxas is skipped.
-    std::fs::write(p.path("kernels/host_only.h"), "#pragma once\n#define HOST_SETTING 2\n").unwrap();
+    std::fs::write(
+        p.path("kernels/host_only.h"),
+        "#pragma once\n#define HOST_SETTING 2\n",
+    )
+    .unwrap();
     let r = p.build(archs, &["kernels/arch.cu"]);
     let targets: Vec<String> = r.ran().into_iter().map(|(_, t)| t).collect();
     assert_eq!(targets, ["compute_75", "compute_80", "compute_86"]);
@@ -130,10 +187,19 @@ fn headers_are_tracked_per_arch() {
 #[test]
 fn two_phase_cubins_are_byte_identical_to_nvcc_cubin() {
     let p = Project::new();
-    let flags = ["-O3", "-lineinfo", "-Xptxas", "-warn-spills", "--maxrregcount=64"];
+    let flags = [
+        "-O3",
+        "-lineinfo",
+        "-Xptxas",
+        "-warn-spills",
+        "--maxrregcount=64",
+    ];
     let report = Build::new()
         .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([("PATH", std::env::var_os("PATH").unwrap_or_default())]))
+        .env(Env::from_vars([(
+            "PATH",
+            std::env::var_os("PATH").unwrap_or_default(),
+        )]))
         .manifest_dir(p.dir.path().join("pkg"))
         .cache(false)
         .out_dir(p.dir.path().join("out"))
@@ -162,6 +228,28 @@ fn two_phase_cubins_are_byte_identical_to_nvcc_cubin() {
             .flat_map(|c| c.entries.iter())
             .find(|e| e.target().map(|t| t.to_string()) == Some(format!("sm_{sm}")))
             .unwrap();
-        assert_eq!(entry.data().unwrap().as_ref(), std::fs::read(&reference).unwrap().as_slice(), "sm_{sm}");
+        assert_eq!(
+            entry.data().unwrap().as_ref(),
+            std::fs::read(&reference).unwrap().as_slice(),
+            "sm_{sm}"
+        );
     }
+}
+
+#[test]
+fn arch_and_family_specific_targets_build_and_pack() {
+    let p = Project::new();
+    let r = p.build("9.0a 10.0f+PTX", &["kernels/add.cu"]);
+    let m = &r.modules[0];
+    assert_eq!(m.targets, ["sm_90a", "sm_100f", "compute_100f"]);
+    let out = Command::new(archbuild_tests::tool("cuobjdump"))
+        .args(["--list-elf", "--list-ptx"])
+        .arg(&m.fatbin)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("sm_90a") && text.contains("sm_100f"),
+        "{text}"
+    );
 }

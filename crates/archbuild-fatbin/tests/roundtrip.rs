@@ -237,7 +237,7 @@ fn ptx_entry_header_matches_fatbinary_layout() {
     assert_eq!(&h[0..8], &[1, 0, 1, 1, 80, 0, 0, 0]);
     assert_eq!(
         u64::from_le_bytes(h[8..16].try_into().unwrap()) as usize,
-        (ptx.len() + 1 + 7) / 8 * 8
+        (ptx.len() + 1).div_ceil(8) * 8
     );
     assert_eq!(&h[20..32], &[64, 0, 0, 0, 5, 0, 9, 0, 89, 0, 0, 0]);
     assert_eq!(u64::from_le_bytes(h[40..48].try_into().unwrap()), 0x11);

@@ -40,7 +40,10 @@ impl Tally {
         match r {
             Ok(detail) if detail.starts_with("SKIP") => {
                 self.skip += 1;
-                println!("SKIP ({id}) {what}: {}", &detail[4..].trim_start_matches(':').trim());
+                println!(
+                    "SKIP ({id}) {what}: {}",
+                    &detail[4..].trim_start_matches(':').trim()
+                );
             }
             Ok(detail) => {
                 self.pass += 1;
@@ -57,13 +60,15 @@ impl Tally {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child-cached") {
-        std::process::exit(match child_cached(Path::new(&args[1]), Path::new(&args[2])) {
-            Ok(()) => 0,
-            Err(e) => {
-                println!("CHILD-ERROR {e}");
-                1
-            }
-        });
+        std::process::exit(
+            match child_cached(Path::new(&args[1]), Path::new(&args[2])) {
+                Ok(()) => 0,
+                Err(e) => {
+                    println!("CHILD-ERROR {e}");
+                    1
+                }
+            },
+        );
     }
     let Some(dir) = args.first().map(PathBuf::from) else {
         eprintln!("usage: gpu_acceptance FIXTURES_DIR");
@@ -80,29 +85,75 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let mut t = Tally { pass: 0, fail: 0, skip: 0 };
+    let mut t = Tally {
+        pass: 0,
+        fail: 0,
+        skip: 0,
+    };
     let count = driver.device_count().unwrap_or(0);
     let dev = driver.device(0).map_err(|e| e.to_string());
-    println!("driver CUDA {}, {count} GPU(s); GPU 0: {dev:?}", driver.version().map(|v| v.to_string()).unwrap_or_default());
+    println!(
+        "driver CUDA {}, {count} GPU(s); GPU 0: {dev:?}",
+        driver.version().map(|v| v.to_string()).unwrap_or_default()
+    );
     let loader = Loader::with_driver(driver);
-    t.record("1", "sm_90 cubin loads as cubin and runs", check_cubin(&loader, &dir));
-    t.record("2", "JIT from PTX, then a second process hits the cache", check_jit_and_cache(&loader, &dir));
-    t.record("3a", "driver refuses PTX ISA 9.5 with 222", check_isa95_refused(&loader, &dir));
-    t.record("3b", "PTX ISA 9.5 loads through nvJitLink and runs", check_isa95_nvjitlink(&loader, &dir));
-    t.record("3c", "without nvJitLink the error names the fix", check_isa95_without(&loader, &dir));
+    t.record(
+        "1",
+        "sm_90 cubin loads as cubin and runs",
+        check_cubin(&loader, &dir),
+    );
+    t.record(
+        "2",
+        "JIT from PTX, then a second process hits the cache",
+        check_jit_and_cache(&loader, &dir),
+    );
+    t.record(
+        "3a",
+        "driver refuses PTX ISA 9.5 with 222",
+        check_isa95_refused(&loader, &dir),
+    );
+    t.record(
+        "3b",
+        "PTX ISA 9.5 loads through nvJitLink and runs",
+        check_isa95_nvjitlink(&loader, &dir),
+    );
+    t.record(
+        "3c",
+        "without nvJitLink the error names the fix",
+        check_isa95_without(&loader, &dir),
+    );
     let mut agreed = 0;
     for comp in support::COMPARED {
         let r = compare_with_driver(&loader, &dir, comp.name);
         agreed += usize::from(r.is_ok());
-        t.record("4", &format!("{} {{{}}}", comp.name, comp.images.join(" ")), r);
+        t.record(
+            "4",
+            &format!("{} {{{}}}", comp.name, comp.images.join(" ")),
+            r,
+        );
     }
-    let enough = if agreed >= 10 { Ok(format!("{agreed} compositions agree")) } else { Err(format!("only {agreed} agree, need 10")) };
-    t.record("4", "loader and driver agree on at least 10 compositions", enough);
-    t.record("5", "preflight and a kernel on every GPU", check_multi_gpu(&loader, &dir, count));
+    let enough = if agreed >= 10 {
+        Ok(format!("{agreed} compositions agree"))
+    } else {
+        Err(format!("only {agreed} agree, need 10"))
+    };
+    t.record(
+        "4",
+        "loader and driver agree on at least 10 compositions",
+        enough,
+    );
+    t.record(
+        "5",
+        "preflight and a kernel on every GPU",
+        check_multi_gpu(&loader, &dir, count),
+    );
     for (what, r) in sim_fidelity(&loader, &dir) {
         t.record("6", &what, r);
     }
-    println!("acceptance: {} passed, {} failed, {} skipped", t.pass, t.fail, t.skip);
+    println!(
+        "acceptance: {} passed, {} failed, {} skipped",
+        t.pass, t.fail, t.skip
+    );
     if t.fail > 0 {
         std::process::exit(1);
     }
@@ -110,7 +161,8 @@ fn main() {
 
 fn fatbin(dir: &Path, name: &str) -> Res<FatBinary> {
     let path = support::file(dir, name);
-    let bytes = std::fs::read(&path).map_err(|e| format!("reading {}: {e} (run gpu_fixtures)", path.display()))?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| format!("reading {}: {e} (run gpu_fixtures)", path.display()))?;
     FatBinary::from_vec(bytes).map_err(|e| e.to_string())
 }
 
@@ -120,7 +172,9 @@ fn ctx(loader: &Loader<CudaDriver>, ordinal: usize) -> Res<Arc<CudaContext>> {
 
 /// Runs `marker` and returns the constant it wrote.
 fn run_marker(ctx: &Arc<CudaContext>, m: &Arc<CudaModule>) -> Res<u32> {
-    let f = m.load_function("marker").map_err(|e| format!("marker: {e}"))?;
+    let f = m
+        .load_function("marker")
+        .map_err(|e| format!("marker: {e}"))?;
     let s = ctx.default_stream();
     let mut out = s.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
     let mut b = s.launch_builder(&f);
@@ -135,7 +189,9 @@ fn run_saxpy(ctx: &Arc<CudaContext>, m: &Arc<CudaModule>) -> Res<String> {
     let n = 1usize << 20;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
     let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
-    let f = m.load_function("saxpy").map_err(|e| format!("saxpy: {e}"))?;
+    let f = m
+        .load_function("saxpy")
+        .map_err(|e| format!("saxpy: {e}"))?;
     let s = ctx.default_stream();
     let dx = s.clone_htod(&x).map_err(|e| e.to_string())?;
     let mut dy = s.clone_htod(&y).map_err(|e| e.to_string())?;
@@ -165,7 +221,13 @@ fn check_cubin(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
     if m != 900 {
         return Err(format!("marker {m}, expected 900"));
     }
-    Ok(format!("{} via {} in {:.3} ms; {}", r.image_target, r.path, r.elapsed.as_secs_f64() * 1e3, run_saxpy(&c, &l.module)?))
+    Ok(format!(
+        "{} via {} in {:.3} ms; {}",
+        r.image_target,
+        r.path,
+        r.elapsed.as_secs_f64() * 1e3,
+        run_saxpy(&c, &l.module)?
+    ))
 }
 
 fn check_jit_and_cache(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
@@ -176,7 +238,10 @@ fn check_jit_and_cache(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
     let l = jl.load(&fb, 0).map_err(|e| e.to_string())?;
     let r = &l.report;
     println!("{r}");
-    println!("JIT info log (first lines): {}", r.jit_log.lines().take(3).collect::<Vec<_>>().join(" | "));
+    println!(
+        "JIT info log (first lines): {}",
+        r.jit_log.lines().take(3).collect::<Vec<_>>().join(" | ")
+    );
     if r.path != LoadPath::DriverJit || r.image_target.to_string() != "compute_89" {
         return Err(format!("first load: {} via {}", r.image_target, r.path));
     }
@@ -197,10 +262,18 @@ fn check_jit_and_cache(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     print!("{stdout}");
     if !out.status.success() {
-        return Err(format!("second process failed: {stdout}{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "second process failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    let child = stdout.lines().find_map(|l| l.strip_prefix("CHILD-OK ")).ok_or("second process reported nothing")?;
-    Ok(format!("first: driver JIT in {first_ms:.1} ms, {saxpy}; second process: {child}"))
+    let child = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("CHILD-OK "))
+        .ok_or("second process reported nothing")?;
+    Ok(format!(
+        "first: driver JIT in {first_ms:.1} ms, {saxpy}; second process: {child}"
+    ))
 }
 
 /// The second process of check 2: same fat binary, same cache directory.
@@ -208,14 +281,20 @@ fn child_cached(dir: &Path, cache_dir: &Path) -> Res<()> {
     let driver = CudaDriver::new().map_err(|e| e.to_string())?;
     let cache = JitCache::open(cache_dir).map_err(|e| e.to_string())?;
     let loader = Loader::with_driver(driver).cache(Some(cache));
-    let l = loader.load(&fatbin(dir, "c06_jit")?, 0).map_err(|e| e.to_string())?;
+    let l = loader
+        .load(&fatbin(dir, "c06_jit")?, 0)
+        .map_err(|e| e.to_string())?;
     println!("{}", l.report);
     if !matches!(l.report.path, LoadPath::CachedJit(_)) {
         return Err(format!("loaded via {}, expected cached JIT", l.report.path));
     }
     let c = ctx(&loader, 0)?;
     let saxpy = run_saxpy(&c, &l.module)?;
-    println!("CHILD-OK {} in {:.3} ms, {saxpy}", l.report.path, l.report.elapsed.as_secs_f64() * 1e3);
+    println!(
+        "CHILD-OK {} in {:.3} ms, {saxpy}",
+        l.report.path,
+        l.report.elapsed.as_secs_f64() * 1e3
+    );
     Ok(())
 }
 
@@ -233,12 +312,19 @@ fn check_isa95_nvjitlink(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String>
     let l = Loader::with_driver(loader.driver());
     let pf = l.preflight(&fb).map_err(|e| e.to_string())?;
     if let Err(e) = &pf.gpus[0].outcome {
-        return Err(format!("{e} (set ARCHBUILD_NVJITLINK to the carried libnvJitLink.so.13)"));
+        return Err(format!(
+            "{e} (set ARCHBUILD_NVJITLINK to the carried libnvJitLink.so.13)"
+        ));
     }
     let loaded = l.load(&fb, 0).map_err(|e| e.to_string())?;
     let r = &loaded.report;
     println!("{r}");
-    if !matches!(r.path, LoadPath::NvJitLink(_)) || !matches!(pf.gpus[0].outcome.as_ref().unwrap().route, PlannedRoute::NvJitLink(_)) {
+    if !matches!(r.path, LoadPath::NvJitLink(_))
+        || !matches!(
+            pf.gpus[0].outcome.as_ref().unwrap().route,
+            PlannedRoute::NvJitLink(_)
+        )
+    {
         return Err(format!("loaded via {}", r.path));
     }
     let c = ctx(loader, 0)?;
@@ -246,7 +332,13 @@ fn check_isa95_nvjitlink(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String>
     if m != 100_900 {
         return Err(format!("marker {m}, expected 100900 (compute_90)"));
     }
-    Ok(format!("{} via {} in {:.1} ms; {}", r.image_target, r.path, r.elapsed.as_secs_f64() * 1e3, run_saxpy(&c, &loaded.module)?))
+    Ok(format!(
+        "{} via {} in {:.1} ms; {}",
+        r.image_target,
+        r.path,
+        r.elapsed.as_secs_f64() * 1e3,
+        run_saxpy(&c, &loaded.module)?
+    ))
 }
 
 fn check_isa95_without(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
@@ -255,8 +347,14 @@ fn check_isa95_without(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
     match l.load(&fb, 0) {
         Err(e @ Error::PtxTooNew { .. }) => {
             let msg = e.to_string();
-            let names_fixes = msg.contains("add 9.0 to ARCHBUILD_ARCHS") && msg.contains("nvJitLink") && msg.contains("update the NVIDIA driver");
-            if names_fixes { Ok(msg) } else { Err(format!("message lacks a fix: {msg}")) }
+            let names_fixes = msg.contains("add 9.0 to ARCHBUILD_ARCHS")
+                && msg.contains("nvJitLink")
+                && msg.contains("update the NVIDIA driver");
+            if names_fixes {
+                Ok(msg)
+            } else {
+                Err(format!("message lacks a fix: {msg}"))
+            }
         }
         Err(e) => Err(format!("unexpected error: {e}")),
         Ok(l) => Err(format!("loaded via {}", l.report.path)),
@@ -277,17 +375,25 @@ fn compare_with_driver(loader: &Loader<CudaDriver>, dir: &Path, name: &str) -> R
             let ran = support::target_of_marker(run_marker(&c, &l.module)?);
             let reported = l.report.image_target.to_string();
             if ran != reported {
-                return Err(format!("loader reported {reported} but its module is {ran}"));
+                return Err(format!(
+                    "loader reported {reported} but its module is {ran}"
+                ));
             }
             if d == reported {
                 Ok(format!("driver {d}, loader {reported} ({})", l.report.path))
             } else {
-                Err(format!("driver picked {d}, loader picked {reported}\n{}", l.report))
+                Err(format!(
+                    "driver picked {d}, loader picked {reported}\n{}",
+                    l.report
+                ))
             }
         }
         (Err(code), Err(e)) => Ok(format!("both refuse: driver {code}, loader: {e}")),
         (Ok(d), Err(e)) => Err(format!("driver loads {d}, loader fails: {e}")),
-        (Err(code), Ok(l)) => Err(format!("driver fails with {code}, loader loads {} via {}", l.report.image_target, l.report.path)),
+        (Err(code), Ok(l)) => Err(format!(
+            "driver fails with {code}, loader loads {} via {}",
+            l.report.image_target, l.report.path
+        )),
     }
 }
 
@@ -299,7 +405,10 @@ fn check_multi_gpu(loader: &Loader<CudaDriver>, dir: &Path, count: usize) -> Res
     let pf = loader.preflight(&fb).map_err(|e| e.to_string())?;
     print!("{pf}");
     if pf.gpus.len() != count {
-        return Err(format!("preflight covered {} of {count} GPUs", pf.gpus.len()));
+        return Err(format!(
+            "preflight covered {} of {count} GPUs",
+            pf.gpus.len()
+        ));
     }
     let pf = pf.ensure().map_err(|e| e.to_string())?;
     let mut done = Vec::new();
@@ -307,7 +416,10 @@ fn check_multi_gpu(loader: &Loader<CudaDriver>, dir: &Path, count: usize) -> Res
         let c = CudaContext::new(g.ordinal).map_err(|e| e.to_string())?;
         let l = loader.load_in(&fb, &c).map_err(|e| e.to_string())?;
         run_saxpy(&c, &l.module)?;
-        done.push(format!("GPU {} {} {}", g.ordinal, l.report.image_target, l.report.path));
+        done.push(format!(
+            "GPU {} {} {}",
+            g.ordinal, l.report.image_target, l.report.path
+        ));
     }
     Ok(format!("saxpy correct on {}", done.join(", ")))
 }
@@ -315,11 +427,19 @@ fn check_multi_gpu(loader: &Loader<CudaDriver>, dir: &Path, count: usize) -> Res
 /// The simulated driver's codes for the same inputs, against the real driver's.
 fn sim_fidelity(loader: &Loader<CudaDriver>, dir: &Path) -> Vec<(String, Res<String>)> {
     let real = loader.driver();
-    let (Ok(version), Ok(dev)) = (real.version(), real.device(0)) else { return Vec::new() };
+    let (Ok(version), Ok(dev)) = (real.version(), real.device(0)) else {
+        return Vec::new();
+    };
     let sim = SimDriver::new(version).with_named_gpu(&dev.name, dev.cc);
     let src = dir.join("src");
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
-    for f in ["sm_86.cubin", "sm_90.cubin", "compute_90.ptx", "compute_100.isa90.ptx", "compute_80.isa90.ptx"] {
+    for f in [
+        "sm_86.cubin",
+        "sm_90.cubin",
+        "compute_90.ptx",
+        "compute_100.isa90.ptx",
+        "compute_80.isa90.ptx",
+    ] {
         if let Ok(mut b) = std::fs::read(src.join(f)) {
             if f.ends_with(".ptx") {
                 b.push(0);
@@ -334,7 +454,11 @@ fn sim_fidelity(loader: &Loader<CudaDriver>, dir: &Path) -> Vec<(String, Res<Str
         .map(|(what, bytes)| {
             let r = code(real.load(0, Cow::Borrowed(&bytes)).map(drop));
             let s = code(sim.load(0, Cow::Borrowed(&bytes)).map(drop));
-            let res = if r == s { Ok(format!("both {r}")) } else { Err(format!("real driver {r}, simulated {s}")) };
+            let res = if r == s {
+                Ok(format!("both {r}"))
+            } else {
+                Err(format!("real driver {r}, simulated {s}"))
+            };
             (format!("simulated driver matches on {what}"), res)
         })
         .collect()

@@ -32,10 +32,17 @@ fn main() {
 
 fn run() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let out = PathBuf::from(args.first().filter(|a| !a.starts_with("--")).ok_or(
-        "usage: gpu_fixtures OUT_DIR [--bench] [--nvcc PATH] [--bench-dir DIR]",
-    )?);
-    let opt = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let out = PathBuf::from(
+        args.first()
+            .filter(|a| !a.starts_with("--"))
+            .ok_or("usage: gpu_fixtures OUT_DIR [--bench] [--nvcc PATH] [--bench-dir DIR]")?,
+    );
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let nvcc = find_nvcc(opt("--nvcc"))?;
     let bin = nvcc.parent().ok_or("nvcc has no directory")?.to_path_buf();
     let src = out.join("src");
@@ -47,26 +54,55 @@ fn run() -> Res<()> {
     std::fs::write(&cu, support::KERNEL_CU).map_err(|e| e.to_string())?;
     let mut jobs: Vec<(Target, PathBuf)> = Vec::new();
     for a in support::CUBINS {
-        jobs.push((target(&format!("sm_{a}"))?, src.join(format!("sm_{a}.cubin"))));
+        jobs.push((
+            target(&format!("sm_{a}"))?,
+            src.join(format!("sm_{a}.cubin")),
+        ));
     }
     for a in support::PTXS {
-        jobs.push((target(&format!("compute_{a}"))?, src.join(format!("compute_{a}.ptx"))));
+        jobs.push((
+            target(&format!("compute_{a}"))?,
+            src.join(format!("compute_{a}.ptx")),
+        ));
     }
     parallel(&jobs, 2, |(t, path)| {
-        let flag = if t.kind == TargetKind::Cubin { "-cubin" } else { "-ptx" };
+        let flag = if t.kind == TargetKind::Cubin {
+            "-cubin"
+        } else {
+            "-ptx"
+        };
         let arch = format!("-arch={}", t);
         let def = format!("-DMARKER={}u", support::marker(*t));
-        nvcc_run(&nvcc, &[flag, &arch, &def, "-o", path.to_str().unwrap(), cu.to_str().unwrap()])
+        nvcc_run(
+            &nvcc,
+            &[
+                flag,
+                &arch,
+                &def,
+                "-o",
+                path.to_str().unwrap(),
+                cu.to_str().unwrap(),
+            ],
+        )
     })?;
     for a in support::PTXS {
-        downgrade_ptx(&bin, &src.join(format!("compute_{a}.ptx")), &target(&format!("sm_{a}"))?.arch)?;
+        downgrade_ptx(
+            &bin,
+            &src.join(format!("compute_{a}.ptx")),
+            &target(&format!("sm_{a}"))?.arch,
+        )?;
     }
 
     for comp in support::all() {
         let bytes = pack(&src, comp.images, comp.compression, "")?;
         let path = support::file(&out, comp.name);
         std::fs::write(&path, &bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        println!("wrote {} ({} bytes): {}", path.display(), bytes.len(), comp.images.join(" "));
+        println!(
+            "wrote {} ({} bytes): {}",
+            path.display(),
+            bytes.len(),
+            comp.images.join(" ")
+        );
     }
 
     if args.iter().any(|a| a == "--bench") {
@@ -86,13 +122,20 @@ fn target(name: &str) -> Res<Target> {
 /// Packs images from `src` (file stem prefix `prefix`) into a fat binary.
 fn pack(src: &Path, images: &[&str], compression: &str, prefix: &str) -> Res<Vec<u8>> {
     let mut w = FatbinWriter::new();
-    w.compression(compression.parse::<CompressionChoice>().map_err(|e| e.to_string())?);
+    w.compression(
+        compression
+            .parse::<CompressionChoice>()
+            .map_err(|e| e.to_string())?,
+    );
     for spec in images {
         let (name, isa) = spec.split_once('@').unwrap_or((spec, "9.0"));
         let t = target(name)?;
-        let read = |p: PathBuf| std::fs::read(&p).map_err(|e| format!("reading {}: {e}", p.display()));
+        let read =
+            |p: PathBuf| std::fs::read(&p).map_err(|e| format!("reading {}: {e}", p.display()));
         let r = match t.kind {
-            TargetKind::Cubin => w.add_cubin(&read(src.join(format!("{prefix}{t}.cubin")))?, t.arch),
+            TargetKind::Cubin => {
+                w.add_cubin(&read(src.join(format!("{prefix}{t}.cubin")))?, t.arch)
+            }
             TargetKind::Ptx => {
                 let suffix = if isa == "9.0" { ".isa90" } else { "" };
                 let ptx = read(src.join(format!("{prefix}{t}{suffix}.ptx")))?;
@@ -118,12 +161,20 @@ fn downgrade_ptx(bin: &Path, ptx: &Path, arch: &Arch) -> Res<()> {
     let cubin = out.with_extension("check.cubin");
     let sm = format!("-arch=sm_{}", arch.sm_name());
     let status = Command::new(bin.join("ptxas"))
-        .args([sm.as_str(), out.to_str().unwrap(), "-o", cubin.to_str().unwrap()])
+        .args([
+            sm.as_str(),
+            out.to_str().unwrap(),
+            "-o",
+            cubin.to_str().unwrap(),
+        ])
         .status()
         .map_err(|e| format!("running ptxas: {e}"))?;
     let _ = std::fs::remove_file(&cubin);
     if !status.success() {
-        return Err(format!("{} is not valid PTX ISA 9.0 (ptxas failed)", out.display()));
+        return Err(format!(
+            "{} is not valid PTX ISA 9.0 (ptxas failed)",
+            out.display()
+        ));
     }
     Ok(())
 }
@@ -140,12 +191,32 @@ fn bench_fixtures(nvcc: &Path, bin: &Path, dir: &Path, out: &Path) -> Res<()> {
         let cubin = src.join(format!("bench_{stem}_sm_90.cubin"));
         let ptx = src.join(format!("bench_{stem}_compute_90.ptx"));
         let inc = format!("-I{}", include.display());
-        let jobs = [("-cubin", "-arch=sm_90", &cubin), ("-ptx", "-arch=compute_90", &ptx)];
+        let jobs = [
+            ("-cubin", "-arch=sm_90", &cubin),
+            ("-ptx", "-arch=compute_90", &ptx),
+        ];
         parallel(&jobs, 2, |(flag, arch, o)| {
-            nvcc_run(nvcc, &["-O3", "-std=c++17", &inc, flag, arch, "-o", o.to_str().unwrap(), cu.to_str().unwrap()])
+            nvcc_run(
+                nvcc,
+                &[
+                    "-O3",
+                    "-std=c++17",
+                    &inc,
+                    flag,
+                    arch,
+                    "-o",
+                    o.to_str().unwrap(),
+                    cu.to_str().unwrap(),
+                ],
+            )
         })?;
         downgrade_ptx(bin, &ptx, &Arch::plain(9, 0))?;
-        let bytes = pack(&src, &["sm_90", "compute_90"], "default", &format!("bench_{stem}_"))?;
+        let bytes = pack(
+            &src,
+            &["sm_90", "compute_90"],
+            "default",
+            &format!("bench_{stem}_"),
+        )?;
         let path = out.join(format!("bench_{stem}.fatbin"));
         std::fs::write(&path, &bytes).map_err(|e| e.to_string())?;
         println!("wrote {} ({} bytes)", path.display(), bytes.len());
@@ -154,9 +225,16 @@ fn bench_fixtures(nvcc: &Path, bin: &Path, dir: &Path, out: &Path) -> Res<()> {
 }
 
 fn nvcc_run(nvcc: &Path, args: &[&str]) -> Res<()> {
-    let out = Command::new(nvcc).args(args).output().map_err(|e| format!("running {}: {e}", nvcc.display()))?;
+    let out = Command::new(nvcc)
+        .args(args)
+        .output()
+        .map_err(|e| format!("running {}: {e}", nvcc.display()))?;
     if !out.status.success() {
-        return Err(format!("nvcc {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "nvcc {} failed:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(())
 }
@@ -169,7 +247,9 @@ fn find_nvcc(explicit: Option<String>) -> Res<PathBuf> {
     if let Some(path) = std::env::var_os("PATH") {
         c.extend(std::env::split_paths(&path).map(|d| d.join("nvcc")));
     }
-    c.into_iter().find(|p| p.is_file()).ok_or_else(|| "nvcc not found: pass --nvcc or set NVCC/CUDA_HOME".into())
+    c.into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| "nvcc not found: pass --nvcc or set NVCC/CUDA_HOME".into())
 }
 
 /// Runs `f` on every job with at most `n` at a time; the first error wins.
@@ -191,5 +271,10 @@ fn parallel<T: Sync>(jobs: &[T], n: usize, f: impl Fn(&T) -> Res<()> + Sync) -> 
             });
         }
     });
-    errors.into_inner().unwrap().into_iter().next().map_or(Ok(()), Err)
+    errors
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .next()
+        .map_or(Ok(()), Err)
 }

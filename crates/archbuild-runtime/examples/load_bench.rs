@@ -24,7 +24,10 @@ use cudarc::driver::sys;
 
 type Res<T> = Result<T, String>;
 
-const BENCH: &[(&str, &str)] = &[("matmul", "matmul_variants.cu"), ("kernels", "bench_kernels.cu")];
+const BENCH: &[(&str, &str)] = &[
+    ("matmul", "matmul_variants.cu"),
+    ("kernels", "bench_kernels.cu"),
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,7 +45,11 @@ fn main() {
         eprintln!("usage: load_bench FIXTURES_DIR [--samples N]");
         std::process::exit(2);
     };
-    let samples: usize = args.iter().position(|a| a == "--samples").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(3);
+    let samples: usize = args
+        .iter()
+        .position(|a| a == "--samples")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(3);
     if let Err(e) = CudaDriver::new() {
         println!("no GPU: skipped ({e})");
         return;
@@ -57,15 +64,24 @@ fn main() {
 }
 
 fn bench_one(path: &Path, source: &str, samples: usize) -> Res<()> {
-    let fb = FatBinary::from_vec(std::fs::read(path).map_err(|e| format!("{e} (run gpu_fixtures --bench)"))?)
-        .map_err(|e| e.to_string())?;
-    let sizes: Vec<String> = fb.images().iter().map(|i| format!("{} {} KB", i.target, i.size / 1024)).collect();
+    let fb = FatBinary::from_vec(
+        std::fs::read(path).map_err(|e| format!("{e} (run gpu_fixtures --bench)"))?,
+    )
+    .map_err(|e| e.to_string())?;
+    let sizes: Vec<String> = fb
+        .images()
+        .iter()
+        .map(|i| format!("{} {} KB", i.target, i.size / 1024))
+        .collect();
     println!("== {source} ({}: {})", path.display(), sizes.join(", "));
     let ms = |us: f64| us / 1e3;
 
     // Cubin: in this process, interleaved, after warm-up.
     let cub = child("cubin", path, 30)?;
-    let v: Vec<f64> = cub.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let v: Vec<f64> = cub
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
     let (raw, cudarc, ours) = (v[0], v[1], v[2]);
     let limit = 1.05 * raw + 50.0;
     println!(
@@ -76,11 +92,36 @@ fn bench_one(path: &Path, source: &str, samples: usize) -> Res<()> {
 
     // Warm caches: fill once, then measure in a fresh process.
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let (drv_cache, our_cache, scratch) = (tmp.path().join("nv"), tmp.path().join("ab"), tmp.path().join("nv2"));
+    let (drv_cache, our_cache, scratch) = (
+        tmp.path().join("nv"),
+        tmp.path().join("ab"),
+        tmp.path().join("nv2"),
+    );
     spawn("raw-ptx", path, 1, &[("CUDA_CACHE_PATH", &drv_cache)])?;
-    let drv_warm = first_and_median(&spawn("raw-ptx", path, 10, &[("CUDA_CACHE_PATH", &drv_cache)])?);
-    spawn("ours-ptx", path, 1, &[("ARCHBUILD_JIT_CACHE", &our_cache), ("CUDA_CACHE_PATH", &scratch)])?;
-    let out = spawn("ours-ptx", path, 10, &[("ARCHBUILD_JIT_CACHE", &our_cache), ("CUDA_CACHE_PATH", &scratch)])?;
+    let drv_warm = first_and_median(&spawn(
+        "raw-ptx",
+        path,
+        10,
+        &[("CUDA_CACHE_PATH", &drv_cache)],
+    )?);
+    spawn(
+        "ours-ptx",
+        path,
+        1,
+        &[
+            ("ARCHBUILD_JIT_CACHE", &our_cache),
+            ("CUDA_CACHE_PATH", &scratch),
+        ],
+    )?;
+    let out = spawn(
+        "ours-ptx",
+        path,
+        10,
+        &[
+            ("ARCHBUILD_JIT_CACHE", &our_cache),
+            ("CUDA_CACHE_PATH", &scratch),
+        ],
+    )?;
     if !out.contains("cached JIT") {
         return Err(format!("second run did not hit archbuild's cache: {out}"));
     }
@@ -96,7 +137,8 @@ fn bench_one(path: &Path, source: &str, samples: usize) -> Res<()> {
         for i in 0..samples {
             let d = tmp.path().join(format!("cold-{mode}-{i}"));
             let (nv, ab) = (d.join("nv"), d.join("ab"));
-            let mut env: Vec<(&str, &Path)> = vec![("CUDA_CACHE_PATH", &nv), ("ARCHBUILD_JIT_CACHE", &ab)];
+            let mut env: Vec<(&str, &Path)> =
+                vec![("CUDA_CACHE_PATH", &nv), ("ARCHBUILD_JIT_CACHE", &ab)];
             env.extend_from_slice(extra);
             v.push(first_and_median(&spawn(mode, path, 1, &env)?).0);
         }
@@ -134,7 +176,9 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// "first median path…" from a child's result line.
 fn first_and_median(line: &str) -> (f64, f64) {
-    let mut it = line.split_whitespace().filter_map(|x| x.parse::<f64>().ok());
+    let mut it = line
+        .split_whitespace()
+        .filter_map(|x| x.parse::<f64>().ok());
     (it.next().unwrap_or(f64::NAN), it.next().unwrap_or(f64::NAN))
 }
 
@@ -142,10 +186,20 @@ fn spawn(mode: &str, path: &Path, reps: usize, env: &[(&str, &Path)]) -> Res<Str
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(exe);
     cmd.args(["--child", mode]).arg(path).arg(reps.to_string());
-    for var in ["CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "ARCHBUILD_JIT_CACHE", "ARCHBUILD_JIT", "ARCHBUILD_LOAD_POLICY"] {
+    for var in [
+        "CUDA_CACHE_DISABLE",
+        "CUDA_CACHE_PATH",
+        "ARCHBUILD_JIT_CACHE",
+        "ARCHBUILD_JIT",
+        "ARCHBUILD_LOAD_POLICY",
+    ] {
         cmd.env_remove(var);
     }
     for (k, v) in env {
+        // The driver may not create a missing CUDA_CACHE_PATH (and would then not cache).
+        if k.starts_with("CUDA_CACHE") {
+            std::fs::create_dir_all(v).map_err(|e| format!("creating {}: {e}", v.display()))?;
+        }
         cmd.env(k, v);
     }
     let out = cmd.output().map_err(|e| e.to_string())?;
@@ -153,7 +207,12 @@ fn spawn(mode: &str, path: &Path, reps: usize, env: &[(&str, &Path)]) -> Res<Str
     stdout
         .lines()
         .find_map(|l| l.strip_prefix("RESULT ").map(str::to_string))
-        .ok_or_else(|| format!("child {mode} failed: {stdout}{}", String::from_utf8_lossy(&out.stderr)))
+        .ok_or_else(|| {
+            format!(
+                "child {mode} failed: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
 }
 
 /// One measurement in this process; returns "first_us median_us [extra]" (cubin: "raw cudarc ours").
@@ -161,15 +220,22 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
     let driver = CudaDriver::new().map_err(|e| e.to_string())?;
     let ctx = driver.context(0).map_err(|e| e.to_string())?;
     ctx.bind_to_thread().map_err(|e| e.to_string())?;
-    let fb = FatBinary::from_vec(std::fs::read(path).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-    let find = |prefix: &str| fb.images().iter().position(|i| i.target.to_string().starts_with(prefix));
+    let fb = FatBinary::from_vec(std::fs::read(path).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let find = |prefix: &str| {
+        fb.images()
+            .iter()
+            .position(|i| i.target.to_string().starts_with(prefix))
+    };
     let cubin_i = find("sm_").ok_or("no cubin")?;
     let ptx_i = find("compute_").ok_or("no PTX")?;
     let raw_load = |bytes: &[u8]| -> Res<f64> {
         let t = Instant::now();
         let mut m: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: a complete cubin or NUL-terminated PTX; unloaded right after.
-        unsafe { sys::cuModuleLoadData(&mut m, bytes.as_ptr().cast()) }.result().map_err(|e| format!("{e:?}"))?;
+        unsafe { sys::cuModuleLoadData(&mut m, bytes.as_ptr().cast()) }
+            .result()
+            .map_err(|e| format!("{e:?}"))?;
         let us = t.elapsed().as_secs_f64() * 1e6;
         unsafe { sys::cuModuleUnload(m) };
         Ok(us)
@@ -178,13 +244,20 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
     let mut note = String::new();
     match mode {
         "cubin" => {
-            let cubin = fb.image_data(cubin_i).map_err(|e| e.to_string())?.into_owned();
+            let cubin = fb
+                .image_data(cubin_i)
+                .map_err(|e| e.to_string())?
+                .into_owned();
             let loader = Loader::with_driver(&driver);
             let (mut raw, mut cud, mut ours) = (Vec::new(), Vec::new(), Vec::new());
             for i in 0..reps + 3 {
                 let r = raw_load(&cubin)?;
                 let t = Instant::now();
-                drop(driver.load(0, Cow::Borrowed(&cubin)).map_err(|e| e.to_string())?);
+                drop(
+                    driver
+                        .load(0, Cow::Borrowed(&cubin))
+                        .map_err(|e| e.to_string())?,
+                );
                 let c = t.elapsed().as_secs_f64() * 1e6;
                 let t = Instant::now();
                 let l = loader.load(&fb, 0).map_err(|e| e.to_string())?;
@@ -194,20 +267,32 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
                 }
                 drop(l);
                 if i >= 3 {
-                    (raw.push(r), cud.push(c), ours.push(o));
+                    raw.push(r);
+                    cud.push(c);
+                    ours.push(o);
                 }
             }
-            return Ok(format!("{} {} {}", median(&mut raw), median(&mut cud), median(&mut ours)));
+            return Ok(format!(
+                "{} {} {}",
+                median(&mut raw),
+                median(&mut cud),
+                median(&mut ours)
+            ));
         }
         "raw-ptx" => {
-            let mut ptx = fb.image_data(ptx_i).map_err(|e| e.to_string())?.into_owned();
+            let mut ptx = fb
+                .image_data(ptx_i)
+                .map_err(|e| e.to_string())?
+                .into_owned();
             ptx.push(0);
             for _ in 0..reps {
                 times.push(raw_load(&ptx)?);
             }
         }
         "ours-ptx" | "ours-nvjitlink" => {
-            let mut loader = Loader::with_driver(&driver).policy(Policy::ForcePtx).cache(JitCache::from_env().map_err(|e| e.to_string())?);
+            let mut loader = Loader::with_driver(&driver)
+                .policy(Policy::ForcePtx)
+                .cache(JitCache::from_env().map_err(|e| e.to_string())?);
             if mode == "ours-nvjitlink" {
                 loader = loader.jit_preference(archbuild_runtime::JitPreference::NvJitLink);
             }

@@ -10,7 +10,7 @@
 //! checksum catches.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -41,15 +41,26 @@ impl CacheKey {
     /// (`sm_90`, `sm_90a`); `compiler`: the compiler identity (`driver CUDA 13.0`,
     /// `nvJitLink 13.5`).
     pub fn new(ptx: &[u8], target: &str, compiler: &str) -> Self {
-        let text = crate::driver::ptx_text(ptx);
+        Self::from_digest(
+            Sha256::digest(crate::driver::ptx_text(ptx)).into(),
+            target,
+            compiler,
+        )
+    }
+
+    /// Like [`CacheKey::new`] with the PTX already reduced to a digest that identifies it
+    /// (the loader uses [`crate::FatBinary::image_digest`], which needs no decompression).
+    pub fn from_digest(content: [u8; 32], target: &str, compiler: &str) -> Self {
         let mut h = Sha256::new();
         h.update(b"archbuild-jit-key-v1\0");
-        h.update(Sha256::digest(text));
+        h.update(content);
         for part in [target, compiler] {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
-        Self { digest: h.finalize().into() }
+        Self {
+            digest: h.finalize().into(),
+        }
     }
 
     /// The key as 64 hex digits (the entry's file stem).
@@ -81,7 +92,11 @@ impl JitCache {
     /// directory cannot be created or belongs to someone else.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self> {
         let dir = dir.into();
-        let err = |action, source| Error::Cache { path: dir.clone(), action, source };
+        let err = |action, source| Error::Cache {
+            path: dir.clone(),
+            action,
+            source,
+        };
         fs::create_dir_all(&dir).map_err(|e| err("creating the directory", e))?;
         let meta = fs::metadata(&dir).map_err(|e| err("reading the directory", e))?;
         if meta.permissions().mode() & 0o777 != 0o700 {
@@ -90,7 +105,10 @@ impl JitCache {
             fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
                 .map_err(|e| err("making the directory private (chmod 0700)", e))?;
         }
-        Ok(Self { dir, max_bytes: DEFAULT_MAX_BYTES })
+        Ok(Self {
+            dir,
+            max_bytes: DEFAULT_MAX_BYTES,
+        })
     }
 
     /// The cache configured by the environment: `ARCHBUILD_JIT_CACHE` (a directory, or `off`),
@@ -148,14 +166,13 @@ impl JitCache {
     /// used; an entry that fails verification is removed and reported as [`Lookup::Rejected`].
     pub fn get(&self, key: &CacheKey) -> Lookup {
         let path = self.entry_path(key);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(_) => return Lookup::Miss,
+        let Ok(mut file) = fs::File::open(&path) else {
+            return Lookup::Miss;
         };
-        match verify(&bytes, key) {
-            Ok(()) => {
-                touch(&path);
-                Lookup::Hit(bytes[HEADER..].to_vec())
+        match read_verified(&mut file, key) {
+            Ok(cubin) => {
+                touch(&file);
+                Lookup::Hit(cubin)
             }
             Err(why) => {
                 let _ = fs::remove_file(&path);
@@ -168,7 +185,11 @@ impl JitCache {
     /// the cache fits its cap (never the entry just written).
     pub fn put(&self, key: &CacheKey, cubin: &[u8]) -> Result<()> {
         let path = self.entry_path(key);
-        let err = |action, source| Error::Cache { path: path.clone(), action, source };
+        let err = |action, source| Error::Cache {
+            path: path.clone(),
+            action,
+            source,
+        };
         let mut tmp = tempfile::Builder::new()
             .prefix(TMP_PREFIX)
             .tempfile_in(&self.dir)
@@ -181,7 +202,8 @@ impl JitCache {
         tmp.write_all(&header)
             .and_then(|()| tmp.write_all(cubin))
             .map_err(|e| err("writing an entry", e))?;
-        tmp.persist(&path).map_err(|e| err("renaming an entry into place", e.error))?;
+        tmp.persist(&path)
+            .map_err(|e| err("renaming an entry into place", e.error))?;
         self.evict(&path);
         Ok(())
     }
@@ -189,7 +211,9 @@ impl JitCache {
     /// The entries (path, size, last use), oldest first.
     pub fn entries(&self) -> Vec<(PathBuf, u64, SystemTime)> {
         let mut v = Vec::new();
-        let Ok(rd) = fs::read_dir(&self.dir) else { return v };
+        let Ok(rd) = fs::read_dir(&self.dir) else {
+            return v;
+        };
         let now = SystemTime::now();
         for e in rd.flatten() {
             let name = e.file_name();
@@ -232,31 +256,62 @@ impl JitCache {
     }
 }
 
-/// Checks an entry's framing, key and checksum; the error says which check failed.
-fn verify(bytes: &[u8], key: &CacheKey) -> Result<(), String> {
-    if bytes.len() < HEADER {
-        return Err(format!("truncated entry ({} bytes, header alone is {HEADER})", bytes.len()));
+/// Reads an entry, checking framing, key and checksum; the error says which check failed. The
+/// cubin is read straight into its own buffer (no copy: cubins reach megabytes).
+fn read_verified(file: &mut fs::File, key: &CacheKey) -> Result<Vec<u8>, String> {
+    let file_len = file
+        .metadata()
+        .map_err(|e| format!("unreadable entry ({e})"))?
+        .len();
+    let mut header = [0u8; HEADER];
+    let got = read_full(file, &mut header).map_err(|e| format!("unreadable entry ({e})"))?;
+    if got < HEADER {
+        return Err(format!(
+            "truncated entry ({got} bytes, header alone is {HEADER})"
+        ));
     }
-    if &bytes[..8] != MAGIC {
+    if &header[..8] != MAGIC {
         return Err("not an archbuild JIT cache entry (bad magic)".into());
     }
-    if bytes[8..40] != key.digest {
+    if header[8..40] != key.digest {
         return Err("entry belongs to another key (swapped or renamed file)".into());
     }
-    let len = u64::from_le_bytes(bytes[72..80].try_into().expect("8 bytes"));
-    let actual = (bytes.len() - HEADER) as u64;
+    let len = u64::from_le_bytes(header[72..80].try_into().expect("8 bytes"));
+    let actual = file_len - HEADER as u64;
     if len != actual {
-        return Err(format!("truncated or padded entry ({actual} cubin bytes, header says {len})"));
+        return Err(format!(
+            "truncated or padded entry ({actual} cubin bytes, header says {len})"
+        ));
     }
-    if Sha256::digest(&bytes[HEADER..])[..] != bytes[40..72] {
+    let mut cubin = vec![0u8; len as usize];
+    let got = read_full(file, &mut cubin).map_err(|e| format!("unreadable entry ({e})"))?;
+    if got != cubin.len() {
+        return Err(format!(
+            "entry shrank while being read ({got} of {len} bytes)"
+        ));
+    }
+    if Sha256::digest(&cubin)[..] != header[40..72] {
         return Err("checksum mismatch (corrupted entry)".into());
     }
-    Ok(())
+    Ok(cubin)
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Marks an entry as used now, for LRU eviction. Best effort: a read-only cache still serves.
-fn touch(path: &Path) {
-    if let Ok(f) = fs::File::options().append(true).open(path) {
-        let _ = f.set_modified(SystemTime::now());
-    }
+fn touch(file: &fs::File) {
+    // futimens works on a read-only descriptor of a file we own.
+    let _ = file.set_modified(SystemTime::now());
 }

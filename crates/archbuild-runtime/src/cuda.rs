@@ -48,10 +48,14 @@ impl CudaDriver {
         match guard(cu_result::init)? {
             Ok(()) => {}
             Err(e) if code(e) == cu::NO_DEVICE => {
-                return Err(Error::NoDevice { detail: "cuInit reported CUDA_ERROR_NO_DEVICE".into() })
+                return Err(Error::NoDevice {
+                    detail: "cuInit reported CUDA_ERROR_NO_DEVICE".into(),
+                })
             }
             Err(e) => {
-                return Err(Error::NoDriver { detail: format!("cuInit failed with {}", name(e)) })
+                return Err(Error::NoDriver {
+                    detail: format!("cuInit failed with {}", name(e)),
+                })
             }
         }
         let mut v = 0i32;
@@ -60,7 +64,10 @@ impl CudaDriver {
         rc.result().map_err(|e| Error::NoDriver {
             detail: format!("cuDriverGetVersion failed with {}", name(e)),
         })?;
-        Ok(Self { version: CudaVersion(v.max(0) as u32), contexts: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            version: CudaVersion(v.max(0) as u32),
+            contexts: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The primary context of GPU `ordinal`, retained on first use.
@@ -87,7 +94,8 @@ impl CudaDriver {
 
     fn bound(&self, ordinal: usize) -> Result<Arc<CudaContext>> {
         let ctx = self.context(ordinal)?;
-        guard(|| ctx.bind_to_thread())?.map_err(|e| driver_err("cuCtxSetCurrent", ordinal, e, ""))?;
+        guard(|| ctx.bind_to_thread())?
+            .map_err(|e| driver_err("cuCtxSetCurrent", ordinal, e, ""))?;
         Ok(ctx)
     }
 }
@@ -153,7 +161,11 @@ impl Loader<CudaDriver> {
 
     /// Loads into the caller's context (its device's image is chosen), so the module can be
     /// used with the caller's streams.
-    pub fn load_in(&self, fatbin: &FatBinary, ctx: &Arc<CudaContext>) -> Result<Loaded<Arc<CudaModule>>> {
+    pub fn load_in(
+        &self,
+        fatbin: &FatBinary,
+        ctx: &Arc<CudaContext>,
+    ) -> Result<Loaded<Arc<CudaModule>>> {
         self.driver.adopt(ctx.clone());
         self.load(fatbin, ctx.ordinal())
     }
@@ -175,16 +187,25 @@ fn link_ptx(ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
     // Size options are passed by value in the pointer slot, as cuda.h specifies.
     let mut vals: [*mut c_void; 5] = [
         info.as_mut_ptr().cast(),
-        LOG_BYTES as *mut c_void,
+        ptr::without_provenance_mut(LOG_BYTES),
         errors.as_mut_ptr().cast(),
-        LOG_BYTES as *mut c_void,
-        1usize as *mut c_void,
+        ptr::without_provenance_mut(LOG_BYTES),
+        ptr::without_provenance_mut(1),
     ];
     let mut state: sys::CUlinkState = ptr::null_mut();
-    let text = |buf: &[u8]| String::from_utf8_lossy(crate::driver::ptx_text(buf)).trim().to_string();
+    let text = |buf: &[u8]| {
+        String::from_utf8_lossy(crate::driver::ptx_text(buf))
+            .trim()
+            .to_string()
+    };
     // SAFETY: option arrays of equal length; the log buffers outlive the link state.
     unsafe {
-        sys::cuLinkCreate_v2(opts.len() as u32, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state)
+        sys::cuLinkCreate_v2(
+            opts.len() as u32,
+            opts.as_mut_ptr(),
+            vals.as_mut_ptr(),
+            &mut state,
+        )
     }
     .result()
     .map_err(|e| driver_err("cuLinkCreate", ordinal, e, ""))?;
@@ -210,7 +231,8 @@ fn link_ptx(ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
             ptr::null_mut(),
         )
     };
-    rc.result().map_err(|e| driver_err("cuLinkAddData (PTX JIT)", ordinal, e, &text(&errors)))?;
+    rc.result()
+        .map_err(|e| driver_err("cuLinkAddData (PTX JIT)", ordinal, e, &text(&errors)))?;
     let mut cubin: *mut c_void = ptr::null_mut();
     let mut size = 0usize;
     // SAFETY: valid out-pointers; the cubin stays owned by the link state until destroyed.
@@ -220,7 +242,10 @@ fn link_ptx(ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
     // SAFETY: the driver returned `size` readable bytes at `cubin`.
     let cubin = unsafe { std::slice::from_raw_parts(cubin as *const u8, size) }.to_vec();
     drop(state);
-    Ok(JitOutput { cubin, info_log: text(&info) })
+    Ok(JitOutput {
+        cubin,
+        info_log: text(&info),
+    })
 }
 
 /// Runs a cudarc call, turning a panic (missing library or symbol) into [`Error::NoDriver`].

@@ -21,6 +21,8 @@ pub(crate) const CUDA_PATH: &str = "CUDA_PATH";
 pub(crate) const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
 pub(crate) const CONDA_PREFIX: &str = "CONDA_PREFIX";
 pub(crate) const PYTHONPATH: &str = "PYTHONPATH";
+/// `PATH`: the `python3` found there marks one more Python environment to search.
+pub(crate) const PATH: &str = "PATH";
 
 /// The value of `name`, trimmed; unset, empty and non-UTF-8 values read as `None`.
 pub(crate) fn var(name: &str) -> Option<String> {
@@ -29,9 +31,19 @@ pub(crate) fn var(name: &str) -> Option<String> {
     (!value.is_empty()).then_some(value)
 }
 
+/// A list variable (`PATH`, `PYTHONPATH`) split into its paths.
+pub(crate) fn paths(name: &str) -> Vec<std::path::PathBuf> {
+    std::env::var_os(name)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default()
+}
+
 /// True for the spellings of "disabled" that archbuild accepts: `off`, `0`, `false`, `none`.
 pub(crate) fn is_off(value: &str) -> bool {
-    matches!(value.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "none" | "no")
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "off" | "0" | "false" | "none" | "no"
+    )
 }
 
 /// Parses a byte size: `1048576`, `512K`, `256M`, `2G`, `1GiB`, `300MB` (powers of 1024).

@@ -40,7 +40,7 @@ pub enum Error {
 
     /// The embedded fat binary could not be parsed.
     #[error("cannot read the fat binary: {0}")]
-    Fatbin(#[from] archbuild_fatbin::Error),
+    Fatbin(#[from] Box<archbuild_fatbin::Error>),
 
     /// The fat binary parsed but holds nothing the loader can use.
     #[error("the fat binary holds {detail}; rebuild it with archbuild (ARCHBUILD_ARCHS names the archs)")]
@@ -52,32 +52,20 @@ pub enum Error {
         index: usize,
         target: String,
         #[source]
-        source: archbuild_fatbin::Error,
+        source: Box<archbuild_fatbin::Error>,
     },
 
     /// No image of the fat binary can run on this GPU.
     #[error("{gpu}: {reason}; {fix}")]
-    NoImage { gpu: String, reason: String, fix: String },
+    NoImage {
+        gpu: String,
+        reason: String,
+        fix: String,
+    },
 
     /// The chosen PTX is newer than the driver can JIT and no suitable nvJitLink was found.
-    #[error(
-        "{gpu}: image {target} is PTX ISA {ptx_isa}, but the driver (CUDA {driver}) JIT-compiles \
-         PTX only up to ISA {driver_max} and {nvjitlink}; fix: add a cubin for this GPU (add {cc} \
-         to ARCHBUILD_ARCHS), or install nvJitLink from CUDA {needed} or newer (`pip install \
-         nvidia-nvjitlink`, or set ARCHBUILD_NVJITLINK to its libnvJitLink.so), or update the \
-         NVIDIA driver to one for CUDA {needed} or newer"
-    )]
-    PtxTooNew {
-        gpu: String,
-        target: String,
-        cc: String,
-        ptx_isa: String,
-        driver: String,
-        driver_max: String,
-        needed: String,
-        /// Why nvJitLink could not help: "no nvJitLink was found (searched …)" etc.
-        nvjitlink: String,
-    },
+    #[error("{0}")]
+    PtxTooNew(Box<PtxTooNew>),
 
     /// nvJitLink ran and failed.
     #[error(
@@ -116,11 +104,38 @@ pub enum Error {
 
     /// An environment variable holds a value archbuild does not accept.
     #[error("invalid {var} `{value}`: {detail}")]
-    Env { var: &'static str, value: String, detail: String },
+    Env {
+        var: &'static str,
+        value: String,
+        detail: String,
+    },
 
     /// Preflight found GPUs that cannot run the fat binary; one line per GPU.
     #[error("{} GPU(s) cannot run this fat binary:\n  {}", failures.len(), failures.join("\n  "))]
     Preflight { failures: Vec<String> },
+}
+
+/// The details of [`Error::PtxTooNew`].
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{gpu}: image {target} is PTX ISA {ptx_isa}, but the driver (CUDA {driver}) JIT-compiles \
+     PTX only up to ISA {driver_max} and {nvjitlink}; fix: add a cubin for this GPU (add {cc} \
+     to ARCHBUILD_ARCHS), or install nvJitLink from CUDA {needed} or newer (`pip install \
+     nvidia-nvjitlink`, or set ARCHBUILD_NVJITLINK to its libnvJitLink.so), or update the \
+     NVIDIA driver to one for CUDA {needed} or newer"
+)]
+pub struct PtxTooNew {
+    /// "GPU 0 NVIDIA H100 80GB HBM3 (9.0)".
+    pub gpu: String,
+    pub target: String,
+    pub cc: String,
+    pub ptx_isa: String,
+    pub driver: String,
+    pub driver_max: String,
+    /// The first CUDA version whose driver or nvJitLink compiles this PTX.
+    pub needed: String,
+    /// Why nvJitLink could not help: "no nvJitLink was found (…)" etc.
+    pub nvjitlink: String,
 }
 
 impl Error {
@@ -133,14 +148,24 @@ impl Error {
     }
 
     /// A driver-call error with the name and fix that belong to `code`.
-    pub(crate) fn driver(op: &'static str, ordinal: usize, code: u32, name: String, log: &str) -> Self {
+    pub(crate) fn driver(
+        op: &'static str,
+        ordinal: usize,
+        code: u32,
+        name: String,
+        log: &str,
+    ) -> Self {
         let log = log.trim();
         Error::Driver {
             op,
             ordinal,
             code,
             name,
-            log: if log.is_empty() { String::new() } else { format!(": {log}") },
+            log: if log.is_empty() {
+                String::new()
+            } else {
+                format!(": {log}")
+            },
             hint: hint_for(code).to_string(),
         }
     }

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use archbuild_arch::{ImageInfo, PtxIsa, Target};
-use archbuild_fatbin::{read_fatbin, Compression};
+use archbuild_fatbin::{read_fatbin, Compression, Container, Entry};
+use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
@@ -35,6 +36,8 @@ pub struct Image {
 pub struct FatBinary {
     bytes: Cow<'static, [u8]>,
     images: Vec<Image>,
+    /// Per image, a digest of its stored bytes, computed on first need (JIT cache keys).
+    digests: Vec<OnceLock<[u8; 32]>>,
 }
 
 impl FatBinary {
@@ -50,8 +53,10 @@ impl FatBinary {
 
     fn parse(bytes: Cow<'static, [u8]>) -> Result<Self> {
         let images = {
-            let containers = read_fatbin(&bytes)?;
-            let first = containers.first().ok_or_else(|| Error::NoImages { detail: "no container".into() })?;
+            let containers = read_fatbin(&bytes).map_err(Box::new)?;
+            let first = containers.first().ok_or_else(|| Error::NoImages {
+                detail: "no container".into(),
+            })?;
             let mut images = Vec::new();
             for e in &first.entries {
                 let Some(target) = e.target() else { continue };
@@ -67,9 +72,16 @@ impl FatBinary {
             images
         };
         if images.is_empty() {
-            return Err(Error::NoImages { detail: "no cubin and no PTX (only LTO-IR, or nothing)".into() });
+            return Err(Error::NoImages {
+                detail: "no cubin and no PTX (only LTO-IR, or nothing)".into(),
+            });
         }
-        Ok(Self { bytes, images })
+        let digests = images.iter().map(|_| OnceLock::new()).collect();
+        Ok(Self {
+            bytes,
+            images,
+            digests,
+        })
     }
 
     /// The loadable images, in container order.
@@ -79,7 +91,13 @@ impl FatBinary {
 
     /// The images as `archbuild-arch`'s selection takes them.
     pub fn image_infos(&self) -> Vec<ImageInfo> {
-        self.images.iter().map(|i| ImageInfo { target: i.target, ptx_isa: i.ptx_isa }).collect()
+        self.images
+            .iter()
+            .map(|i| ImageInfo {
+                target: i.target,
+                ptx_isa: i.ptx_isa,
+            })
+            .collect()
     }
 
     /// The whole fat binary, as the driver would take it.
@@ -89,26 +107,60 @@ impl FatBinary {
 
     /// The bytes of image `index`, decompressed; PTX without its terminating NUL.
     pub fn image_data(&self, index: usize) -> Result<Cow<'_, [u8]>> {
+        let (img, containers) = self.entry(index)?;
+        let entry = Self::find(&containers, img)?;
+        let data = entry.data().map_err(|source| Error::Image {
+            index,
+            target: img.target.to_string(),
+            source: Box::new(source),
+        })?;
+        Ok(match data {
+            Cow::Borrowed(b) => Cow::Borrowed(self.rebase(b)),
+            Cow::Owned(v) => Cow::Owned(v),
+        })
+    }
+
+    /// SHA-256 of image `index` as stored (compressed or not) with its compression: identifies
+    /// the image's content without decompressing it, so a JIT cache hit never decompresses or
+    /// hashes the (possibly megabytes of) PTX text. Computed once per image.
+    pub fn image_digest(&self, index: usize) -> Result<[u8; 32]> {
+        if let Some(d) = self.digests.get(index).and_then(OnceLock::get) {
+            return Ok(*d);
+        }
+        let (img, containers) = self.entry(index)?;
+        let entry = Self::find(&containers, img)?;
+        let mut h = Sha256::new();
+        h.update(b"archbuild-image-v1\0");
+        h.update(img.compression.name().as_bytes());
+        h.update([0]);
+        h.update(entry.payload);
+        let d: [u8; 32] = h.finalize().into();
+        Ok(*self.digests[index].get_or_init(|| d))
+    }
+
+    // Entries borrow the bytes, so they are not kept; finding one again is a walk over a few
+    // headers (the payloads are neither copied nor checked again).
+    fn entry(&self, index: usize) -> Result<(&Image, Vec<Container<'_>>)> {
         let img = self.images.get(index).ok_or_else(|| Error::NoImages {
             detail: format!("no image [{index}] (it has {})", self.images.len()),
         })?;
-        // Entries borrow the bytes, so they are not kept; finding one again is a walk over a
-        // few headers (the payloads are neither copied nor checked again).
-        let containers = read_fatbin(&self.bytes)?;
-        let entry = containers[0]
+        Ok((img, read_fatbin(&self.bytes).map_err(Box::new)?))
+    }
+
+    fn find<'c, 'a>(containers: &'c [Container<'a>], img: &Image) -> Result<&'c Entry<'a>> {
+        containers[0]
             .entries
             .iter()
             .find(|e| e.offset == img.header_offset)
-            .ok_or_else(|| Error::NoImages { detail: format!("no entry at offset {}", img.header_offset) })?;
-        let data = entry.data().map_err(|source| Error::Image { index, target: img.target.to_string(), source })?;
-        Ok(match data {
-            Cow::Borrowed(b) => {
-                // Re-borrow from self.bytes rather than the temporary container list.
-                let start = b.as_ptr() as usize - self.bytes.as_ptr() as usize;
-                Cow::Borrowed(&self.bytes[start..start + b.len()])
-            }
-            Cow::Owned(v) => Cow::Owned(v),
-        })
+            .ok_or_else(|| Error::NoImages {
+                detail: format!("no entry at offset {}", img.header_offset),
+            })
+    }
+
+    /// A slice of a temporary container list, re-borrowed from `self.bytes`.
+    fn rebase(&self, b: &[u8]) -> &[u8] {
+        let start = b.as_ptr() as usize - self.bytes.as_ptr() as usize;
+        &self.bytes[start..start + b.len()]
     }
 }
 
@@ -128,14 +180,22 @@ pub struct EmbeddedFatbin {
 impl EmbeddedFatbin {
     /// Wraps the embedded bytes; nothing is parsed yet.
     pub const fn new(bytes: &'static [u8]) -> Self {
-        Self { bytes, parsed: OnceLock::new() }
+        Self {
+            bytes,
+            parsed: OnceLock::new(),
+        }
     }
 
     /// The parsed fat binary (parsed once, on the first call).
     pub fn get(&self) -> Result<&FatBinary> {
-        match self.parsed.get_or_init(|| FatBinary::new(self.bytes).map_err(|e| e.to_string())) {
+        match self
+            .parsed
+            .get_or_init(|| FatBinary::new(self.bytes).map_err(|e| e.to_string()))
+        {
             Ok(f) => Ok(f),
-            Err(msg) => Err(Error::NoImages { detail: format!("an unreadable embedded image ({msg})") }),
+            Err(msg) => Err(Error::NoImages {
+                detail: format!("an unreadable embedded image ({msg})"),
+            }),
         }
     }
 }

@@ -42,11 +42,15 @@ mod sim;
 pub use cache::{CacheKey, JitCache, Lookup, DEFAULT_MAX_BYTES};
 pub use cuda::CudaDriver;
 pub use driver::{DeviceProps, Driver, JitOutput};
-pub use error::{cu, Error, Result};
+pub use error::{cu, Error, PtxTooNew, Result};
 pub use fatbinary::{EmbeddedFatbin, FatBinary, Image};
 pub use loader::{JitPreference, Loaded, Loader};
-pub use nvjitlink::{candidates as nvjitlink_candidates, discover as discover_nvjitlink, NvJitLink};
-pub use report::{CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight};
+pub use nvjitlink::{
+    candidates as nvjitlink_candidates, discover as discover_nvjitlink, NvJitLink,
+};
+pub use report::{
+    CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
+};
 pub use sim::{SimDevice, SimDriver, SimModule};
 
 /// Re-exported so callers name policies and arch types without a direct dependency.

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use archbuild_arch::{
-    max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason, Route,
-    Selection, Variant,
+    max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason,
+    Route, Selection,
 };
 
 use crate::cache::{CacheKey, JitCache, Lookup};
@@ -40,6 +40,9 @@ pub struct Loaded<M> {
     pub module: M,
     pub report: LoadReport,
 }
+
+/// A plan and the nvJitLink it needs, if any.
+pub(crate) type Routed = (Plan, Option<Arc<NvJitLink>>);
 
 #[derive(Debug)]
 enum NvJitLinkSource {
@@ -84,17 +87,18 @@ impl<D: Driver> Loader<D> {
             l = l.policy(p);
         }
         if let Some(v) = env::var(env::JIT) {
-            let pref = match v.to_ascii_lowercase().as_str() {
-                "driver" => JitPreference::Driver,
-                "nvjitlink" => JitPreference::NvJitLink,
-                _ => {
-                    return Err(Error::Env {
+            let pref =
+                match v.to_ascii_lowercase().as_str() {
+                    "driver" => JitPreference::Driver,
+                    "nvjitlink" => JitPreference::NvJitLink,
+                    _ => return Err(Error::Env {
                         var: env::JIT,
                         value: v,
-                        detail: "expected `driver` or `nvjitlink`; unset it for the default `driver`".into(),
-                    })
-                }
-            };
+                        detail:
+                            "expected `driver` or `nvjitlink`; unset it for the default `driver`"
+                                .into(),
+                    }),
+                };
             l = l.jit_preference(pref);
         }
         Ok(l)
@@ -120,7 +124,9 @@ impl<D: Driver> Loader<D> {
 
     /// Uses this nvJitLink (`Some`) or none at all (`None`) instead of discovering one.
     pub fn nvjitlink(mut self, lib: Option<NvJitLink>) -> Self {
-        self.nvjitlink = lib.map_or(NvJitLinkSource::Off, |l| NvJitLinkSource::Given(Arc::new(l)));
+        self.nvjitlink = lib.map_or(NvJitLinkSource::Off, |l| {
+            NvJitLinkSource::Given(Arc::new(l))
+        });
         self
     }
 
@@ -147,11 +153,22 @@ impl<D: Driver> Loader<D> {
         let (selection, plan) = self.plan_for(fatbin, &dev, driver_version);
         let (plan, nvj) = plan?;
         let index = plan.image_index;
-        let data = fatbin.image_data(index)?;
         let (module, path, cache, jit_log) = match plan.route {
-            PlannedRoute::Cubin => (self.driver.load(ordinal, data)?, LoadPath::Cubin, CacheStatus::NotNeeded, String::new()),
-            PlannedRoute::DriverJit => self.jit_load(&dev, &data, Compiler::Driver(driver_version), None)?,
-            PlannedRoute::NvJitLink(v) => self.jit_load(&dev, &data, Compiler::NvJitLink(v), nvj.as_deref())?,
+            PlannedRoute::Cubin => {
+                let data = fatbin.image_data(index)?;
+                (
+                    self.driver.load(ordinal, data)?,
+                    LoadPath::Cubin,
+                    CacheStatus::NotNeeded,
+                    String::new(),
+                )
+            }
+            PlannedRoute::DriverJit => {
+                self.jit_load(fatbin, index, &dev, Compiler::Driver(driver_version), None)?
+            }
+            PlannedRoute::NvJitLink(v) => {
+                self.jit_load(fatbin, index, &dev, Compiler::NvJitLink(v), nvj.as_deref())?
+            }
         };
         let img = &fatbin.images()[index];
         let report = LoadReport {
@@ -178,8 +195,12 @@ impl<D: Driver> Loader<D> {
         fatbin: &FatBinary,
         dev: &DeviceProps,
         driver: CudaVersion,
-    ) -> (Selection, Result<(Plan, Option<Arc<NvJitLink>>)>) {
-        let info = DeviceInfo { cc: dev.cc, driver, name: Some(dev.name.clone()) };
+    ) -> (Selection, Result<Routed>) {
+        let info = DeviceInfo {
+            cc: dev.cc,
+            driver,
+            name: Some(dev.name.clone()),
+        };
         let selection = select(&fatbin.image_infos(), &info, self.policy);
         let plan = self.route_for(fatbin, dev, driver, &selection);
         (selection, plan)
@@ -191,12 +212,16 @@ impl<D: Driver> Loader<D> {
         dev: &DeviceProps,
         driver: CudaVersion,
         selection: &Selection,
-    ) -> Result<(Plan, Option<Arc<NvJitLink>>)> {
+    ) -> Result<Routed> {
         let Some(chosen) = selection.chosen else {
             return Err(no_image(dev, selection));
         };
         let img = &fatbin.images()[chosen.index];
-        let plan = |route| Plan { image_index: chosen.index, image_target: chosen.target, route };
+        let plan = |route| Plan {
+            image_index: chosen.index,
+            image_target: chosen.target,
+            route,
+        };
         let (route, lib) = match chosen.route {
             Route::Cubin => (PlannedRoute::Cubin, None),
             Route::DriverJit => match self.jit {
@@ -206,9 +231,21 @@ impl<D: Driver> Loader<D> {
                 },
                 JitPreference::Driver => (PlannedRoute::DriverJit, None),
             },
-            Route::NeedsNewerJit { ptx_isa, driver_max } => match self.find_nvjitlink(Some(ptx_isa)) {
+            Route::NeedsNewerJit {
+                ptx_isa,
+                driver_max,
+            } => match self.find_nvjitlink(Some(ptx_isa)) {
                 Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
-                Err(why) => return Err(ptx_too_new(dev, chosen.target.to_string(), ptx_isa, driver, driver_max, why)),
+                Err(why) => {
+                    return Err(ptx_too_new(
+                        dev,
+                        chosen.target.to_string(),
+                        ptx_isa,
+                        driver,
+                        driver_max,
+                        why,
+                    ))
+                }
             },
         };
         Ok((plan(route), lib))
@@ -223,9 +260,11 @@ impl<D: Driver> Loader<D> {
         match &self.nvjitlink {
             NvJitLinkSource::Off => Err("nvJitLink is turned off for this loader".into()),
             NvJitLinkSource::Given(lib) if accepts(lib.version()) => Ok(lib.clone()),
-            NvJitLinkSource::Given(lib) => {
-                Err(format!("the nvJitLink given ({}) is version {}, too old", lib.path().display(), lib.version()))
-            }
+            NvJitLinkSource::Given(lib) => Err(format!(
+                "the nvJitLink given ({}) is version {}, too old",
+                lib.path().display(),
+                lib.version()
+            )),
             NvJitLinkSource::Discover(slot) => {
                 let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(lib) = slot.as_ref().filter(|l| accepts(l.version())) {
@@ -242,47 +281,65 @@ impl<D: Driver> Loader<D> {
     /// bad entry is compiled, stored (atomically) and loaded.
     fn jit_load(
         &self,
+        fatbin: &FatBinary,
+        index: usize,
         dev: &DeviceProps,
-        ptx: &[u8],
         compiler: Compiler,
         nvj: Option<&NvJitLink>,
     ) -> Result<(D::Module, LoadPath, CacheStatus, String)> {
         let ordinal = dev.ordinal;
-        let arch = jit_arch(ptx, dev);
-        let key = CacheKey::new(ptx, &format!("sm_{}", arch.sm_name()), &compiler.to_string());
+        // The device's CC with the PTX's variant: compute_90a → sm_90a, compute_100f on 10.3 →
+        // sm_103f, compute_80 on 9.0 → sm_90.
+        let target = fatbin.images()[index].target;
+        let arch = Arch::new(dev.cc, target.arch.variant);
+        let sm = format!("sm_{}", arch.sm_name());
+        // Keyed on the image as stored: a hit needs no decompression and no hash of the PTX.
+        let key = match &self.cache {
+            Some(_) => Some(CacheKey::from_digest(
+                fatbin.image_digest(index)?,
+                &sm,
+                &compiler.to_string(),
+            )),
+            None => None,
+        };
         let mut status = CacheStatus::Off;
-        if let Some(cache) = &self.cache {
-            status = match cache.get(&key) {
+        if let (Some(cache), Some(key)) = (&self.cache, &key) {
+            status = match cache.get(key) {
                 Lookup::Hit(cubin) => match self.driver.load(ordinal, Cow::Owned(cubin)) {
-                    Ok(m) => return Ok((m, LoadPath::CachedJit(compiler), CacheStatus::Hit, String::new())),
-                    Err(e) => CacheStatus::Replaced(format!("the driver refused the cached cubin: {e}")),
+                    Ok(m) => {
+                        return Ok((
+                            m,
+                            LoadPath::CachedJit(compiler),
+                            CacheStatus::Hit,
+                            String::new(),
+                        ))
+                    }
+                    Err(e) => {
+                        CacheStatus::Replaced(format!("the driver refused the cached cubin: {e}"))
+                    }
                 },
                 Lookup::Miss => CacheStatus::Stored,
                 Lookup::Rejected(why) => CacheStatus::Replaced(why),
             };
         }
+        let ptx = fatbin.image_data(index)?;
         let (out, path) = match (compiler, nvj) {
-            (Compiler::NvJitLink(v), Some(lib)) => {
-                (lib.compile(ptx, arch, &format!("compute_{}", arch.sm_name()))?, LoadPath::NvJitLink(v))
-            }
-            _ => (self.driver.jit(ordinal, ptx)?, LoadPath::DriverJit),
+            (Compiler::NvJitLink(v), Some(lib)) => (
+                lib.compile(&ptx, arch, &target.to_string())?,
+                LoadPath::NvJitLink(v),
+            ),
+            _ => (self.driver.jit(ordinal, &ptx)?, LoadPath::DriverJit),
         };
+        drop(ptx);
         let JitOutput { cubin, info_log } = out;
-        if let Some(cache) = &self.cache {
-            if let Err(e) = cache.put(&key, &cubin) {
+        if let (Some(cache), Some(key)) = (&self.cache, &key) {
+            if let Err(e) = cache.put(key, &cubin) {
                 status = CacheStatus::NotStored(e.to_string());
             }
         }
         let module = self.driver.load(ordinal, Cow::Owned(cubin))?;
         Ok((module, path, status, info_log))
     }
-}
-
-/// The arch a PTX image is compiled for on `dev`: the device's CC with the PTX's variant
-/// (`compute_90a` → `sm_90a`, `compute_100f` on 10.3 → `sm_103f`, `compute_80` on 9.0 → `sm_90`).
-fn jit_arch(ptx: &[u8], dev: &DeviceProps) -> Arch {
-    let variant = archbuild_fatbin::ptx::parse_ptx(ptx).map_or(Variant::Plain, |p| p.target.variant);
-    Arch::new(dev.cc, variant)
 }
 
 /// "GPU 1 NVIDIA GeForce RTX 3090 (8.6)".
@@ -295,8 +352,15 @@ pub(crate) fn gpu_label(dev: &DeviceProps) -> String {
 pub(crate) fn no_image(dev: &DeviceProps, sel: &Selection) -> Error {
     let cc = dev.cc;
     let has: Vec<String> = sel.images().iter().map(|i| i.target.to_string()).collect();
-    let excluded = sel.verdicts.iter().any(|v| matches!(v.outcome, Outcome::Rejected(Reason::ExcludedByPolicy(_))));
-    let cubins = if cc.minor == 0 { format!("sm_{}", cc.sm()) } else { format!("sm_{}0..sm_{}", cc.major, cc.sm()) };
+    let excluded = sel
+        .verdicts
+        .iter()
+        .any(|v| matches!(v.outcome, Outcome::Rejected(Reason::ExcludedByPolicy(_))));
+    let cubins = if cc.minor == 0 {
+        format!("sm_{}", cc.sm())
+    } else {
+        format!("sm_{}0..sm_{}", cc.major, cc.sm())
+    };
     let reason = if excluded {
         format!("no image that policy {} allows runs on it", sel.policy)
     } else {
@@ -307,8 +371,14 @@ pub(crate) fn no_image(dev: &DeviceProps, sel: &Selection) -> Error {
         }
     };
     let reason = format!("{reason} (the fat binary has {})", has.join(", "));
-    let fix = sel.fix_hint().unwrap_or_else(|| format!("add {cc} to ARCHBUILD_ARCHS"));
-    Error::NoImage { gpu: gpu_label(dev), reason, fix }
+    let fix = sel
+        .fix_hint()
+        .unwrap_or_else(|| format!("add {cc} to ARCHBUILD_ARCHS"));
+    Error::NoImage {
+        gpu: gpu_label(dev),
+        reason,
+        fix,
+    }
 }
 
 fn ptx_too_new(
@@ -319,8 +389,9 @@ fn ptx_too_new(
     driver_max: PtxIsa,
     why: String,
 ) -> Error {
-    let needed = archbuild_arch::first_cuda_for_ptx_isa(ptx_isa).map_or_else(|| format!("for PTX ISA {ptx_isa}"), |v| v.to_string());
-    Error::PtxTooNew {
+    let needed = archbuild_arch::first_cuda_for_ptx_isa(ptx_isa)
+        .map_or_else(|| format!("for PTX ISA {ptx_isa}"), |v| v.to_string());
+    Error::PtxTooNew(Box::new(crate::error::PtxTooNew {
         gpu: gpu_label(dev),
         target,
         cc: dev.cc.to_string(),
@@ -329,5 +400,18 @@ fn ptx_too_new(
         driver_max: driver_max.to_string(),
         needed,
         nvjitlink: why,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loaders_can_be_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Loader<crate::CudaDriver>>();
+        send_sync::<Loader<crate::SimDriver>>();
+        send_sync::<FatBinary>();
     }
 }

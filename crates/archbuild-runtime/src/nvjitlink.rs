@@ -55,20 +55,30 @@ pub struct NvJitLink {
 
 impl std::fmt::Debug for NvJitLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NvJitLink").field("version", &self.version).field("path", &self.path).finish()
+        f.debug_struct("NvJitLink")
+            .field("version", &self.version)
+            .field("path", &self.path)
+            .finish()
     }
 }
 
 impl NvJitLink {
     /// Opens the library at `path` and resolves the functions archbuild calls.
     pub fn open(path: &Path) -> Result<Self> {
-        let fail = |detail: String| Error::NvJitLinkLoad { path: path.to_path_buf(), detail };
+        let fail = |detail: String| Error::NvJitLinkLoad {
+            path: path.to_path_buf(),
+            detail,
+        };
         // SAFETY: loading a shared library runs its initialisers; libnvJitLink's are benign.
         let lib = unsafe { Library::new(path) }.map_err(|e| fail(e.to_string()))?;
         // SAFETY: the signatures match nvJitLink.h (CUDA 12.x and 13.x).
         let version_fn: VersionFn = unsafe { lib.get::<VersionFn>(b"nvJitLinkVersion\0") }
             .map(|s| *s)
-            .map_err(|e| fail(format!("no nvJitLinkVersion ({e}); nvJitLink 12.3 or newer is needed")))?;
+            .map_err(|e| {
+                fail(format!(
+                    "no nvJitLinkVersion ({e}); nvJitLink 12.3 or newer is needed"
+                ))
+            })?;
         let (mut major, mut minor) = (0u32, 0u32);
         // SAFETY: two valid out-pointers.
         let rc = unsafe { version_fn(&mut major, &mut minor) };
@@ -101,7 +111,12 @@ impl NvJitLink {
             info_log_size: sym!("GetInfoLogSize"),
             info_log: sym!("GetInfoLog"),
         };
-        Ok(Self { fns, version: CudaVersion::new(major, minor), path: path.to_path_buf(), _lib: lib })
+        Ok(Self {
+            fns,
+            version: CudaVersion::new(major, minor),
+            path: path.to_path_buf(),
+            _lib: lib,
+        })
     }
 
     /// The CUDA version of this nvJitLink (13.5 for the 13.5 wheel).
@@ -120,9 +135,19 @@ impl NvJitLink {
     }
 
     /// [`NvJitLink::compile`] with extra nvJitLink options (`-split-compile=0`, `-O3` …).
-    pub fn compile_with(&self, ptx: &[u8], arch: Arch, image_name: &str, extra: &[&str]) -> Result<JitOutput> {
+    pub fn compile_with(
+        &self,
+        ptx: &[u8],
+        arch: Arch,
+        image_name: &str,
+        extra: &[&str],
+    ) -> Result<JitOutput> {
         let mut owned = vec![CString::new(format!("-arch=sm_{}", arch.sm_name())).expect("no NUL")];
-        owned.extend(extra.iter().map(|o| CString::new(o.replace('\0', "")).expect("NULs removed")));
+        owned.extend(
+            extra
+                .iter()
+                .map(|o| CString::new(o.replace('\0', "")).expect("NULs removed")),
+        );
         let opts: Vec<*const c_char> = owned.iter().map(|o| o.as_ptr()).collect();
         let mut h: Handle = std::ptr::null_mut();
         let fail = |call: &'static str, code: c_int, log: String| Error::NvJitLink {
@@ -131,19 +156,32 @@ impl NvJitLink {
             arch: format!("sm_{}", arch.sm_name()),
             call,
             code,
-            log: if log.trim().is_empty() { String::new() } else { format!(": {}", log.trim()) },
+            log: if log.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", log.trim())
+            },
         };
         // SAFETY: valid out-pointer and option array.
         let rc = unsafe { (self.fns.create)(&mut h, opts.len() as u32, opts.as_ptr()) };
         if rc != 0 {
             return Err(fail("nvJitLinkCreate", rc, String::new()));
         }
-        let guard = HandleGuard { h, destroy: self.fns.destroy };
+        let guard = HandleGuard {
+            h,
+            destroy: self.fns.destroy,
+        };
         let data = nul_terminated(ptx);
         let name = CString::new(image_name.replace('\0', "")).expect("NULs removed");
         // SAFETY: data outlives the call; nvJitLink copies it.
         let rc = unsafe {
-            (self.fns.add_data)(guard.h, INPUT_PTX, data.as_ptr().cast(), data.len(), name.as_ptr())
+            (self.fns.add_data)(
+                guard.h,
+                INPUT_PTX,
+                data.as_ptr().cast(),
+                data.len(),
+                name.as_ptr(),
+            )
         };
         if rc != 0 {
             return Err(fail("nvJitLinkAddData", rc, self.log(guard.h, true)));
@@ -164,7 +202,10 @@ impl NvJitLink {
         if rc != 0 {
             return Err(fail("nvJitLinkGetLinkedCubin", rc, String::new()));
         }
-        Ok(JitOutput { cubin, info_log: self.log(guard.h, false) })
+        Ok(JitOutput {
+            cubin,
+            info_log: self.log(guard.h, false),
+        })
     }
 
     fn log(&self, h: Handle, error: bool) -> String {
@@ -182,7 +223,9 @@ impl NvJitLink {
         if unsafe { get_fn(h, buf.as_mut_ptr().cast()) } != 0 {
             return String::new();
         }
-        String::from_utf8_lossy(crate::driver::ptx_text(&buf)).trim().to_string()
+        String::from_utf8_lossy(crate::driver::ptx_text(&buf))
+            .trim()
+            .to_string()
     }
 }
 
@@ -214,15 +257,19 @@ pub fn candidates() -> Vec<PathBuf> {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));
         // `.tmp-*` folders are installs in progress.
-        kits.retain(|k| k.file_name().is_some_and(|n| !n.to_string_lossy().starts_with('.')));
+        kits.retain(|k| {
+            k.file_name()
+                .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+        });
         kits.sort();
         kits.reverse();
-        out.extend(kits.into_iter().map(|k| k.join("nvidia/cu13/lib/libnvJitLink.so.13")));
+        out.extend(
+            kits.into_iter()
+                .map(|k| k.join("nvidia/cu13/lib/libnvJitLink.so.13")),
+        );
     }
     let mut py_roots: Vec<PathBuf> = Vec::new();
-    if let Some(pp) = std::env::var_os(env::PYTHONPATH) {
-        py_roots.extend(std::env::split_paths(&pp));
-    }
+    py_roots.extend(env::paths(env::PYTHONPATH));
     let mut prefixes: Vec<PathBuf> = [env::VIRTUAL_ENV, env::CONDA_PREFIX]
         .iter()
         .filter_map(|v| env::var(v).map(PathBuf::from))
@@ -230,10 +277,19 @@ pub fn candidates() -> Vec<PathBuf> {
     if let Some(h) = dirs::home_dir() {
         prefixes.push(h.join(".local"));
     }
+    // The environment of the `python3` on PATH (a venv's bin/ is on PATH without VIRTUAL_ENV
+    // in images that activate it that way).
+    for dir in env::paths(env::PATH) {
+        if let (true, Some(prefix)) = (dir.join("python3").exists(), dir.parent()) {
+            prefixes.push(prefix.to_path_buf());
+        }
+    }
     prefixes.extend(["/usr/local", "/usr"].map(PathBuf::from));
     for prefix in prefixes {
         for lib in list_dir(&prefix.join("lib")) {
-            let is_python = lib.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python3"));
+            let is_python = lib
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("python3"));
             if is_python {
                 py_roots.push(lib.join("site-packages"));
                 py_roots.push(lib.join("dist-packages"));
@@ -269,24 +325,39 @@ pub fn discover(accept: impl Fn(CudaVersion) -> bool) -> std::result::Result<NvJ
         let bare = path.components().count() == 1;
         if !bare && !path.exists() {
             if explicit.as_deref() == path.to_str() {
-                tried.push(format!("ARCHBUILD_NVJITLINK={} does not exist", path.display()));
+                tried.push(format!(
+                    "ARCHBUILD_NVJITLINK={} does not exist",
+                    path.display()
+                ));
             }
             continue;
         }
         match NvJitLink::open(&path) {
             Ok(lib) if accept(lib.version()) => return Ok(lib),
-            Ok(lib) => tried.push(format!("{} is version {}, too old", path.display(), lib.version())),
+            Ok(lib) => tried.push(format!(
+                "{} is version {}, too old",
+                path.display(),
+                lib.version()
+            )),
             Err(e) if !bare => tried.push(format!("{}: {e}", path.display())),
             Err(_) => {}
         }
     }
     if tried.is_empty() {
-        Err("no nvJitLink was found (set ARCHBUILD_NVJITLINK, or `pip install nvidia-nvjitlink`)".into())
+        Err(
+            "no nvJitLink was found (set ARCHBUILD_NVJITLINK, or `pip install nvidia-nvjitlink`)"
+                .into(),
+        )
     } else {
-        Err(format!("no suitable nvJitLink was found ({})", tried.join("; ")))
+        Err(format!(
+            "no suitable nvJitLink was found ({})",
+            tried.join("; ")
+        ))
     }
 }
 
 fn list_dir(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
 }

@@ -15,7 +15,9 @@ impl<D: Driver> Loader<D> {
         let driver = self.driver.version()?;
         let count = self.driver.device_count()?;
         if count == 0 {
-            return Err(Error::NoDevice { detail: "the driver reports 0 GPUs".into() });
+            return Err(Error::NoDevice {
+                detail: "the driver reports 0 GPUs".into(),
+            });
         }
         let mut gpus = Vec::with_capacity(count);
         for ordinal in 0..count {

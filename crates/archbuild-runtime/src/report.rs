@@ -170,8 +170,11 @@ impl Preflight {
     /// `Ok(self)` when every GPU can run the fat binary, else [`Error::Preflight`] with one
     /// line (and fix) per failing GPU: the call to make at program start.
     pub fn ensure(self) -> Result<Self> {
-        let failures: Vec<String> =
-            self.gpus.iter().filter_map(|g| g.outcome.as_ref().err().map(|e| e.to_string())).collect();
+        let failures: Vec<String> = self
+            .gpus
+            .iter()
+            .filter_map(|g| g.outcome.as_ref().err().map(|e| e.to_string()))
+            .collect();
         if failures.is_empty() {
             Ok(self)
         } else {
@@ -182,7 +185,12 @@ impl Preflight {
 
 impl fmt::Display for Preflight {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "preflight: {} GPU(s), driver CUDA {}", self.gpus.len(), self.driver)?;
+        writeln!(
+            f,
+            "preflight: {} GPU(s), driver CUDA {}",
+            self.gpus.len(),
+            self.driver
+        )?;
         for g in &self.gpus {
             match &g.outcome {
                 Ok(p) => writeln!(

@@ -5,7 +5,9 @@
 //! - a cubin for an arch the GPU cannot run fails with 209 (`CUDA_ERROR_NO_BINARY_FOR_GPU`);
 //! - PTX whose `.version` is newer than the driver's CUDA version supports fails with 222
 //!   (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`);
-//! - PTX whose `.target` the GPU cannot run fails with 218 (`CUDA_ERROR_INVALID_PTX`);
+//! - PTX whose `.target` the GPU cannot run, and text that is not PTX, fail with 218
+//!   (`CUDA_ERROR_INVALID_PTX`): the driver takes anything that is not ELF or a fat binary for
+//!   PTX (these two codes are checked against the real driver by `gpu_acceptance`, check 6);
 //! - a whole fat binary: only its first container is read; a compatible cubin wins, else the
 //!   highest PTX whose arch the GPU can run is JIT-compiled (and fails with 222 if too new);
 //! - JIT produces a *simulated* cubin (a small text format this driver alone loads).
@@ -17,8 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use archbuild_arch::{
-    cubin_runs_on, device_names, max_ptx_isa_for_cuda, ptx_jits_for, Arch, ComputeCapability, CudaVersion,
-    Target, TargetKind,
+    cubin_runs_on, device_names, max_ptx_isa_for_cuda, ptx_jits_for, Arch, ComputeCapability,
+    CudaVersion, Target, TargetKind,
 };
 use archbuild_fatbin::{cubin::parse_cubin, ptx::parse_ptx, read_fatbin, EntryKind};
 use sha2::{Digest, Sha256};
@@ -63,19 +65,30 @@ pub struct SimDriver {
 impl SimDriver {
     /// A driver reporting `version` (e.g. `CudaVersion::new(13, 0)`) with no GPUs yet.
     pub fn new(version: CudaVersion) -> Self {
-        Self { version, devices: Vec::new(), jit_delay: Duration::ZERO, jits: AtomicUsize::new(0), loads: AtomicUsize::new(0) }
+        Self {
+            version,
+            devices: Vec::new(),
+            jit_delay: Duration::ZERO,
+            jits: AtomicUsize::new(0),
+            loads: AtomicUsize::new(0),
+        }
     }
 
     /// Adds a GPU of this compute capability, named after the first known product.
     pub fn with_gpu(self, major: u32, minor: u32) -> Self {
         let cc = ComputeCapability::new(major, minor);
-        let name = device_names(cc).first().map_or_else(|| format!("Simulated GPU {cc}"), |n| n.to_string());
+        let name = device_names(cc)
+            .first()
+            .map_or_else(|| format!("Simulated GPU {cc}"), |n| n.to_string());
         self.with_named_gpu(&name, cc)
     }
 
     /// Adds a GPU with a given name.
     pub fn with_named_gpu(mut self, name: &str, cc: ComputeCapability) -> Self {
-        self.devices.push(SimDevice { name: name.to_string(), cc });
+        self.devices.push(SimDevice {
+            name: name.to_string(),
+            cc,
+        });
         self
     }
 
@@ -96,7 +109,10 @@ impl SimDriver {
     }
 
     fn gpu(&self, ordinal: usize) -> Result<&SimDevice> {
-        self.devices.get(ordinal).ok_or(Error::NoSuchDevice { ordinal, count: self.devices.len() })
+        self.devices.get(ordinal).ok_or(Error::NoSuchDevice {
+            ordinal,
+            count: self.devices.len(),
+        })
     }
 
     fn fail(op: &'static str, ordinal: usize, code: u32, log: &str) -> Error {
@@ -104,12 +120,22 @@ impl SimDriver {
     }
 
     /// The checks the driver's JIT makes, then a simulated compilation.
-    fn compile(&self, op: &'static str, ordinal: usize, ptx: &[u8]) -> Result<(Arch, Vec<String>, [u8; 32])> {
+    fn compile(
+        &self,
+        op: &'static str,
+        ordinal: usize,
+        ptx: &[u8],
+    ) -> Result<(Arch, Vec<String>, [u8; 32])> {
         let cc = self.gpu(ordinal)?.cc;
-        let info = parse_ptx(ptx).map_err(|e| Self::fail(op, ordinal, cu::INVALID_PTX, &e.to_string()))?;
+        let info =
+            parse_ptx(ptx).map_err(|e| Self::fail(op, ordinal, cu::INVALID_PTX, &e.to_string()))?;
         let max = max_ptx_isa_for_cuda(self.version);
         if max.is_some_and(|max| info.isa > max) {
-            let log = format!("ptxas fatal: Unsupported .version {}; current version is '{}'", info.isa, max.unwrap());
+            let log = format!(
+                "ptxas fatal: Unsupported .version {}; current version is '{}'",
+                info.isa,
+                max.unwrap()
+            );
             return Err(Self::fail(op, ordinal, cu::UNSUPPORTED_PTX_VERSION, &log));
         }
         if !ptx_jits_for(info.target, cc) {
@@ -132,26 +158,34 @@ impl SimDriver {
     fn pick_from_fatbin(&self, ordinal: usize, bytes: &[u8]) -> Result<SimModule> {
         let op = "cuModuleLoadData";
         let cc = self.gpu(ordinal)?.cc;
-        let containers = read_fatbin(bytes).map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+        let containers = read_fatbin(bytes)
+            .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
         let entries = &containers[0].entries;
         let best_cubin = entries
             .iter()
             .filter(|e| e.kind == EntryKind::Elf && cubin_runs_on(e.arch, cc))
             .max_by_key(|e| e.arch);
         if let Some(e) = best_cubin {
-            let data = e.data().map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+            let data = e
+                .data()
+                .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
             return self.load_one(ordinal, &data);
         }
         // The highest PTX the GPU can run; the first of equals.
         let mut best_ptx = None;
-        for e in entries.iter().filter(|e| e.kind == EntryKind::Ptx && ptx_jits_for(e.arch, cc)) {
+        for e in entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Ptx && ptx_jits_for(e.arch, cc))
+        {
             if best_ptx.is_none_or(|b: &archbuild_fatbin::Entry| e.arch > b.arch) {
                 best_ptx = Some(e);
             }
         }
         match best_ptx {
             Some(e) => {
-                let data = e.data().map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+                let data = e
+                    .data()
+                    .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
                 self.load_one(ordinal, &data)
             }
             None => Err(Self::fail(op, ordinal, cu::NO_BINARY_FOR_GPU, "")),
@@ -162,7 +196,8 @@ impl SimDriver {
         let op = "cuModuleLoadData";
         let cc = self.gpu(ordinal)?.cc;
         if image.starts_with(b"\x7fELF") {
-            let info = parse_cubin(image).map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+            let info = parse_cubin(image)
+                .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
             if !cubin_runs_on(info.arch, cc) {
                 return Err(Self::fail(op, ordinal, cu::NO_BINARY_FOR_GPU, ""));
             }
@@ -186,17 +221,21 @@ impl SimDriver {
                 ptx_sha256: Some(sim.2),
             });
         }
-        if let Ok(ptx) = parse_ptx(image) {
-            let (machine, kernels, sha) = self.compile(op, ordinal, image)?;
-            return Ok(SimModule {
-                ordinal,
-                source: Target { arch: ptx.target, kind: TargetKind::Ptx },
-                machine_arch: machine,
-                kernels,
-                ptx_sha256: Some(sha),
-            });
-        }
-        Err(Self::fail(op, ordinal, cu::INVALID_IMAGE, "not a cubin, PTX or fat binary"))
+        // Anything that is neither ELF nor a fat binary is taken for PTX text, as the driver
+        // does; text that is not PTX fails in the JIT.
+        let ptx = parse_ptx(image)
+            .map_err(|e| Self::fail(op, ordinal, cu::INVALID_PTX, &e.to_string()))?;
+        let (machine, kernels, sha) = self.compile(op, ordinal, image)?;
+        Ok(SimModule {
+            ordinal,
+            source: Target {
+                arch: ptx.target,
+                kind: TargetKind::Ptx,
+            },
+            machine_arch: machine,
+            kernels,
+            ptx_sha256: Some(sha),
+        })
     }
 }
 
@@ -213,7 +252,11 @@ impl Driver for SimDriver {
 
     fn device(&self, ordinal: usize) -> Result<DeviceProps> {
         let d = self.gpu(ordinal)?;
-        Ok(DeviceProps { ordinal, name: d.name.clone(), cc: d.cc })
+        Ok(DeviceProps {
+            ordinal,
+            name: d.name.clone(),
+            cc: d.cc,
+        })
     }
 
     fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<SimModule> {
@@ -229,9 +272,20 @@ impl Driver for SimDriver {
     fn jit(&self, ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
         let (arch, kernels, sha) = self.compile("cuLinkComplete (PTX JIT)", ordinal, ptx)?;
         let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
-        let cubin = format!("{SIM_MAGIC}sm={}\nptx-sha256={hex}\nkernels={}\n", arch.sm_name(), kernels.join(","));
-        let info_log = format!("info    : simulated JIT of {} kernel(s) for sm_{}", kernels.len(), arch.sm_name());
-        Ok(JitOutput { cubin: cubin.into_bytes(), info_log })
+        let cubin = format!(
+            "{SIM_MAGIC}sm={}\nptx-sha256={hex}\nkernels={}\n",
+            arch.sm_name(),
+            kernels.join(",")
+        );
+        let info_log = format!(
+            "info    : simulated JIT of {} kernel(s) for sm_{}",
+            kernels.len(),
+            arch.sm_name()
+        );
+        Ok(JitOutput {
+            cubin: cubin.into_bytes(),
+            info_log,
+        })
     }
 }
 
@@ -250,6 +304,10 @@ fn parse_sim_cubin(bytes: &[u8]) -> Option<(Arch, Vec<String>, [u8; 32])> {
         *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
     }
     let kernels = lines.next()?.strip_prefix("kernels=")?;
-    let kernels = kernels.split(',').filter(|k| !k.is_empty()).map(str::to_string).collect();
+    let kernels = kernels
+        .split(',')
+        .filter(|k| !k.is_empty())
+        .map(str::to_string)
+        .collect();
     Some((target.arch, kernels, sha))
 }

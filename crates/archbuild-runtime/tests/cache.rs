@@ -10,7 +10,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime};
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{CacheKey, CacheStatus, Compiler, JitCache, LoadPath, Loader, Lookup, SimDriver};
+use archbuild_runtime::{
+    CacheKey, CacheStatus, Compiler, JitCache, LoadPath, Loader, Lookup, SimDriver,
+};
 use common::fatbin;
 
 fn h100() -> SimDriver {
@@ -33,27 +35,44 @@ fn miss_then_hit_without_jit() {
     let fb = fatbin(&["sm_80", "compute_80"]);
 
     let first = loader.load(&fb, 0).unwrap().report;
-    assert_eq!((first.path, first.cache.clone()), (LoadPath::DriverJit, CacheStatus::Stored));
-    assert!(first.jit_log.contains("sm_90"), "info log captured: {}", first.jit_log);
+    assert_eq!(
+        (first.path, first.cache.clone()),
+        (LoadPath::DriverJit, CacheStatus::Stored)
+    );
+    assert!(
+        first.jit_log.contains("sm_90"),
+        "info log captured: {}",
+        first.jit_log
+    );
     assert_eq!(driver.jit_count(), 1);
     only_entry(&cache);
 
     let second = loader.load(&fb, 0).unwrap();
     let compiler = Compiler::Driver(CudaVersion::new(13, 0));
-    assert_eq!((second.report.path, second.report.cache), (LoadPath::CachedJit(compiler), CacheStatus::Hit));
+    assert_eq!(
+        (second.report.path, second.report.cache),
+        (LoadPath::CachedJit(compiler), CacheStatus::Hit)
+    );
     assert_eq!(driver.jit_count(), 1, "a cache hit must not JIT");
     assert_eq!(second.module.machine_arch.sm_name(), "90");
     assert_eq!(second.module.kernels, ["scale"]);
     // A second loader (a second process) sharing the directory hits too.
     let other = Loader::with_driver(&driver).cache(Some(JitCache::open(cache.dir()).unwrap()));
-    assert!(matches!(other.load(&fb, 0).unwrap().report.path, LoadPath::CachedJit(_)));
+    assert!(matches!(
+        other.load(&fb, 0).unwrap().report.path,
+        LoadPath::CachedJit(_)
+    ));
     assert_eq!(driver.jit_count(), 1);
 }
 
 #[test]
 fn key_covers_ptx_target_and_compiler() {
     let k = CacheKey::new(b"ptx", "sm_90", "driver CUDA 13.0");
-    assert_eq!(k, CacheKey::new(b"ptx\0", "sm_90", "driver CUDA 13.0"), "trailing NUL is not content");
+    assert_eq!(
+        k,
+        CacheKey::new(b"ptx\0", "sm_90", "driver CUDA 13.0"),
+        "trailing NUL is not content"
+    );
     for other in [
         CacheKey::new(b"ptx2", "sm_90", "driver CUDA 13.0"),
         CacheKey::new(b"ptx", "sm_90a", "driver CUDA 13.0"),
@@ -64,7 +83,9 @@ fn key_covers_ptx_target_and_compiler() {
     }
     // Different GPUs of one machine get different entries for the same PTX.
     let dir = tempfile::tempdir().unwrap();
-    let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6).with_gpu(8, 9);
+    let driver = SimDriver::new(CudaVersion::new(13, 0))
+        .with_gpu(8, 6)
+        .with_gpu(8, 9);
     let cache = JitCache::open(dir.path()).unwrap();
     let loader = Loader::with_driver(&driver).cache(Some(cache.clone()));
     let fb = fatbin(&["compute_80"]);
@@ -94,13 +115,25 @@ fn damaged_entry_is_recompiled(damage: impl Fn(&std::path::Path, &JitCache), rea
     }
     assert_eq!(driver.jit_count(), 2);
     let third = loader.load(&fb, 0).unwrap().report;
-    assert!(matches!(third.path, LoadPath::CachedJit(_)), "rewritten entry is valid");
+    assert!(
+        matches!(third.path, LoadPath::CachedJit(_)),
+        "rewritten entry is valid"
+    );
     assert_eq!(driver.jit_count(), 2);
 }
 
 #[test]
 fn corrupted_entry_is_never_loaded() {
-    damaged_entry_is_recompiled(|p, _| fs::write(p, b"garbage that is long enough to pass the length check, but is not an entry at all").unwrap(), "bad magic");
+    damaged_entry_is_recompiled(
+        |p, _| {
+            fs::write(
+                p,
+                b"garbage that is long enough to pass the length check, but is not an entry at all",
+            )
+            .unwrap()
+        },
+        "bad magic",
+    );
 }
 
 #[test]
@@ -112,7 +145,10 @@ fn truncated_entry_is_never_loaded() {
         },
         "truncated",
     );
-    damaged_entry_is_recompiled(|p, _| fs::write(p, &fs::read(p).unwrap()[..20]).unwrap(), "truncated");
+    damaged_entry_is_recompiled(
+        |p, _| fs::write(p, &fs::read(p).unwrap()[..20]).unwrap(),
+        "truncated",
+    );
 }
 
 #[test]
@@ -133,7 +169,11 @@ fn swapped_entry_is_never_loaded() {
     // A valid entry of another key, copied over this one: its checksum is fine, its key is not.
     damaged_entry_is_recompiled(
         |p, cache| {
-            let other = CacheKey::new(b".version 9.0\n.target sm_75\n", "sm_90", "driver CUDA 13.0");
+            let other = CacheKey::new(
+                b".version 9.0\n.target sm_75\n",
+                "sm_90",
+                "driver CUDA 13.0",
+            );
             cache.put(&other, b"another cubin").unwrap();
             fs::copy(cache.entry_path(&other), p).unwrap();
             fs::remove_file(cache.entry_path(&other)).unwrap();
@@ -152,27 +192,43 @@ fn direct_get_put_round_trip() {
     assert_eq!(cache.get(&key), Lookup::Hit(b"cubin bytes".to_vec()));
     cache.put(&key, b"replaced").unwrap();
     assert_eq!(cache.get(&key), Lookup::Hit(b"replaced".to_vec()));
-    assert!(!fs::read_dir(dir.path()).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".tmp")));
+    assert!(!fs::read_dir(dir.path()).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".tmp")));
 }
 
 #[test]
 fn least_recently_used_entries_are_evicted() {
     let dir = tempfile::tempdir().unwrap();
-    let keys: Vec<CacheKey> = (0..4).map(|i| CacheKey::new(format!("ptx {i}").as_bytes(), "sm_90", "test")).collect();
+    let keys: Vec<CacheKey> = (0..4)
+        .map(|i| CacheKey::new(format!("ptx {i}").as_bytes(), "sm_90", "test"))
+        .collect();
     let payload = vec![7u8; 1000];
     // Each entry is 1000 bytes plus an 80-byte header: room for three.
-    let cache = JitCache::open(dir.path()).unwrap().with_max_bytes(3 * 1080 + 100);
+    let cache = JitCache::open(dir.path())
+        .unwrap()
+        .with_max_bytes(3 * 1080 + 100);
     let base = SystemTime::now() - Duration::from_secs(3600);
     for (i, k) in keys[..3].iter().enumerate() {
         cache.put(k, &payload).unwrap();
-        let f = fs::File::options().append(true).open(cache.entry_path(k)).unwrap();
-        f.set_modified(base + Duration::from_secs(60 * i as u64)).unwrap();
+        let f = fs::File::options()
+            .append(true)
+            .open(cache.entry_path(k))
+            .unwrap();
+        f.set_modified(base + Duration::from_secs(60 * i as u64))
+            .unwrap();
     }
     // Use the oldest entry: it becomes the most recent.
     assert!(matches!(cache.get(&keys[0]), Lookup::Hit(_)));
     cache.put(&keys[3], &payload).unwrap();
     let present: Vec<bool> = keys.iter().map(|k| cache.entry_path(k).exists()).collect();
-    assert_eq!(present, [true, false, true, true], "entry 1 was least recently used");
+    assert_eq!(
+        present,
+        [true, false, true, true],
+        "entry 1 was least recently used"
+    );
     assert!(cache.size() <= cache.max_bytes());
     // An entry larger than the whole cap is still kept (it was just written), alone.
     let small = JitCache::open(dir.path()).unwrap().with_max_bytes(500);
@@ -186,13 +242,19 @@ fn directory_is_private() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a/b/jit");
     JitCache::open(&path).unwrap();
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
     // An existing world-readable directory of ours is tightened.
     let open = dir.path().join("open");
     fs::create_dir(&open).unwrap();
     fs::set_permissions(&open, fs::Permissions::from_mode(0o755)).unwrap();
     JitCache::open(&open).unwrap();
-    assert_eq!(fs::metadata(&open).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&open).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
     // A path that cannot be a directory is an error naming the fix.
     let file = dir.path().join("file");
     fs::write(&file, b"").unwrap();
@@ -207,10 +269,13 @@ fn stale_temporary_files_are_cleaned() {
     let stale = dir.path().join(".tmp-left-by-a-killed-process");
     fs::write(&stale, b"partial").unwrap();
     let f = fs::File::options().append(true).open(&stale).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600)).unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
     let fresh = dir.path().join(".tmp-being-written-now");
     fs::write(&fresh, b"partial").unwrap();
-    cache.put(&CacheKey::new(b"x", "sm_90", "test"), b"y").unwrap();
+    cache
+        .put(&CacheKey::new(b"x", "sm_90", "test"), b"y")
+        .unwrap();
     assert!(!stale.exists());
     assert!(fresh.exists(), "another process may still be writing it");
 }

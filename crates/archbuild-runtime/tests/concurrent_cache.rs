@@ -16,12 +16,18 @@ const CHILDREN: usize = 16;
 /// The child's work. Run by the parent test through `--exact`; does nothing when run directly.
 #[test]
 fn helper_child_cold_load() {
-    let Some(dir) = std::env::var_os(CHILD_ENV) else { return };
+    let Some(dir) = std::env::var_os(CHILD_ENV) else {
+        return;
+    };
     // A slow JIT keeps all sixteen compilations (and their cache writes) overlapping.
-    let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0).with_jit_delay(Duration::from_millis(100));
+    let driver = SimDriver::new(CudaVersion::new(13, 0))
+        .with_gpu(9, 0)
+        .with_jit_delay(Duration::from_millis(100));
     let cache = JitCache::open(dir).unwrap();
     let loader = Loader::with_driver(&driver).cache(Some(cache));
-    let loaded = loader.load(&common::fatbin(&["sm_80", "compute_80"]), 0).unwrap();
+    let loaded = loader
+        .load(&common::fatbin(&["sm_80", "compute_80"]), 0)
+        .unwrap();
     assert_eq!(loaded.module.kernels, ["scale"]);
     println!("CHILD-PATH {}", loaded.report.path);
 }
@@ -34,7 +40,12 @@ fn sixteen_processes_cold_load_into_one_cache() {
     let children: Vec<_> = (0..CHILDREN)
         .map(|_| {
             Command::new(&exe)
-                .args(["helper_child_cold_load", "--exact", "--nocapture", "--test-threads=1"])
+                .args([
+                    "helper_child_cold_load",
+                    "--exact",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env(CHILD_ENV, &cache_dir)
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
@@ -46,15 +57,31 @@ fn sixteen_processes_cold_load_into_one_cache() {
     for child in children {
         let out = child.wait_with_output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "child failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-        let path = stdout.lines().find_map(|l| l.split_once("CHILD-PATH ")).expect("child reported").1.to_string();
+        assert!(
+            out.status.success(),
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = stdout
+            .lines()
+            .find_map(|l| l.split_once("CHILD-PATH "))
+            .expect("child reported")
+            .1
+            .to_string();
         paths.push(path);
     }
     assert_eq!(paths.len(), CHILDREN);
-    assert!(paths.iter().all(|p| p == "driver JIT" || p.starts_with("cached JIT")), "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p == "driver JIT" || p.starts_with("cached JIT")),
+        "{paths:?}"
+    );
 
-    let names: Vec<String> =
-        std::fs::read_dir(&cache_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(&cache_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names.len(), 1, "one entry, no temporary files: {names:?}");
     assert!(names[0].ends_with(".cubin"), "{names:?}");
 
@@ -64,7 +91,10 @@ fn sixteen_processes_cold_load_into_one_cache() {
     let entry = &cache.entries()[0].0;
     assert!(std::fs::read(entry).unwrap().len() > 80);
     let loader = Loader::with_driver(&driver).cache(Some(cache.clone()));
-    let r = loader.load(&common::fatbin(&["sm_80", "compute_80"]), 0).unwrap().report;
+    let r = loader
+        .load(&common::fatbin(&["sm_80", "compute_80"]), 0)
+        .unwrap()
+        .report;
     assert!(matches!(r.path, LoadPath::CachedJit(_)), "{r}");
     assert_eq!(driver.jit_count(), 0);
 }

@@ -32,23 +32,35 @@ fn environment_variables() {
 
     // Policy.
     std::env::set_var("ARCHBUILD_LOAD_POLICY", "prefer-ptx");
-    assert_eq!(Loader::from_env(sim()).unwrap().current_policy(), Policy::PreferPtx);
+    assert_eq!(
+        Loader::from_env(sim()).unwrap().current_policy(),
+        Policy::PreferPtx
+    );
     std::env::set_var("ARCHBUILD_LOAD_POLICY", "prefer-cubn");
     let err = Loader::from_env(sim()).unwrap_err().to_string();
     insta::assert_snapshot!("bad_policy", err);
     std::env::remove_var("ARCHBUILD_LOAD_POLICY");
-    assert_eq!(Loader::from_env(sim()).unwrap().current_policy(), Policy::PreferCubin);
+    assert_eq!(
+        Loader::from_env(sim()).unwrap().current_policy(),
+        Policy::PreferCubin
+    );
 
     // Cache location, `off`, and the default under the user cache dir.
     let dir = tmp.path().join("cache");
     std::env::set_var("ARCHBUILD_JIT_CACHE", &dir);
     let l = Loader::from_env(sim()).unwrap();
     assert_eq!(l.jit_cache().unwrap().dir(), dir);
-    assert_eq!(l.jit_cache().unwrap().max_bytes(), archbuild_runtime::DEFAULT_MAX_BYTES);
+    assert_eq!(
+        l.jit_cache().unwrap().max_bytes(),
+        archbuild_runtime::DEFAULT_MAX_BYTES
+    );
     std::env::set_var("ARCHBUILD_JIT_CACHE_MAX_BYTES", "64M");
     assert_eq!(JitCache::from_env().unwrap().unwrap().max_bytes(), 64 << 20);
     std::env::set_var("ARCHBUILD_JIT_CACHE_MAX_BYTES", "lots");
-    insta::assert_snapshot!("bad_cache_size", Loader::from_env(sim()).unwrap_err().to_string());
+    insta::assert_snapshot!(
+        "bad_cache_size",
+        Loader::from_env(sim()).unwrap_err().to_string()
+    );
     std::env::remove_var("ARCHBUILD_JIT_CACHE_MAX_BYTES");
     std::env::set_var("ARCHBUILD_JIT_CACHE", "off");
     assert!(Loader::from_env(sim()).unwrap().jit_cache().is_none());
@@ -72,16 +84,27 @@ fn environment_variables() {
     // nvJitLink search order: explicit path first, then provisioned toolkits, … ; `off` = none.
     std::env::set_var("ARCHBUILD_NVJITLINK", "/opt/x/libnvJitLink.so.13");
     std::env::set_var("ARCHBUILD_HOME", tmp.path().join("home"));
-    let kit = tmp.path().join("home/toolkits/cuda-13.5.37/nvidia/cu13/lib");
+    let kit = tmp
+        .path()
+        .join("home/toolkits/cuda-13.5.37/nvidia/cu13/lib");
     std::fs::create_dir_all(&kit).unwrap();
     std::fs::create_dir_all(tmp.path().join("home/toolkits/.tmp-cuda-13.5.37-1")).unwrap();
     let c = archbuild_runtime::nvjitlink_candidates();
     assert_eq!(c[0], PathBuf::from("/opt/x/libnvJitLink.so.13"));
     assert_eq!(c[1], kit.join("libnvJitLink.so.13"));
-    assert!(!c.iter().any(|p| p.to_string_lossy().contains(".tmp-")), "installs in progress are skipped");
-    assert!(c.ends_with(&[PathBuf::from("libnvJitLink.so.13"), PathBuf::from("libnvJitLink.so")]));
+    assert!(
+        !c.iter().any(|p| p.to_string_lossy().contains(".tmp-")),
+        "installs in progress are skipped"
+    );
+    assert!(c.ends_with(&[
+        PathBuf::from("libnvJitLink.so.13"),
+        PathBuf::from("libnvJitLink.so")
+    ]));
     let err = archbuild_runtime::discover_nvjitlink(|_| true).unwrap_err();
-    assert!(err.contains("ARCHBUILD_NVJITLINK=/opt/x/libnvJitLink.so.13 does not exist"), "{err}");
+    assert!(
+        err.contains("ARCHBUILD_NVJITLINK=/opt/x/libnvJitLink.so.13 does not exist"),
+        "{err}"
+    );
     std::env::set_var("ARCHBUILD_NVJITLINK", "off");
     assert!(archbuild_runtime::nvjitlink_candidates().is_empty());
     assert_eq!(

@@ -10,13 +10,25 @@ use archbuild_runtime::{Driver, Error, LoadPath, Loader, SimDriver};
 use common::{fatbin, fatbin_bytes, index_of};
 
 fn rig(gpus: &[(&str, u32, u32)]) -> SimDriver {
-    gpus.iter().fold(SimDriver::new(CudaVersion::new(13, 0)), |d, (name, ma, mi)| d.with_named_gpu(name, Cc::new(*ma, *mi)))
+    gpus.iter().fold(
+        SimDriver::new(CudaVersion::new(13, 0)),
+        |d, (name, ma, mi)| d.with_named_gpu(name, Cc::new(*ma, *mi)),
+    )
 }
 
-const RIG_A: &[(&str, u32, u32)] =
-    &[("NVIDIA GeForce RTX 2080", 7, 5), ("NVIDIA GeForce RTX 3090", 8, 6), ("NVIDIA GeForce RTX 4090", 8, 9)];
-const RIG_B: &[(&str, u32, u32)] = &[("NVIDIA A100-SXM4-80GB", 8, 0), ("NVIDIA H100 80GB HBM3", 9, 0)];
-const RIG_C: &[(&str, u32, u32)] = &[("NVIDIA GeForce RTX 3090", 8, 6), ("NVIDIA GeForce RTX 5090", 12, 0)];
+const RIG_A: &[(&str, u32, u32)] = &[
+    ("NVIDIA GeForce RTX 2080", 7, 5),
+    ("NVIDIA GeForce RTX 3090", 8, 6),
+    ("NVIDIA GeForce RTX 4090", 8, 9),
+];
+const RIG_B: &[(&str, u32, u32)] = &[
+    ("NVIDIA A100-SXM4-80GB", 8, 0),
+    ("NVIDIA H100 80GB HBM3", 9, 0),
+];
+const RIG_C: &[(&str, u32, u32)] = &[
+    ("NVIDIA GeForce RTX 3090", 8, 6),
+    ("NVIDIA GeForce RTX 5090", 12, 0),
+];
 
 /// Per GPU: `sm_XY` = that cubin, `compute_XY` = that PTX through the driver's JIT, `-` = no image.
 fn check(rig_gpus: &[(&str, u32, u32)], images: &[&str], expected: &[&str]) {
@@ -34,11 +46,23 @@ fn check(rig_gpus: &[(&str, u32, u32)], images: &[&str], expected: &[&str]) {
             assert!(matches!(err, Error::NoImage { .. }), "{ctx}: {err}");
             let (name, ma, mi) = rig_gpus[ordinal];
             let msg = err.to_string();
-            assert!(msg.starts_with(&format!("GPU {ordinal} {name} ({ma}.{mi}): ")), "{ctx}: {msg}");
-            assert!(msg.contains(&format!("add {ma}.{mi} to ARCHBUILD_ARCHS")), "{ctx}: {msg}");
-            assert_eq!(plan.as_ref().unwrap_err().to_string(), msg, "{ctx}: preflight says the same");
+            assert!(
+                msg.starts_with(&format!("GPU {ordinal} {name} ({ma}.{mi}): ")),
+                "{ctx}: {msg}"
+            );
+            assert!(
+                msg.contains(&format!("add {ma}.{mi} to ARCHBUILD_ARCHS")),
+                "{ctx}: {msg}"
+            );
+            assert_eq!(
+                plan.as_ref().unwrap_err().to_string(),
+                msg,
+                "{ctx}: preflight says the same"
+            );
             // The driver itself refuses the whole fat binary too.
-            let own = driver.load(ordinal, fatbin_bytes(images).into()).expect_err(&ctx);
+            let own = driver
+                .load(ordinal, fatbin_bytes(images).into())
+                .expect_err(&ctx);
             assert_eq!(own.driver_code(), Some(209), "{ctx}: {own}");
             continue;
         }
@@ -46,9 +70,21 @@ fn check(rig_gpus: &[(&str, u32, u32)], images: &[&str], expected: &[&str]) {
         let r = &loaded.report;
         assert_eq!(r.image_target.to_string(), *want, "{ctx}\n{r}");
         assert_eq!(r.image_index, index_of(&fb, want), "{ctx}");
-        assert_eq!(plan.as_ref().unwrap().image_target.to_string(), *want, "{ctx}: preflight agrees");
+        assert_eq!(
+            plan.as_ref().unwrap().image_target.to_string(),
+            *want,
+            "{ctx}: preflight agrees"
+        );
         let is_ptx = want.starts_with("compute_");
-        assert_eq!(r.path, if is_ptx { LoadPath::DriverJit } else { LoadPath::Cubin }, "{ctx}");
+        assert_eq!(
+            r.path,
+            if is_ptx {
+                LoadPath::DriverJit
+            } else {
+                LoadPath::Cubin
+            },
+            "{ctx}"
+        );
         // What reached the GPU is that image: the cubin itself, or machine code for this GPU
         // compiled from that PTX.
         let m = &loaded.module;
@@ -61,10 +97,16 @@ fn check(rig_gpus: &[(&str, u32, u32)], images: &[&str], expected: &[&str]) {
         }
         assert_eq!(m.kernels, ["scale"], "{ctx}");
         // The driver, handed the whole fat binary, picks the same image.
-        let own = driver.load(ordinal, fatbin_bytes(images).into()).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+        let own = driver
+            .load(ordinal, fatbin_bytes(images).into())
+            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
         assert_eq!(own.source.to_string(), *want, "{ctx}: driver's own pick");
         // The report explains the choice.
-        assert!(r.to_string().contains(&format!("result: [{}] {want}", r.image_index)), "{ctx}\n{r}");
+        assert!(
+            r.to_string()
+                .contains(&format!("result: [{}] {want}", r.image_index)),
+            "{ctx}\n{r}"
+        );
     }
 }
 
@@ -136,7 +178,12 @@ fn ptx_isa_newer_than_the_driver_without_nvjitlink_names_both_fixes() {
     // Preflight reports the same for every GPU.
     let pf = loader.preflight(&fb).unwrap();
     for g in &pf.gpus {
-        assert!(g.outcome.as_ref().unwrap_err().to_string().contains("update the NVIDIA driver"));
+        assert!(g
+            .outcome
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("update the NVIDIA driver"));
     }
 }
 
@@ -148,8 +195,16 @@ fn newer_isa_ptx_is_skipped_when_an_older_one_fits() {
     let loader = Loader::with_driver(&driver).nvjitlink(None);
     let fb = fatbin(&["compute_80@9.0", "compute_86@9.5"]);
     let r = loader.load(&fb, 0).unwrap().report;
-    assert_eq!((r.image_target.to_string(), r.path), ("compute_80".into(), LoadPath::DriverJit));
-    let own = driver.load(0, fatbin_bytes(&["compute_80@9.0", "compute_86@9.5"]).into()).unwrap_err();
+    assert_eq!(
+        (r.image_target.to_string(), r.path),
+        ("compute_80".into(), LoadPath::DriverJit)
+    );
+    let own = driver
+        .load(
+            0,
+            fatbin_bytes(&["compute_80@9.0", "compute_86@9.5"]).into(),
+        )
+        .unwrap_err();
     assert_eq!(own.driver_code(), Some(222));
 }
 
@@ -160,12 +215,24 @@ fn policies_change_the_choice() {
     let fb = fatbin(&["sm_80", "sm_90", "compute_80"]);
     let pick = |p: Policy| {
         let l = Loader::with_driver(&driver).nvjitlink(None).policy(p);
-        l.load(&fb, 1).map(|x| (x.report.image_target.to_string(), x.report.path))
+        l.load(&fb, 1)
+            .map(|x| (x.report.image_target.to_string(), x.report.path))
     };
-    assert_eq!(pick(Policy::PreferCubin).unwrap(), ("sm_90".into(), LoadPath::Cubin));
-    assert_eq!(pick(Policy::PreferPtx).unwrap(), ("compute_80".into(), LoadPath::DriverJit));
-    assert_eq!(pick(Policy::ForcePtx).unwrap(), ("compute_80".into(), LoadPath::DriverJit));
-    let only = Loader::with_driver(&driver).nvjitlink(None).policy(Policy::CubinOnly);
+    assert_eq!(
+        pick(Policy::PreferCubin).unwrap(),
+        ("sm_90".into(), LoadPath::Cubin)
+    );
+    assert_eq!(
+        pick(Policy::PreferPtx).unwrap(),
+        ("compute_80".into(), LoadPath::DriverJit)
+    );
+    assert_eq!(
+        pick(Policy::ForcePtx).unwrap(),
+        ("compute_80".into(), LoadPath::DriverJit)
+    );
+    let only = Loader::with_driver(&driver)
+        .nvjitlink(None)
+        .policy(Policy::CubinOnly);
     let err = only.load(&fatbin(&["sm_80", "compute_80"]), 1).unwrap_err();
     insta::assert_snapshot!(err.to_string());
 }
@@ -179,5 +246,9 @@ fn bad_ordinal_and_bad_fatbin_are_errors() {
     let mut bytes = fatbin_bytes(&["sm_80"]);
     bytes.truncate(40);
     let err = archbuild_runtime::FatBinary::from_vec(bytes).unwrap_err();
-    assert!(err.to_string().starts_with("cannot read the fat binary: truncated"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot read the fat binary: truncated"),
+        "{err}"
+    );
 }

@@ -10,16 +10,26 @@ use std::path::PathBuf;
 use archbuild_arch::{Arch, CudaVersion};
 use archbuild_fatbin::cubin::parse_cubin;
 use archbuild_runtime::{
-    CacheStatus, Compiler, Error, JitCache, JitPreference, LoadPath, Loader, NvJitLink, PlannedRoute, SimDriver,
+    CacheStatus, Compiler, Error, JitCache, JitPreference, LoadPath, Loader, NvJitLink,
+    PlannedRoute, SimDriver,
 };
 
 fn nvjitlink() -> Option<NvJitLink> {
-    let mut paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK").map(PathBuf::from).into_iter().collect();
-    paths.push(PathBuf::from("/tmp/cudatk/nvidia/cu13/lib/libnvJitLink.so.13"));
+    let mut paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    paths.push(PathBuf::from(
+        "/tmp/cudatk/nvidia/cu13/lib/libnvJitLink.so.13",
+    ));
     for p in paths.iter().filter(|p| p.exists()) {
         match NvJitLink::open(p) {
             Ok(l) if l.version() >= CudaVersion::new(13, 5) => return Some(l),
-            Ok(l) => eprintln!("skipping {}: version {} cannot compile PTX ISA 9.5", p.display(), l.version()),
+            Ok(l) => eprintln!(
+                "skipping {}: version {} cannot compile PTX ISA 9.5",
+                p.display(),
+                l.version()
+            ),
             Err(e) => eprintln!("skipping {}: {e}", p.display()),
         }
     }
@@ -39,10 +49,17 @@ fn compiles_ptx_isa_9_5_to_a_cubin() {
     assert_eq!(info.arch, Arch::plain(9, 0));
     assert_eq!(info.kernels, ["scale"]);
     // PTX for an older arch compiles for the device's arch, `a` PTX for its `a` target.
-    let out = lib.compile(&common::ptx("80", "9.5"), Arch::plain(8, 6), "compute_80").unwrap();
+    let out = lib
+        .compile(&common::ptx("80", "9.5"), Arch::plain(8, 6), "compute_80")
+        .unwrap();
     assert_eq!(parse_cubin(&out.cubin).unwrap().arch, Arch::plain(8, 6));
-    let a = Arch::new(archbuild_arch::ComputeCapability::new(9, 0), archbuild_arch::Variant::Arch);
-    let out = lib.compile(&common::ptx("90a", "9.5"), a, "compute_90a").unwrap();
+    let a = Arch::new(
+        archbuild_arch::ComputeCapability::new(9, 0),
+        archbuild_arch::Variant::Arch,
+    );
+    let out = lib
+        .compile(&common::ptx("90a", "9.5"), a, "compute_90a")
+        .unwrap();
     assert_eq!(parse_cubin(&out.cubin).unwrap().arch, a);
 }
 
@@ -50,11 +67,19 @@ fn compiles_ptx_isa_9_5_to_a_cubin() {
 fn compile_errors_carry_the_log() {
     let Some(lib) = nvjitlink() else { return };
     let bad = b".version 9.5\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
-    let err = lib.compile(bad, Arch::plain(9, 0), "compute_90").unwrap_err();
+    let err = lib
+        .compile(bad, Arch::plain(9, 0), "compute_90")
+        .unwrap_err();
     assert!(matches!(err, Error::NvJitLink { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("nvJitLinkComplete") || msg.contains("nvJitLinkAddData"), "{msg}");
-    assert!(msg.contains("bogus"), "the error log names the bad instruction: {msg}");
+    assert!(
+        msg.contains("nvJitLinkComplete") || msg.contains("nvJitLinkAddData"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("bogus"),
+        "the error log names the bad instruction: {msg}"
+    );
 }
 
 #[test]
@@ -64,32 +89,56 @@ fn loader_routes_too_new_ptx_through_nvjitlink_and_caches_it() {
     let dir = tempfile::tempdir().unwrap();
     let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0);
     let cache = JitCache::open(dir.path()).unwrap();
-    let loader = Loader::with_driver(&driver).cache(Some(cache)).nvjitlink(Some(lib));
+    let loader = Loader::with_driver(&driver)
+        .cache(Some(cache))
+        .nvjitlink(Some(lib));
     let fb = common::fatbin(&["sm_86", "compute_80@9.5"]);
 
     let pf = loader.preflight(&fb).unwrap();
-    assert_eq!(pf.gpus[0].outcome.as_ref().unwrap().route, PlannedRoute::NvJitLink(version));
+    assert_eq!(
+        pf.gpus[0].outcome.as_ref().unwrap().route,
+        PlannedRoute::NvJitLink(version)
+    );
 
     let first = loader.load(&fb, 0).unwrap();
     assert_eq!(first.report.path, LoadPath::NvJitLink(version));
     assert_eq!(first.report.cache, CacheStatus::Stored);
     // The driver got a real sm_90 cubin (it would have refused the PTX with 222).
     assert_eq!(first.module.machine_arch, Arch::plain(9, 0));
-    assert_eq!(first.module.ptx_sha256, None, "a real cubin, not the driver's JIT");
+    assert_eq!(
+        first.module.ptx_sha256, None,
+        "a real cubin, not the driver's JIT"
+    );
     assert_eq!(driver.jit_count(), 0);
 
     let second = loader.load(&fb, 0).unwrap().report;
-    assert_eq!(second.path, LoadPath::CachedJit(Compiler::NvJitLink(version)));
-    assert!(second.to_string().contains("via cached JIT (compiled by nvJitLink 13.5)"), "{second}");
+    assert_eq!(
+        second.path,
+        LoadPath::CachedJit(Compiler::NvJitLink(version))
+    );
+    assert!(
+        second
+            .to_string()
+            .contains("via cached JIT (compiled by nvJitLink 13.5)"),
+        "{second}"
+    );
 }
 
 #[test]
 fn nvjitlink_preference_applies_to_ptx_the_driver_could_compile() {
     let Some(lib) = nvjitlink() else { return };
     let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6);
-    let loader = Loader::with_driver(&driver).nvjitlink(Some(lib)).jit_preference(JitPreference::NvJitLink);
-    let r = loader.load(&common::fatbin(&["compute_80@9.0"]), 0).unwrap();
-    assert!(matches!(r.report.path, LoadPath::NvJitLink(_)), "{}", r.report);
+    let loader = Loader::with_driver(&driver)
+        .nvjitlink(Some(lib))
+        .jit_preference(JitPreference::NvJitLink);
+    let r = loader
+        .load(&common::fatbin(&["compute_80@9.0"]), 0)
+        .unwrap();
+    assert!(
+        matches!(r.report.path, LoadPath::NvJitLink(_)),
+        "{}",
+        r.report
+    );
     assert_eq!(r.module.machine_arch, Arch::plain(8, 6));
     assert_eq!(driver.jit_count(), 0);
 }
@@ -98,6 +147,9 @@ fn nvjitlink_preference_applies_to_ptx_the_driver_could_compile() {
 fn a_missing_library_is_an_error_naming_the_fix() {
     let err = NvJitLink::open(std::path::Path::new("/nonexistent/libnvJitLink.so.13")).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.starts_with("nvJitLink at /nonexistent/libnvJitLink.so.13 cannot be used: "), "{msg}");
+    assert!(
+        msg.starts_with("nvJitLink at /nonexistent/libnvJitLink.so.13 cannot be used: "),
+        "{msg}"
+    );
     assert!(msg.ends_with("point ARCHBUILD_NVJITLINK at a libnvJitLink.so.13 (from `pip install nvidia-nvjitlink` or a CUDA toolkit), or unset it"), "{msg}");
 }

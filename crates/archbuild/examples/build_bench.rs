@@ -1,1 +1,147 @@
-fn main() {}
+//! Build-time benchmark: archbuild against nvcc on one translation unit, ratios from one run.
+//!
+//! ```text
+//! cargo run --release -p archbuild --example build_bench [-- path/to/kernels.cu]
+//! ```
+//!
+//! Default source: `shared/bench/bench_kernels.cu` next to the checkout. Targets: sm_75, sm_80,
+//! sm_86, sm_89, sm_90 + compute_90 (the 5-SM + PTX set of `docs/build.md`). Measures, on the
+//! same machine in one run:
+//!
+//! 1. `nvcc --fatbin` with all targets (serial inside nvcc), and with `--threads 2`;
+//! 2. archbuild cold (empty cache), then a no-op rebuild, then the same list plus sm_120;
+//! 3. a single-arch `nvcc -cubin -arch=sm_120`, the reference for "add one arch".
+//!
+//! Takes several minutes on 2 cores. Prints the figures and the ratios `docs/build.md` records.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use archbuild::{Build, Discovery, Env, Home, Toolkit};
+
+const ARCHS: &str = "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90";
+const ADDED: &str = "sm_120";
+
+fn nvcc_time(tk: &Toolkit, args: &[String], src: &Path, out: &Path) -> f64 {
+    let start = Instant::now();
+    let st = Command::new(tk.nvcc())
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .status()
+        .expect("run nvcc");
+    assert!(st.success(), "nvcc {args:?} failed");
+    start.elapsed().as_secs_f64()
+}
+
+fn archbuild_time(
+    tk: &Toolkit,
+    src: &Path,
+    archs: &str,
+    cache: &Path,
+    out: &Path,
+) -> (f64, archbuild::BuildReport) {
+    let start = Instant::now();
+    let report = Build::new()
+        .toolkit(tk.clone())
+        .env(Env::process().with_cargo_metadata(false))
+        .manifest_dir(src.parent().unwrap())
+        .file(src.file_name().unwrap())
+        .archs(archs)
+        .cache_dir(cache)
+        .out_dir(out)
+        .rust_module(false)
+        .quiet(true)
+        .try_compile("bench")
+        .unwrap_or_else(|e| panic!("{e}"));
+    (start.elapsed().as_secs_f64(), report)
+}
+
+fn main() {
+    let src: PathBuf = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/bench_kernels.cu")
+        });
+    let src = std::fs::canonicalize(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let env = Env::process().with_cargo_metadata(false);
+    let tk = Discovery::new(Home::from_env(&env))
+        .locate(&env, true, &mut archbuild::stderr_progress)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    println!("source: {}", src.display());
+    println!(
+        "toolkit: CUDA {} ({}), {cores} CPUs",
+        tk.release(),
+        tk.nvcc().display()
+    );
+    println!("targets: {ARCHS}; added arch: {ADDED}\n");
+
+    let gencode: Vec<String> = [75, 80, 86, 89]
+        .iter()
+        .map(|sm| format!("-gencode=arch=compute_{sm},code=sm_{sm}"))
+        .chain(["-gencode=arch=compute_90,code=[sm_90,compute_90]".to_string()])
+        .collect();
+    let mut fatbin_args = vec!["--fatbin".to_string()];
+    fatbin_args.extend(gencode.iter().cloned());
+    let serial = nvcc_time(&tk, &fatbin_args, &src, &tmp.path().join("serial.fatbin"));
+    println!("nvcc --fatbin (serial)        {serial:8.2} s");
+    let mut threaded = fatbin_args.clone();
+    threaded.extend(["--threads".to_string(), "2".to_string()]);
+    let threads2 = nvcc_time(&tk, &threaded, &src, &tmp.path().join("t2.fatbin"));
+    println!("nvcc --fatbin --threads 2     {threads2:8.2} s");
+
+    let cache = tmp.path().join("cache");
+    let out = tmp.path().join("out");
+    let (cold, cold_report) = archbuild_time(&tk, &src, ARCHS, &cache, &out);
+    let r = &cold_report;
+    println!(
+        "archbuild cold                {cold:8.2} s  ({} jobs, {} processes, {} workers)",
+        r.jobs_planned, r.processes_started, r.workers
+    );
+    let (noop, r) = archbuild_time(&tk, &src, ARCHS, &cache, &out);
+    println!(
+        "archbuild no-op rebuild       {noop:8.3} s  ({} jobs run, {} processes)",
+        r.jobs_run, r.processes_started
+    );
+    assert_eq!(r.processes_started, 0, "a no-op rebuild must start nothing");
+    let (add, r) = archbuild_time(&tk, &src, &format!("{ARCHS} {ADDED}"), &cache, &out);
+    println!(
+        "archbuild add {ADDED}          {add:8.2} s  (ran {:?})",
+        r.ran().iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>()
+    );
+    let single = nvcc_time(
+        &tk,
+        &["-cubin".into(), format!("-arch={ADDED}")],
+        &src,
+        &tmp.path().join("single.cubin"),
+    );
+    println!("nvcc -cubin -arch={ADDED}       {single:8.2} s\n");
+
+    println!("ratios (targets in docs/build.md):");
+    println!(
+        "  cold / nvcc --threads 2      {:.2}  (target <= 0.90)",
+        cold / threads2
+    );
+    println!("  cold / nvcc serial           {:.2}", cold / serial);
+    println!("  no-op rebuild                {noop:.3} s (target <= 0.05 s)");
+    println!(
+        "  add one arch / single arch   {:.2}  (target <= 1.20)",
+        add / single
+    );
+    println!("\ncold build, per job (wall time of each process):");
+    for j in &cold_report.jobs {
+        println!("  {:<6} {:<12} {:7.2} s", j.phase, j.target, j.seconds);
+    }
+    let busy: f64 = cold_report.jobs.iter().map(|j| j.seconds).sum();
+    println!(
+        "  sum {busy:.2} s of process time in {cold:.2} s wall on {} workers",
+        cold_report.workers
+    );
+}

@@ -3,16 +3,14 @@
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() {
-//!     let report = archbuild::Build::new()
-//!         .file("kernels/add.cu")
-//!         .file("kernels/scale.cu")
-//!         .include("kernels/include")
-//!         .flag("-O3")
-//!         .compile("kernels");
-//!     // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
-//!     let _ = report;
-//! }
+//! let report = archbuild::Build::new()
+//!     .file("kernels/add.cu")
+//!     .file("kernels/scale.cu")
+//!     .include("kernels/include")
+//!     .flag("-O3")
+//!     .compile("kernels");
+//! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+//! let _ = report;
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -74,8 +72,15 @@ impl Build {
     /// Adds a module named `name` compiled from `files` as one translation unit (a generated
     /// file `#include`s each member), giving one fat binary with all their kernels. A single
     /// file with a name other than its stem is a module of one.
-    pub fn module<P: AsRef<Path>>(&mut self, name: &str, files: impl IntoIterator<Item = P>) -> &mut Self {
-        let files = files.into_iter().map(|p| p.as_ref().to_path_buf()).collect();
+    pub fn module<P: AsRef<Path>>(
+        &mut self,
+        name: &str,
+        files: impl IntoIterator<Item = P>,
+    ) -> &mut Self {
+        let files = files
+            .into_iter()
+            .map(|p| p.as_ref().to_path_buf())
+            .collect();
         self.modules.push((Some(name.to_owned()), files));
         self
     }
@@ -90,7 +95,8 @@ impl Build {
     /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel); beats every other source
     /// for that file.
     pub fn file_archs(&mut self, path: impl AsRef<Path>, list: &str) -> &mut Self {
-        self.file_archs.push((path.as_ref().to_path_buf(), list.to_owned()));
+        self.file_archs
+            .push((path.as_ref().to_path_buf(), list.to_owned()));
         self
     }
 
@@ -104,7 +110,8 @@ impl Build {
 
     /// Several nvcc flags.
     pub fn flags<S: AsRef<str>>(&mut self, flags: impl IntoIterator<Item = S>) -> &mut Self {
-        self.nvcc_flags.extend(flags.into_iter().map(|f| f.as_ref().to_owned()));
+        self.nvcc_flags
+            .extend(flags.into_iter().map(|f| f.as_ref().to_owned()));
         self
     }
 

@@ -115,7 +115,9 @@ impl Store {
     /// Number of entries and their total size on disk.
     pub fn stats(&self) -> (u64, u64) {
         fn walk(dir: &Path, acc: &mut (u64, u64)) {
-            let Ok(rd) = std::fs::read_dir(dir) else { return };
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                return;
+            };
             for e in rd.flatten() {
                 let Ok(md) = e.metadata() else { continue };
                 if md.is_dir() {
@@ -153,7 +155,10 @@ mod tests {
         let a = KeyBuilder::new("t").str("x", "ab").str("y", "c").finish();
         let b = KeyBuilder::new("t").str("x", "a").str("y", "bc").finish();
         assert_ne!(a, b);
-        assert_eq!(a, KeyBuilder::new("t").str("x", "ab").str("y", "c").finish());
+        assert_eq!(
+            a,
+            KeyBuilder::new("t").str("x", "ab").str("y", "c").finish()
+        );
     }
 
     #[test]

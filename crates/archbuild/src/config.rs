@@ -38,7 +38,9 @@ pub enum ArchSource {
 impl fmt::Display for ArchSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ArchSource::Explicit => f.write_str("the build's arch list (`.archs(...)` / `--archs`)"),
+            ArchSource::Explicit => {
+                f.write_str("the build's arch list (`.archs(...)` / `--archs`)")
+            }
             ArchSource::Var(v) => f.write_str(v),
             ArchSource::Manifest => f.write_str("Cargo.toml [package.metadata.archbuild] archs"),
             ArchSource::FileOverride(file) => write!(f, "the arch override for `{file}`"),
@@ -84,7 +86,10 @@ pub(crate) fn resolve_archs(
         (e.to_owned(), ArchSource::Explicit)
     } else if let Some(v) = env.var("ARCHBUILD_ARCHS") {
         (v, ArchSource::Var("ARCHBUILD_ARCHS"))
-    } else if let Some(m) = manifest.and_then(|m| m.archs.clone()).filter(|m| !m.trim().is_empty()) {
+    } else if let Some(m) = manifest
+        .and_then(|m| m.archs.clone())
+        .filter(|m| !m.trim().is_empty())
+    {
         (m, ArchSource::Manifest)
     } else if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
         (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
@@ -113,7 +118,11 @@ pub(crate) fn parse_checked(
     }
     let list = ArchList::parse(input, &ctx)?;
     toolkit.check_targets(list.targets(), &origin)?;
-    Ok(ResolvedArchs { list, source, input: input.to_owned() })
+    Ok(ResolvedArchs {
+        list,
+        source,
+        input: input.to_owned(),
+    })
 }
 
 /// CMake's `CUDA_ARCHITECTURES` meaning of a bare number is "SASS and PTX"; rewrite it so the
@@ -138,8 +147,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_the_default_is_announced_and_the_line_says_how_to_change_it() {
+        let list: ArchList = "7.5 8.0 9.0 10.0 11.0 12.0+PTX".parse().unwrap();
+        let default = ResolvedArchs {
+            list: list.clone(),
+            source: ArchSource::Default,
+            input: "all-major".into(),
+        };
+        let line = default.announcement().unwrap();
+        assert!(
+            line.starts_with("building for `7.5 8.0 9.0 10.0 11.0 12.0+PTX` (all-major"),
+            "{line}"
+        );
+        assert!(line.contains("ARCHBUILD_ARCHS=native"), "{line}");
+        assert!(!line.contains('\n'), "one line");
+        let chosen = ResolvedArchs {
+            list,
+            source: ArchSource::Var("ARCHBUILD_ARCHS"),
+            input: String::new(),
+        };
+        assert_eq!(chosen.announcement(), None);
+    }
+
+    #[test]
     fn cmake_bare_numbers_mean_both() {
-        assert_eq!(cmake_to_archbuild("75;86-real;90a"), "75-real 75-virtual 86-real 90a-real 90a-virtual");
+        assert_eq!(
+            cmake_to_archbuild("75;86-real;90a"),
+            "75-real 75-virtual 86-real 90a-real 90a-virtual"
+        );
         assert_eq!(cmake_to_archbuild("all-major"), "all-major");
     }
 }

@@ -28,7 +28,9 @@ pub(crate) fn parse_depfile(text: &str, cwd: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for line in joined.lines() {
         // Skip the target (everything up to the first unescaped ": ").
-        let Some(pos) = find_colon(line) else { continue };
+        let Some(pos) = find_colon(line) else {
+            continue;
+        };
         let mut cur = String::new();
         let mut chars = line[pos + 1..].chars().peekable();
         while let Some(c) = chars.next() {
@@ -105,7 +107,11 @@ pub(crate) fn result_key(manifest_key: &Key, deps: &[(PathBuf, Key)]) -> Key {
 
 /// Finds the result key for the current content of the dependencies, if a manifest entry
 /// matches; returns it with the dependency paths.
-pub(crate) fn lookup(store: &Store, manifest_key: &Key, hashes: &FileHashes) -> Option<(Key, Vec<PathBuf>)> {
+pub(crate) fn lookup(
+    store: &Store,
+    manifest_key: &Key,
+    hashes: &FileHashes,
+) -> Option<(Key, Vec<PathBuf>)> {
     let bytes = store.get("deps", manifest_key)?;
     let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
     'entries: for e in manifest.entries {
@@ -148,11 +154,18 @@ mod tests {
 
     #[test]
     fn parses_make_syntax() {
-        let text = "out.ptx : a.cu \\\n    /usr/include/x.h \\\n    my\\ dir/h.cuh \\\n    common.cuh\n";
+        let text =
+            "out.ptx : a.cu \\\n    /usr/include/x.h \\\n    my\\ dir/h.cuh \\\n    common.cuh\n";
         let deps = parse_depfile(text, Path::new("/src"));
         assert_eq!(
             deps,
-            ["/src/a.cu", "/usr/include/x.h", "/src/my dir/h.cuh", "/src/common.cuh"].map(PathBuf::from)
+            [
+                "/src/a.cu",
+                "/usr/include/x.h",
+                "/src/my dir/h.cuh",
+                "/src/common.cuh"
+            ]
+            .map(PathBuf::from)
         );
     }
 
@@ -167,7 +180,10 @@ mod tests {
         let deps = vec![(h.clone(), hashes.hash(&h).unwrap())];
         let result = result_key(&mk, &deps);
         record(&store, &mk, &deps, &result);
-        assert_eq!(lookup(&store, &mk, &FileHashes::default()).map(|r| r.0), Some(result));
+        assert_eq!(
+            lookup(&store, &mk, &FileHashes::default()).map(|r| r.0),
+            Some(result)
+        );
         std::fs::write(&h, "two").unwrap();
         assert_eq!(lookup(&store, &mk, &FileHashes::default()), None);
         std::fs::remove_file(&h).unwrap();

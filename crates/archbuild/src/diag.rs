@@ -34,28 +34,55 @@ pub(crate) fn describe(
             Phase::Ptxas(_) => "ptxas",
         };
         let key = mask(&f.output, tmp);
-        match groups.iter_mut().find(|g| g.key == key && g.phase == phase && std::ptr::eq(g.module, &modules[job.module])) {
+        match groups.iter_mut().find(|g| {
+            g.key == key && g.phase == phase && std::ptr::eq(g.module, &modules[job.module])
+        }) {
             Some(g) => g.labels.push(job.label()),
-            None => groups.push(Group { module: &modules[job.module], phase, key, labels: vec![job.label()], failure: f }),
+            None => groups.push(Group {
+                module: &modules[job.module],
+                phase,
+                key,
+                labels: vec![job.label()],
+                failure: f,
+            }),
         }
     }
     let mut out = String::new();
     for g in &groups {
-        let file = g.module.members.iter().map(|m| m.display().to_string()).collect::<Vec<_>>().join(", ");
-        let same = if g.labels.len() > 1 { " (the same diagnostics for each)" } else { "" };
-        let at = first_location(&g.failure.output).map(|l| format!(" at {l}")).unwrap_or_default();
+        let file = g
+            .module
+            .members
+            .iter()
+            .map(|m| m.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let same = if g.labels.len() > 1 {
+            " (the same diagnostics for each)"
+        } else {
+            ""
+        };
+        let at = first_location(&g.failure.output)
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
         out.push_str(&format!(
             "failed to compile `{file}` for {} ({} phase{same}){at}:\n",
             g.labels.join(", "),
             g.phase
         ));
-        let text = g.failure.output.trim_end().replace(&tmp.display().to_string(), "<tmp>");
+        let text = g
+            .failure
+            .output
+            .trim_end()
+            .replace(&tmp.display().to_string(), "<tmp>");
         for line in text.lines() {
             out.push_str("  ");
             out.push_str(line);
             out.push('\n');
         }
-        let command = g.failure.command.replace(&tmp.display().to_string(), "<tmp>");
+        let command = g
+            .failure
+            .command
+            .replace(&tmp.display().to_string(), "<tmp>");
         out.push_str(&format!("  ({}; command: {command})\n", g.failure.status));
     }
     let skipped = if not_started > 0 {
@@ -75,10 +102,15 @@ fn mask(text: &str, tmp: &Path) -> String {
     while let Some(pos) = rest.find(['s', 'c']) {
         out.push_str(&rest[..pos]);
         let tail = &rest[pos..];
-        let prefix = ["sm_", "compute_"].into_iter().find(|p| tail.starts_with(p));
+        let prefix = ["sm_", "compute_"]
+            .into_iter()
+            .find(|p| tail.starts_with(p));
         match prefix {
             Some(p) => {
-                let digits = tail[p.len()..].bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
+                let digits = tail[p.len()..]
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
                 out.push_str("<arch>");
                 rest = &tail[p.len() + digits..];
             }
@@ -130,8 +162,17 @@ mod tests {
         let a = mask("bad.cu(3): error: x for compute_86\n", Path::new("/t"));
         let b = mask("bad.cu(3): error: x for compute_75\n", Path::new("/t"));
         assert_eq!(a, b);
-        assert_eq!(first_location("k/bad.cu(12): error: identifier \"y\" is undefined"), Some("k/bad.cu:12".into()));
-        assert_eq!(first_location("k/b.cu:7:10: fatal error: nope.h: No such file"), Some("k/b.cu:7".into()));
-        assert_eq!(first_location("ptxas fatal   : Unresolved extern function 'f'"), None);
+        assert_eq!(
+            first_location("k/bad.cu(12): error: identifier \"y\" is undefined"),
+            Some("k/bad.cu:12".into())
+        );
+        assert_eq!(
+            first_location("k/b.cu:7:10: fatal error: nope.h: No such file"),
+            Some("k/b.cu:7".into())
+        );
+        assert_eq!(
+            first_location("ptxas fatal   : Unresolved extern function 'f'"),
+            None
+        );
     }
 }

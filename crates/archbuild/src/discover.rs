@@ -32,13 +32,20 @@ pub struct Discovery {
 
 impl Discovery {
     pub fn new(home: Home) -> Self {
-        Self { home, system_roots: vec![PathBuf::from("/usr/local/cuda")] }
+        Self {
+            home,
+            system_roots: vec![PathBuf::from("/usr/local/cuda")],
+        }
     }
 
     /// Every place searched, in order, whether or not nvcc is there.
     pub fn candidates(&self, env: &Env) -> Result<Vec<Candidate>> {
         let mut out = Vec::new();
-        let cand = |found_by, nvcc: PathBuf| Candidate { exists: nvcc.is_file(), found_by, nvcc };
+        let cand = |found_by, nvcc: PathBuf| Candidate {
+            exists: nvcc.is_file(),
+            found_by,
+            nvcc,
+        };
         if let Some(nvcc) = env.path("NVCC") {
             let c = cand(FoundBy::Var("NVCC"), nvcc.clone());
             if !c.exists {
@@ -115,7 +122,10 @@ impl Discovery {
         });
         searched.extend(self.system_roots.iter().map(|r| r.display().to_string()));
         searched.push(format!("{}/cuda-*", self.home.toolkits_dir().display()));
-        Error::ToolkitNotFound { searched: searched.join(", "), pinned: PINNED_RELEASE }
+        Error::ToolkitNotFound {
+            searched: searched.join(", "),
+            pinned: PINNED_RELEASE,
+        }
     }
 }
 
@@ -137,7 +147,9 @@ fn nvcc_under(root: &Path) -> Option<PathBuf> {
 
 /// nvcc of every complete provisioned toolkit, newest release first.
 fn provisioned(home: &Home) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(home.toolkits_dir()) else { return Vec::new() };
+    let Ok(rd) = std::fs::read_dir(home.toolkits_dir()) else {
+        return Vec::new();
+    };
     let mut found: Vec<(Vec<u32>, PathBuf)> = rd
         .flatten()
         .filter_map(|e| {
@@ -177,9 +189,15 @@ mod tests {
             ("CUDA_HOME", tmp.path().join("a").into_os_string()),
             ("PATH", on_path.parent().unwrap().as_os_str().to_owned()),
         ]);
-        let d = Discovery { home, system_roots: vec![tmp.path().join("none")] };
+        let d = Discovery {
+            home,
+            system_roots: vec![tmp.path().join("none")],
+        };
         let c = d.candidates(&env).unwrap();
-        let got: Vec<_> = c.iter().map(|c| (c.found_by.clone(), c.nvcc.clone(), c.exists)).collect();
+        let got: Vec<_> = c
+            .iter()
+            .map(|c| (c.found_by.clone(), c.nvcc.clone(), c.exists))
+            .collect();
         assert_eq!(
             got,
             [
@@ -197,6 +215,9 @@ mod tests {
         let env = Env::from_vars([("CUDA_HOME", "/nonexistent-cuda")]);
         let err = d.candidates(&env).unwrap_err().to_string();
         assert!(err.contains("CUDA_HOME=`/nonexistent-cuda`"), "{err}");
-        assert!(err.contains("/nonexistent-cuda/bin/nvcc does not exist"), "{err}");
+        assert!(
+            err.contains("/nonexistent-cuda/bin/nvcc does not exist"),
+            "{err}"
+        );
     }
 }

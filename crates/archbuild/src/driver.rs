@@ -63,14 +63,18 @@ impl<'a> Compiler<'a> {
         store: Option<Store>,
         env: &Env,
     ) -> Result<Self> {
-        let tmp_parent = store.as_ref().map(|s| s.dir().join("tmp")).unwrap_or_else(std::env::temp_dir);
+        let tmp_parent = store
+            .as_ref()
+            .map(|s| s.dir().join("tmp"))
+            .unwrap_or_else(std::env::temp_dir);
         std::fs::create_dir_all(&tmp_parent).map_err(|e| Error::io("create", &tmp_parent, e))?;
         let tmp = tempfile::Builder::new()
             .prefix(".tmp-build-")
             .tempdir_in(&tmp_parent)
             .map_err(|e| Error::io("create a temporary directory in", &tmp_parent, e))?;
         let mut b = KeyBuilder::new("base");
-        b.str("toolkit", tk.identity()).str("host", &host_compiler_id(settings, env));
+        b.str("toolkit", tk.identity())
+            .str("host", &host_compiler_id(settings, env));
         for var in ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"] {
             b.str(var, &env.var(var).unwrap_or_default());
         }
@@ -127,36 +131,55 @@ impl<'a> Compiler<'a> {
                     if let Some((rk, deps)) = deps::lookup(store, &mk, &self.hashes) {
                         if let Some(bytes) = store.get("ptx", &rk) {
                             let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                            return Ok(JobOut { bytes, cached: true, seconds: 0.0, deps });
+                            return Ok(JobOut {
+                                bytes,
+                                cached: true,
+                                seconds: 0.0,
+                                deps,
+                            });
                         }
                     }
                 }
                 let out = self.tmp.path().join(format!("{j}.ptx"));
                 let depfile = self.tmp.path().join(format!("{j}.d"));
-                let cmd = cicc_command(self.tk, self.settings, &module.source, arch, &out, &depfile);
+                let cmd =
+                    cicc_command(self.tk, self.settings, &module.source, arch, &out, &depfile);
                 let started = SystemTime::now();
                 let (bytes, seconds) = self.execute(&cmd, &out)?;
                 let text = std::fs::read_to_string(&depfile).unwrap_or_default();
                 let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
                 all.push(self.settings.base_dir.join(&module.source));
-                let mut deps: Vec<PathBuf> = all.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+                let mut deps: Vec<PathBuf> =
+                    all.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                 deps.sort();
                 deps.dedup();
                 if let Some(store) = &self.store {
                     self.remember(store, &mk, &deps, &bytes, started);
                 }
-                Ok(JobOut { bytes, cached: false, seconds, deps })
+                Ok(JobOut {
+                    bytes,
+                    cached: false,
+                    seconds,
+                    deps,
+                })
             }
             Phase::Ptxas(arch) => {
                 let ptx = &input.expect("scheduler passes the cicc output").bytes;
                 let mut b = KeyBuilder::new("ptxas");
-                b.key("base", &self.base).key("ptx", &Key::of(ptx)).str("arch", &arch.sm_name());
+                b.key("base", &self.base)
+                    .key("ptx", &Key::of(ptx))
+                    .str("arch", &arch.sm_name());
                 for f in &self.settings.ptxas_flags {
                     b.str("flag", f);
                 }
                 let key = b.finish();
                 if let Some(bytes) = self.store.as_ref().and_then(|s| s.get("cubin", &key)) {
-                    return Ok(JobOut { bytes, cached: true, seconds: 0.0, deps: vec![] });
+                    return Ok(JobOut {
+                        bytes,
+                        cached: true,
+                        seconds: 0.0,
+                        deps: vec![],
+                    });
                 }
                 let input_path = self.tmp.path().join(format!("{j}.in.ptx"));
                 let out = self.tmp.path().join(format!("{j}.cubin"));
@@ -170,17 +193,31 @@ impl<'a> Compiler<'a> {
                 if let Some(store) = &self.store {
                     let _ = store.put("cubin", &key, &bytes);
                 }
-                Ok(JobOut { bytes, cached: false, seconds, deps: vec![] })
+                Ok(JobOut {
+                    bytes,
+                    cached: false,
+                    seconds,
+                    deps: vec![],
+                })
             }
         }
     }
 
     /// Caches a cicc result unless a dependency is unreadable or changed while compiling (the
     /// output might then belong to the old content).
-    fn remember(&self, store: &Store, mk: &Key, deps: &[PathBuf], bytes: &[u8], started: SystemTime) {
+    fn remember(
+        &self,
+        store: &Store,
+        mk: &Key,
+        deps: &[PathBuf],
+        bytes: &[u8],
+        started: SystemTime,
+    ) {
         let mut hashed = Vec::with_capacity(deps.len());
         for d in deps {
-            let fresh = std::fs::metadata(d).and_then(|m| m.modified()).is_ok_and(|t| t < started);
+            let fresh = std::fs::metadata(d)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < started);
             match self.hashes.hash(d) {
                 Some(h) if fresh => hashed.push((d.clone(), h)),
                 _ => return,
@@ -203,15 +240,23 @@ impl<'a> Compiler<'a> {
         self.spawned.fetch_add(1, Ordering::SeqCst);
         let result = cmd.output();
         let seconds = start.elapsed().as_secs_f64();
-        let fail = |status: String, output: String| Failure { command: cmd.display(), status, output };
+        let fail = |status: String, output: String| Failure {
+            command: cmd.display(),
+            status,
+            output,
+        };
         let o = result.map_err(|e| fail("not started".into(), e.to_string()))?;
         let mut text = String::from_utf8_lossy(&o.stderr).into_owned();
         text.push_str(&String::from_utf8_lossy(&o.stdout));
         if !o.status.success() {
             return Err(fail(o.status.to_string(), text));
         }
-        let bytes = std::fs::read(out)
-            .map_err(|e| fail(o.status.to_string(), format!("{text}\nno output file {}: {e}", out.display())))?;
+        let bytes = std::fs::read(out).map_err(|e| {
+            fail(
+                o.status.to_string(),
+                format!("{text}\nno output file {}: {e}", out.display()),
+            )
+        })?;
         Ok((bytes, seconds))
     }
 
@@ -235,14 +280,19 @@ fn host_compiler_id(s: &Settings, env: &Env) -> String {
             }
         }
     }
-    let ccbin = ccbin.or_else(|| env.var("NVCC_CCBIN")).unwrap_or_else(|| "gcc".into());
+    let ccbin = ccbin
+        .or_else(|| env.var("NVCC_CCBIN"))
+        .unwrap_or_else(|| "gcc".into());
     let mut path = PathBuf::from(&ccbin);
     if path.is_dir() {
         path = path.join("gcc");
     }
     if path.components().count() == 1 {
         let search = env.var_os("PATH").unwrap_or_default();
-        if let Some(found) = std::env::split_paths(&search).map(|d| d.join(&path)).find(|p| p.is_file()) {
+        if let Some(found) = std::env::split_paths(&search)
+            .map(|d| d.join(&path))
+            .find(|p| p.is_file())
+        {
             path = found;
         }
     }

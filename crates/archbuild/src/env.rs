@@ -45,7 +45,11 @@ impl Env {
         let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
             .iter()
             .all(|k| std::env::var_os(k).is_some());
-        Self { vars: None, cargo_metadata: in_build_script, read: Mutex::new(BTreeSet::new()) }
+        Self {
+            vars: None,
+            cargo_metadata: in_build_script,
+            read: Mutex::new(BTreeSet::new()),
+        }
     }
 
     /// A fixed set of variables; nothing else is visible and no metadata is printed.
@@ -55,7 +59,11 @@ impl Env {
         V: Into<OsString>,
     {
         Self {
-            vars: Some(vars.into_iter().map(|(k, v)| (k.into(), v.into())).collect()),
+            vars: Some(
+                vars.into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            ),
             cargo_metadata: false,
             read: Mutex::new(BTreeSet::new()),
         }
@@ -74,7 +82,11 @@ impl Env {
 
     /// Reads a variable. This is the only place archbuild touches the environment.
     pub fn var_os(&self, name: &str) -> Option<OsString> {
-        let first_read = self.read.lock().map(|mut r| r.insert(name.to_owned())).unwrap_or(false);
+        let first_read = self
+            .read
+            .lock()
+            .map(|mut r| r.insert(name.to_owned()))
+            .unwrap_or(false);
         if first_read && self.cargo_metadata {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
@@ -99,19 +111,29 @@ impl Env {
 
     /// Reads a variable holding a path; empty counts as unset.
     pub fn path(&self, name: &str) -> Option<PathBuf> {
-        self.var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
+        self.var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
     }
 
     /// Reads a boolean-ish flag: `1`, `true`, `yes`, `on` (any case) are true.
     pub fn flag(&self, name: &str) -> bool {
         self.var(name)
-            .map(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+            .map(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes" | "on"
+                )
+            })
             .unwrap_or(false)
     }
 
     /// Every variable read so far, sorted (the build report lists them).
     pub fn read_names(&self) -> Vec<String> {
-        self.read.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
+        self.read
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// The `(name, value)` pairs a child process should see in addition to the inherited

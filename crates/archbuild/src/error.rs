@@ -14,7 +14,10 @@ pub enum Error {
          set CUDA_HOME (or NVCC) to it, or let archbuild download CUDA {pinned} from PyPI: \
          `cargo archbuild toolkit install`, or set ARCHBUILD_PROVISION=1 for builds"
     )]
-    ToolkitNotFound { searched: String, pinned: &'static str },
+    ToolkitNotFound {
+        searched: String,
+        pinned: &'static str,
+    },
 
     /// A variable names a toolkit location that holds no nvcc.
     #[error(
@@ -23,7 +26,12 @@ pub enum Error {
         value.display(),
         expected = expected.display()
     )]
-    BadToolkitVar { var: &'static str, value: PathBuf, expected: PathBuf, what: &'static str },
+    BadToolkitVar {
+        var: &'static str,
+        value: PathBuf,
+        expected: PathBuf,
+        what: &'static str,
+    },
 
     /// nvcc could not be run or answered something unexpected.
     #[error(
@@ -31,7 +39,11 @@ pub enum Error {
          (a complete toolkit, executable bits set) or point NVCC/CUDA_HOME at another one",
         nvcc.display()
     )]
-    ToolkitQuery { nvcc: PathBuf, args: String, problem: String },
+    ToolkitQuery {
+        nvcc: PathBuf,
+        args: String,
+        problem: String,
+    },
 
     /// Provisioning needs Python and there is none.
     #[error(
@@ -40,7 +52,11 @@ pub enum Error {
          `apt-get install python3-pip`) or set ARCHBUILD_PYTHON to its path, or install the CUDA \
          toolkit yourself and set CUDA_HOME"
     )]
-    PythonMissing { python: String, where_: String, pinned: &'static str },
+    PythonMissing {
+        python: String,
+        where_: String,
+        pinned: &'static str,
+    },
 
     /// Python is there, pip is not.
     #[error(
@@ -54,7 +70,11 @@ pub enum Error {
 
     /// pip ran and failed.
     #[error("cannot provision the CUDA toolkit: pip failed ({status}); {hint}\npip said:\n{tail}")]
-    PipFailed { status: String, hint: &'static str, tail: String },
+    PipFailed {
+        status: String,
+        hint: &'static str,
+        tail: String,
+    },
 
     /// The provisioned toolkit does not work.
     #[error(
@@ -83,7 +103,12 @@ pub enum Error {
 
     /// A configuration value that is not understood.
     #[error("invalid {what} in {origin}: `{value}`; {hint}")]
-    Config { what: &'static str, origin: String, value: String, hint: String },
+    Config {
+        what: &'static str,
+        origin: String,
+        value: String,
+        hint: String,
+    },
 
     /// `[package.metadata.archbuild]` could not be read.
     #[error("cannot read [package.metadata.archbuild] from {}: {detail}", path.display())]
@@ -114,11 +139,17 @@ pub enum Error {
 
     /// A compiler process could not be started.
     #[error("cannot run `{}`: {source}; check the toolkit installation", program.display())]
-    Spawn { program: PathBuf, source: std::io::Error },
+    Spawn {
+        program: PathBuf,
+        source: std::io::Error,
+    },
 
     /// Packing the fat binary failed.
     #[error("cannot pack the fat binary for `{module}`: {source}")]
-    Pack { module: String, source: archbuild_fatbin::Error },
+    Pack {
+        module: String,
+        source: Box<archbuild_fatbin::Error>,
+    },
 
     /// The build was interrupted (SIGINT/SIGTERM); children were killed.
     #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]
@@ -126,12 +157,20 @@ pub enum Error {
 
     /// A file operation failed.
     #[error("cannot {op} {}: {source}", path.display())]
-    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { op, path: path.into(), source }
+        Error::Io {
+            op,
+            path: path.into(),
+            source,
+        }
     }
 }
 

@@ -18,9 +18,14 @@ use crate::env::Env;
 
 /// How many jobs may run at once, and why.
 pub(crate) fn parallelism(env: &Env, explicit: Option<usize>) -> usize {
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let jobs = explicit
-        .or_else(|| env.var("ARCHBUILD_JOBS").and_then(|v| v.trim().parse().ok()))
+        .or_else(|| {
+            env.var("ARCHBUILD_JOBS")
+                .and_then(|v| v.trim().parse().ok())
+        })
         .filter(|&n| n > 0)
         .unwrap_or(cores);
     let per_job_mib: u64 = env
@@ -48,7 +53,9 @@ fn cargo_jobserver(env: &Env) -> Option<&'static jobserver::Client> {
     }
     // SAFETY: called once per process (OnceLock); the descriptors named in CARGO_MAKEFLAGS
     // were passed to this build script by Cargo for exactly this use.
-    CLIENT.get_or_init(|| unsafe { jobserver::Client::from_env() }).as_ref()
+    CLIENT
+        .get_or_init(|| unsafe { jobserver::Client::from_env() })
+        .as_ref()
 }
 
 /// Hands out permission to run a process.
@@ -74,7 +81,10 @@ impl Drop for Token<'_> {
 
 impl Limiter {
     pub fn new(env: &Env) -> Self {
-        Self { client: cargo_jobserver(env), implicit_free: AtomicBool::new(true) }
+        Self {
+            client: cargo_jobserver(env),
+            implicit_free: AtomicBool::new(true),
+        }
     }
 
     pub fn uses_jobserver(&self) -> bool {
@@ -83,7 +93,9 @@ impl Limiter {
 
     /// Blocks until a process may start.
     pub fn acquire(&self) -> Token<'_> {
-        let Some(client) = self.client else { return Token::Pool };
+        let Some(client) = self.client else {
+            return Token::Pool;
+        };
         if self.implicit_free.swap(false, Ordering::SeqCst) {
             return Token::Implicit(self);
         }
@@ -114,7 +126,11 @@ struct State<T, F> {
 /// Runs `task` for every job, a job only after its dependency succeeded, on `workers` threads.
 /// `task(job, dep_output)` does its own cache lookup and takes a token from `limiter` only
 /// when it must start a process.
-pub(crate) fn run_graph<T, F, R>(deps: &[Option<usize>], workers: usize, task: R) -> Vec<Outcome<T, F>>
+pub(crate) fn run_graph<T, F, R>(
+    deps: &[Option<usize>],
+    workers: usize,
+    task: R,
+) -> Vec<Outcome<T, F>>
 where
     T: Send + Sync,
     F: Send,
@@ -180,7 +196,10 @@ where
         }
     });
     let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
-    st.outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Skipped)).collect()
+    st.outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Skipped))
+        .collect()
 }
 
 #[cfg(test)]
@@ -219,13 +238,19 @@ mod tests {
         });
         assert!(matches!(out[0], Outcome::Failed("boom")));
         assert!(matches!(out[1], Outcome::Skipped));
-        assert!(matches!(out[2], Outcome::Skipped), "one worker: nothing starts after a failure");
+        assert!(
+            matches!(out[2], Outcome::Skipped),
+            "one worker: nothing starts after a failure"
+        );
         assert_eq!(ran.load(Ordering::SeqCst), 1);
     }
 
     #[test]
     fn parallelism_respects_env() {
-        assert_eq!(parallelism(&Env::from_vars([("ARCHBUILD_JOBS", "1")]), None), 1);
+        assert_eq!(
+            parallelism(&Env::from_vars([("ARCHBUILD_JOBS", "1")]), None),
+            1
+        );
         let none = Env::from_vars(Vec::<(String, String)>::new());
         assert_eq!(parallelism(&none, Some(1)), 1, "the API's jobs(1) wins");
         let huge = Env::from_vars([("ARCHBUILD_JOB_MEMORY", "100000000")]);

@@ -44,8 +44,13 @@ impl PackageConfig {
     }
 
     fn from_str_at(text: &str, path: &Path) -> Result<Option<Self>> {
-        let bad = |detail: String| Error::Manifest { path: path.to_path_buf(), detail };
-        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| bad(e.message().to_owned()))?;
+        let bad = |detail: String| Error::Manifest {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let doc: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| bad(e.message().to_owned()))?;
         let Some(table) = doc
             .get("package")
             .and_then(|p| p.get("metadata"))
@@ -57,7 +62,10 @@ impl PackageConfig {
             .as_table()
             .ok_or_else(|| bad("`package.metadata.archbuild` must be a table".into()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        let mut cfg = PackageConfig { manifest_path: path.to_path_buf(), ..Default::default() };
+        let mut cfg = PackageConfig {
+            manifest_path: path.to_path_buf(),
+            ..Default::default()
+        };
         for (key, value) in table {
             let strings = || string_list(key, value).map_err(bad);
             match key.as_str() {
@@ -105,7 +113,9 @@ fn string_list(key: &str, value: &toml::Value) -> std::result::Result<Vec<String
                     .ok_or_else(|| format!("`{key}` must hold only strings, found `{v}`"))
             })
             .collect(),
-        other => Err(format!("`{key}` must be a string or an array of strings, found `{other}`")),
+        other => Err(format!(
+            "`{key}` must be a string or an array of strings, found `{other}`"
+        )),
     }
 }
 
@@ -128,7 +138,9 @@ compression = "size"
 [package.metadata.archbuild.file-archs]
 "k/h.cu" = "9.0a"
 "#;
-        let cfg = PackageConfig::from_str_at(text, Path::new("/p/Cargo.toml")).unwrap().unwrap();
+        let cfg = PackageConfig::from_str_at(text, Path::new("/p/Cargo.toml"))
+            .unwrap()
+            .unwrap();
         assert_eq!(cfg.archs.as_deref(), Some("7.5 8.6+PTX"));
         assert_eq!(cfg.kernels, [PathBuf::from("/p/k/a.cu")]);
         assert_eq!(cfg.include, [PathBuf::from("/p/inc")]);
@@ -146,6 +158,9 @@ compression = "size"
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("unknown key `arch`") && err.contains("archs"), "{err}");
+        assert!(
+            err.contains("unknown key `arch`") && err.contains("archs"),
+            "{err}"
+        );
     }
 }

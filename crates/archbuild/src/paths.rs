@@ -21,7 +21,9 @@ impl Home {
             .path("ARCHBUILD_HOME")
             .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")))
             .unwrap_or_else(|| std::env::temp_dir().join("archbuild"));
-        let cache = env.path("ARCHBUILD_CACHE_DIR").unwrap_or_else(|| root.join("cache"));
+        let cache = env
+            .path("ARCHBUILD_CACHE_DIR")
+            .unwrap_or_else(|| root.join("cache"));
         Self { root, cache }
     }
 

@@ -48,9 +48,26 @@ impl Settings {
         while let Some(f) = it.next() {
             let name = f.split('=').next().unwrap_or(f);
             const OWNED: &[&str] = &[
-                "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode",
-                "--generate-code", "-ptx", "--ptx", "-cubin", "--cubin", "-fatbin", "--fatbin",
-                "-c", "--compile", "-o", "--output-file", "-M", "-MD", "-MF", "-E",
+                "-arch",
+                "--gpu-architecture",
+                "-code",
+                "--gpu-code",
+                "-gencode",
+                "--generate-code",
+                "-ptx",
+                "--ptx",
+                "-cubin",
+                "--cubin",
+                "-fatbin",
+                "--fatbin",
+                "-c",
+                "--compile",
+                "-o",
+                "--output-file",
+                "-M",
+                "-MD",
+                "-MF",
+                "-E",
             ];
             if OWNED.contains(&name) {
                 return Err(Error::Config {
@@ -139,7 +156,12 @@ pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
     for (m, module) in modules.iter().enumerate() {
         for t in module.archs.list.targets() {
             let id = *cicc_of.entry((m, t.arch)).or_insert_with(|| {
-                jobs.push(Job { module: m, phase: Phase::Cicc(t.arch), dep: None, targets: vec![] });
+                jobs.push(Job {
+                    module: m,
+                    phase: Phase::Cicc(t.arch),
+                    dep: None,
+                    targets: vec![],
+                });
                 jobs.len() - 1
             });
             if t.kind == TargetKind::Ptx {
@@ -174,7 +196,10 @@ pub(crate) fn cicc_command(
     out: &Path,
     depfile: &Path,
 ) -> Cmd {
-    let mut args: Vec<OsString> = vec!["-ptx".into(), format!("-arch=compute_{}", arch.sm_name()).into()];
+    let mut args: Vec<OsString> = vec![
+        "-ptx".into(),
+        format!("-arch=compute_{}", arch.sm_name()).into(),
+    ];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     for inc in &s.includes {
         let mut a = OsString::from("-I");
@@ -183,18 +208,33 @@ pub(crate) fn cicc_command(
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
     args.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
-    args.extend(["-o".into(), out.as_os_str().to_owned(), source.as_os_str().to_owned()]);
-    let mut cmd = Cmd::new(tk.nvcc()).args(args).envs(s.child_env.clone()).with_launcher(s.launcher.as_deref());
+    args.extend([
+        "-o".into(),
+        out.as_os_str().to_owned(),
+        source.as_os_str().to_owned(),
+    ]);
+    let mut cmd = Cmd::new(tk.nvcc())
+        .args(args)
+        .envs(s.child_env.clone())
+        .with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }
 
 /// The ptxas-phase command: the cubin for `sm_XY` from PTX.
 pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, ptx: &Path, out: &Path) -> Cmd {
-    let mut args: Vec<OsString> = vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
+    let mut args: Vec<OsString> =
+        vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
     args.extend(s.ptxas_flags.iter().map(OsString::from));
-    args.extend([ptx.as_os_str().to_owned(), "-o".into(), out.as_os_str().to_owned()]);
-    let mut cmd = Cmd::new(tk.tool("ptxas")).args(args).envs(s.child_env.clone()).with_launcher(s.launcher.as_deref());
+    args.extend([
+        ptx.as_os_str().to_owned(),
+        "-o".into(),
+        out.as_os_str().to_owned(),
+    ]);
+    let mut cmd = Cmd::new(tk.tool("ptxas"))
+        .args(args)
+        .envs(s.child_env.clone())
+        .with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }
@@ -206,9 +246,15 @@ mod tests {
     #[test]
     fn derives_ptxas_flags_and_rejects_owned_ones() {
         let s = Settings {
-            nvcc_flags: ["-O3", "-lineinfo", "-Xptxas", "-v,-warn-spills", "--maxrregcount=64"]
-                .map(String::from)
-                .to_vec(),
+            nvcc_flags: [
+                "-O3",
+                "-lineinfo",
+                "-Xptxas",
+                "-v,-warn-spills",
+                "--maxrregcount=64",
+            ]
+            .map(String::from)
+            .to_vec(),
             ptxas_flags: vec!["--allow-expensive-optimizations=true".into()],
             ..Default::default()
         }
@@ -224,10 +270,16 @@ mod tests {
                 "-maxrregcount=64",
             ]
         );
-        let err = Settings { nvcc_flags: vec!["-arch=sm_80".into()], ..Default::default() }
-            .finish("ARCHBUILD_NVCC_FLAGS")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("`-arch=sm_80`") && err.contains("ARCHBUILD_ARCHS"), "{err}");
+        let err = Settings {
+            nvcc_flags: vec!["-arch=sm_80".into()],
+            ..Default::default()
+        }
+        .finish("ARCHBUILD_NVCC_FLAGS")
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`-arch=sm_80`") && err.contains("ARCHBUILD_ARCHS"),
+            "{err}"
+        );
     }
 }

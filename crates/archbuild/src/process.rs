@@ -30,7 +30,12 @@ pub(crate) struct Cmd {
 
 impl Cmd {
     pub fn new(program: impl Into<PathBuf>) -> Self {
-        Self { program: program.into(), args: Vec::new(), env: Vec::new(), cwd: None }
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+        }
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
@@ -55,7 +60,12 @@ impl Cmd {
             Some(l) => {
                 let mut args = vec![self.program.into_os_string()];
                 args.extend(self.args);
-                Cmd { program: l.to_path_buf(), args, env: self.env, cwd: self.cwd }
+                Cmd {
+                    program: l.to_path_buf(),
+                    args,
+                    env: self.env,
+                    cwd: self.cwd,
+                }
             }
         }
     }
@@ -83,19 +93,28 @@ impl Cmd {
             return Err(Error::Interrupted);
         }
         let mut command = Command::new(&self.program);
-        command.args(&self.args).envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some(dir) = &self.cwd {
             command.current_dir(dir);
         }
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         isolate(&mut command);
-        let child = command
-            .spawn()
-            .map_err(|source| Error::Spawn { program: self.program.clone(), source })?;
+        let child = command.spawn().map_err(|source| Error::Spawn {
+            program: self.program.clone(),
+            source,
+        })?;
         let slot = register(child.id() as i32);
         let result = child.wait_with_output();
         unregister(slot);
-        let out = result.map_err(|source| Error::Spawn { program: self.program.clone(), source })?;
+        let out = result.map_err(|source| Error::Spawn {
+            program: self.program.clone(),
+            source,
+        })?;
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(Error::Interrupted);
         }
@@ -103,16 +122,25 @@ impl Cmd {
     }
     /// Runs to completion, handing each stdout line to `on_line` as it arrives (progress of
     /// long tools such as pip); stderr is captured and returned.
-    pub fn run_streaming(&self, on_line: &mut dyn FnMut(&str)) -> Result<(std::process::ExitStatus, String)> {
+    pub fn run_streaming(
+        &self,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(std::process::ExitStatus, String)> {
         use std::io::{BufRead, Read};
         install_handlers();
         let mut command = Command::new(&self.program);
-        command.args(&self.args).envs(self.env.iter().map(|(k, v)| (k, v)));
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         isolate(&mut command);
-        let mut child = command
-            .spawn()
-            .map_err(|source| Error::Spawn { program: self.program.clone(), source })?;
+        let mut child = command.spawn().map_err(|source| Error::Spawn {
+            program: self.program.clone(),
+            source,
+        })?;
         let slot = register(child.id() as i32);
         let mut stderr = child.stderr.take();
         let err_thread = std::thread::spawn(move || {
@@ -130,7 +158,10 @@ impl Cmd {
         let status = child.wait();
         unregister(slot);
         let stderr = err_thread.join().unwrap_or_default();
-        let status = status.map_err(|source| Error::Spawn { program: self.program.clone(), source })?;
+        let status = status.map_err(|source| Error::Spawn {
+            program: self.program.clone(),
+            source,
+        })?;
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(Error::Interrupted);
         }
@@ -161,7 +192,11 @@ fn isolate(command: &mut Command) {
 fn isolate(_command: &mut Command) {}
 
 fn register(pid: i32) -> Option<usize> {
-    (0..SLOTS).find(|&i| GROUPS[i].compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+    (0..SLOTS).find(|&i| {
+        GROUPS[i]
+            .compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
 }
 
 fn unregister(slot: Option<usize>) {
@@ -223,7 +258,9 @@ mod tests {
     fn display_quotes_only_when_needed() {
         let c = Cmd::new("/bin/nvcc").args(["-ptx", "a b.cu", ""]);
         assert_eq!(c.display(), r#"/bin/nvcc -ptx "a b.cu" """#);
-        let l = Cmd::new("nvcc").arg("-c").with_launcher(Some(Path::new("sccache")));
+        let l = Cmd::new("nvcc")
+            .arg("-c")
+            .with_launcher(Some(Path::new("sccache")));
         assert_eq!(l.display(), "sccache nvcc -c");
     }
 

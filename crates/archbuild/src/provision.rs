@@ -121,10 +121,20 @@ pub fn provision(
     }
     let tmp = toolkits.join(format!("{prefix}{}", std::process::id()));
     let wheels: Vec<String> = PINNED_WHEELS.iter().map(|s| s.to_string()).collect();
-    progress(&ProvisionEvent::Installing { dir: final_dir.clone(), wheels: wheels.clone() });
+    progress(&ProvisionEvent::Installing {
+        dir: final_dir.clone(),
+        wheels: wheels.clone(),
+    });
     let start = Instant::now();
     let cmd = Cmd::new(&python)
-        .args(["-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--target"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--target",
+        ])
         .arg(&tmp)
         .args(&wheels)
         .envs(env.child_overrides());
@@ -145,7 +155,10 @@ pub fn provision(
         && String::from_utf8_lossy(&o.stdout).contains(&format!("V{PINNED_RELEASE}")));
     if !ok {
         let detail = match out {
-            Ok(o) => format!("`nvcc --version` said: {}", String::from_utf8_lossy(&o.stdout).trim()),
+            Ok(o) => format!(
+                "`nvcc --version` said: {}",
+                String::from_utf8_lossy(&o.stdout).trim()
+            ),
             Err(e) => e.to_string(),
         };
         let _ = std::fs::remove_dir_all(&tmp);
@@ -158,7 +171,10 @@ pub fn provision(
         std::fs::remove_dir_all(&final_dir).map_err(|e| Error::io("remove", &final_dir, e))?;
     }
     std::fs::rename(&tmp, &final_dir).map_err(|e| Error::io("rename into place", &final_dir, e))?;
-    progress(&ProvisionEvent::Installed { dir: final_dir, seconds: start.elapsed().as_secs() });
+    progress(&ProvisionEvent::Installed {
+        dir: final_dir,
+        seconds: start.elapsed().as_secs(),
+    });
     Ok(nvcc)
 }
 
@@ -191,15 +207,28 @@ fn find_python(env: &Env) -> Result<PathBuf> {
 }
 
 fn check_pip(python: &Path, env: &Env) -> Result<()> {
-    let out = Cmd::new(python).args(["-m", "pip", "--version"]).envs(env.child_overrides()).output();
+    let out = Cmd::new(python)
+        .args(["-m", "pip", "--version"])
+        .envs(env.child_overrides())
+        .output();
     match out {
         Ok(o) if o.status.success() => Ok(()),
         Ok(o) => {
             let stderr = String::from_utf8_lossy(&o.stderr);
-            let detail = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-            Err(Error::PipMissing { python: python.to_path_buf(), detail: detail.trim().to_owned() })
+            let detail = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            Err(Error::PipMissing {
+                python: python.to_path_buf(),
+                detail: detail.trim().to_owned(),
+            })
         }
-        Err(e) => Err(Error::PipMissing { python: python.to_path_buf(), detail: e.to_string() }),
+        Err(e) => Err(Error::PipMissing {
+            python: python.to_path_buf(),
+            detail: e.to_string(),
+        }),
     }
 }
 
@@ -249,7 +278,9 @@ impl Lock {
             let fd = file.as_raw_fd();
             // SAFETY: flock on an fd we own.
             if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-                progress(&ProvisionEvent::Waiting { lock: path.to_path_buf() });
+                progress(&ProvisionEvent::Waiting {
+                    lock: path.to_path_buf(),
+                });
                 // SAFETY: as above; blocking until the installer finishes.
                 if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
                     return Err(Error::io("lock", path, std::io::Error::last_os_error()));
@@ -272,7 +303,10 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("check the network connection"), "{s}");
         assert!(s.contains("No matching distribution"), "{s}");
-        let e = pip_failed("exit status: 1".into(), "OSError: [Errno 28] No space left on device");
+        let e = pip_failed(
+            "exit status: 1".into(),
+            "OSError: [Errno 28] No space left on device",
+        );
         assert!(e.to_string().contains("disk is full"));
     }
 

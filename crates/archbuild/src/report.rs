@@ -117,10 +117,20 @@ impl fmt::Display for BuildReport {
             if self.jobserver { " (Cargo jobserver)" } else { "" }
         )?;
         for j in self.jobs.iter().filter(|j| !j.cached) {
-            writeln!(f, "  {:<12} {:<6} {:<14} {:>7.2} s", j.module, j.phase, j.target, j.seconds)?;
+            writeln!(
+                f,
+                "  {:<12} {:<6} {:<14} {:>7.2} s",
+                j.module, j.phase, j.target, j.seconds
+            )?;
         }
         for m in &self.modules {
-            writeln!(f, "  -> {} ({} bytes, {} kernels)", m.fatbin.display(), m.bytes, m.kernels.len())?;
+            writeln!(
+                f,
+                "  -> {} ({} bytes, {} kernels)",
+                m.fatbin.display(),
+                m.bytes,
+                m.kernels.len()
+            )?;
         }
         Ok(())
     }

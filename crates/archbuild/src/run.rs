@@ -55,10 +55,15 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
     if let Some(on) = b.cargo_metadata {
         env = env.with_cargo_metadata(on);
     }
-    let manifest_dir = b.manifest_dir.clone().or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let manifest_dir = b
+        .manifest_dir
+        .clone()
+        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
     let base_dir = match &manifest_dir {
         Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?,
+        None => {
+            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
+        }
     };
     let mut watch = Vec::new();
     let pkg = match &manifest_dir {
@@ -73,7 +78,10 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         home = home.with_cache_dir(c.clone());
     }
     let cache_on = b.cache.unwrap_or_else(|| {
-        !matches!(env.var("ARCHBUILD_CACHE").as_deref().map(str::trim), Some("0" | "off" | "false" | "no"))
+        !matches!(
+            env.var("ARCHBUILD_CACHE").as_deref().map(str::trim),
+            Some("0" | "off" | "false" | "no")
+        )
     });
     let toolkit = match &b.toolkit {
         // Queried by the caller, before this build.
@@ -84,7 +92,11 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         }
         None => {
             let provision = b.provision.unwrap_or(false);
-            Discovery::new(home.clone()).locate(&env, provision, &mut crate::provision::stderr_progress)?
+            Discovery::new(home.clone()).locate(
+                &env,
+                provision,
+                &mut crate::provision::stderr_progress,
+            )?
         }
     };
     let mut spawned = toolkit.query_processes;
@@ -106,19 +118,46 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
     }
     let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
     let compression = setup::compression(b, &env, pkg.as_ref())?;
-    let modules = setup::modules(b, name, pkg.as_ref(), &base_dir, out_dir, &archs, &toolkit, &devices)?;
+    let modules = setup::modules(
+        b,
+        name,
+        pkg.as_ref(),
+        &base_dir,
+        out_dir,
+        &archs,
+        &toolkit,
+        &devices,
+    )?;
     spawned += device_cell.get();
-    Ok(Prepared { env, toolkit, archs, modules, settings, compression, home, cache_on, spawned, watch })
+    Ok(Prepared {
+        env,
+        toolkit,
+        archs,
+        modules,
+        settings,
+        compression,
+        home,
+        cache_on,
+        spawned,
+        watch,
+    })
 }
 
 /// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
-/// -arch=native` uses): it prints the SM numbers, e.g. `86,89`. Empty when there is no GPU.
+/// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
 fn query_devices(tk: &Toolkit) -> Vec<ComputeCapability> {
-    let Ok(out) = Cmd::new(tk.tool("__nvcc_device_query")).output() else { return Vec::new() };
-    if !out.status.success() {
-        return Vec::new();
+    match Cmd::new(tk.tool("__nvcc_device_query")).output() {
+        Ok(out) if out.status.success() => {
+            parse_device_query(&String::from_utf8_lossy(&out.stdout))
+        }
+        _ => Vec::new(),
     }
-    let mut ccs: Vec<ComputeCapability> = String::from_utf8_lossy(&out.stdout)
+}
+
+/// `__nvcc_device_query` prints the SM numbers of the visible GPUs without a newline (`90` on
+/// an H200, observed; comma-separated for several GPUs).
+fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = stdout
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|t| t.parse::<u32>().ok())
         .filter(|&sm| sm >= 10)
@@ -130,7 +169,10 @@ fn query_devices(tk: &Toolkit) -> Vec<ComputeCapability> {
 }
 
 fn out_dir(b: &Build, env: &Env) -> Result<PathBuf> {
-    b.out_dir.clone().or_else(|| env.path("OUT_DIR")).ok_or(Error::NoOutDir)
+    b.out_dir
+        .clone()
+        .or_else(|| env.path("OUT_DIR"))
+        .ok_or(Error::NoOutDir)
 }
 
 pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
@@ -147,17 +189,34 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
             let (phase, cmd) = match job.phase {
                 Phase::Cicc(a) => (
                     "cicc",
-                    plan::cicc_command(&p.toolkit, &p.settings, &m.source, a, &tmp.join(format!("{j}.ptx")), &tmp.join(format!("{j}.d"))),
+                    plan::cicc_command(
+                        &p.toolkit,
+                        &p.settings,
+                        &m.source,
+                        a,
+                        &tmp.join(format!("{j}.ptx")),
+                        &tmp.join(format!("{j}.d")),
+                    ),
                 ),
                 Phase::Ptxas(a) => (
                     "ptxas",
-                    plan::ptxas_command(&p.toolkit, &p.settings, a, &tmp.join(format!("{j}.in.ptx")), &tmp.join(format!("{j}.cubin"))),
+                    plan::ptxas_command(
+                        &p.toolkit,
+                        &p.settings,
+                        a,
+                        &tmp.join(format!("{j}.in.ptx")),
+                        &tmp.join(format!("{j}.cubin")),
+                    ),
                 ),
             };
             (m.name.clone(), phase, job.label(), cmd.display())
         })
         .collect();
-    Ok(PlanListing { archs: p.archs.list.to_string(), arch_source: p.archs.source.to_string(), jobs: listing })
+    Ok(PlanListing {
+        archs: p.archs.list.to_string(),
+        arch_source: p.archs.source.to_string(),
+        jobs: listing,
+    })
 }
 
 pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
@@ -183,7 +242,10 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
         })
         .collect();
     if !failures.is_empty() {
-        let skipped = outcomes.iter().filter(|o| matches!(o, Outcome::Skipped)).count();
+        let skipped = outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Skipped))
+            .count();
         let text = crate::diag::describe(&failures, &jobs, &p.modules, compiler.tmp_dir(), skipped);
         return Err(Error::Compile(text));
     }
@@ -210,17 +272,37 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
     } else {
         let code: Vec<ModuleCode> = modules
             .iter()
-            .map(|m| ModuleCode { name: &m.name, fatbin: &m.fatbin, fatbin_len: m.bytes, kernels: &m.kernels, archs: m.archs.clone() })
+            .map(|m| ModuleCode {
+                name: &m.name,
+                fatbin: &m.fatbin,
+                fatbin_len: m.bytes,
+                kernels: &m.kernels,
+                archs: m.archs.clone(),
+            })
             .collect();
-        let targets: Vec<String> = p.archs.list.targets().iter().map(Target::to_string).collect();
-        let text = codegen::generate(&p.archs.list.to_string(), &p.archs.source.to_string(), &targets, &code);
+        let targets: Vec<String> = p
+            .archs
+            .list
+            .targets()
+            .iter()
+            .map(Target::to_string)
+            .collect();
+        let text = codegen::generate(
+            &p.archs.list.to_string(),
+            &p.archs.source.to_string(),
+            &targets,
+            &code,
+        );
         let path = out_root.join(format!("{name}.rs"));
         write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;
         Some(path)
     };
 
     if p.env.cargo_metadata() {
-        let watch = p.watch.iter().chain(p.modules.iter().flat_map(|m| m.members.iter()));
+        let watch = p
+            .watch
+            .iter()
+            .chain(p.modules.iter().flat_map(|m| m.members.iter()));
         for path in watch.chain(deps.iter().filter(|d| !is_system(d))) {
             println!("cargo:rerun-if-changed={}", path.display());
         }
@@ -277,7 +359,10 @@ fn pack(
     compression: CompressionChoice,
     out: &Path,
 ) -> Result<(ModuleReport, Vec<PathBuf>)> {
-    let pack_err = |e: archbuild_fatbin::Error| Error::Pack { module: module.name.clone(), source: e };
+    let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
+        module: module.name.clone(),
+        source: Box::new(e),
+    };
     let mut writer = FatbinWriter::new();
     writer.compression(compression);
     let mut kernels = Vec::new();
@@ -325,6 +410,23 @@ pub(crate) fn file_override(
     toolkit: &Toolkit,
     devices: config::DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
-    config::parse_checked(input, ArchSource::FileOverride(file.to_owned()), toolkit, devices)
+    config::parse_checked(
+        input,
+        ArchSource::FileOverride(file.to_owned()),
+        toolkit,
+        devices,
+    )
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_query_output() {
+        let cc = ComputeCapability::new;
+        assert_eq!(parse_device_query("90"), [cc(9, 0)]);
+        assert_eq!(parse_device_query("89,86,86\n"), [cc(8, 6), cc(8, 9)]);
+        assert_eq!(parse_device_query(""), []);
+    }
+}

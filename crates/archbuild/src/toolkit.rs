@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use archbuild_arch::{toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant};
+use archbuild_arch::{
+    toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant,
+};
 
 use crate::cache::{KeyBuilder, Store};
 use crate::error::{Error, Result};
@@ -105,14 +107,20 @@ impl Toolkit {
             (Some(Ok(ma)), Some(Ok(mi))) => CudaVersion::new(ma, mi),
             _ => return Err(bad(format!("reported an unreadable release `{release}`"))),
         };
-        let mut targets: Vec<Target> =
-            text.split_whitespace().filter_map(Target::parse_nvcc_name).collect();
+        let mut targets: Vec<Target> = text
+            .split_whitespace()
+            .filter_map(Target::parse_nvcc_name)
+            .collect();
         targets.sort();
         targets.dedup();
         if !targets.iter().any(|t| t.kind == TargetKind::Cubin) {
             return Err(bad("`--list-gpu-code` listed no sm_ targets".into()));
         }
-        let version_text = text.lines().filter(|l| l.starts_with("Cuda") || l.starts_with("Build")).collect::<Vec<_>>().join("\n");
+        let version_text = text
+            .lines()
+            .filter(|l| l.starts_with("Cuda") || l.starts_with("Build"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let bin_dir = nvcc.parent().unwrap_or(Path::new(".")).to_path_buf();
         Ok(Self {
             nvcc: nvcc.to_path_buf(),
@@ -176,14 +184,21 @@ impl Toolkit {
 
     /// The architectures nvcc lists for cubins, ascending (what `all` means for this toolkit).
     pub fn archs(&self) -> Vec<Arch> {
-        self.targets.iter().filter(|t| t.kind == TargetKind::Cubin).map(|t| t.arch).collect()
+        self.targets
+            .iter()
+            .filter(|t| t.kind == TargetKind::Cubin)
+            .map(|t| t.arch)
+            .collect()
     }
 
     /// Whether this nvcc can build `target`. Plain targets must be listed; `a`/`f` variants are
     /// not listed by nvcc, so their plain arch must be listed and the release must know the
     /// variant.
     pub fn can_build(&self, target: Target) -> bool {
-        let plain = Target { arch: Arch::new(target.arch.cc, Variant::Plain), kind: target.kind };
+        let plain = Target {
+            arch: Arch::new(target.arch.cc, Variant::Plain),
+            kind: target.kind,
+        };
         self.targets.contains(&plain)
             && (target.arch.variant == Variant::Plain
                 || toolkit_can_build(self.version, target.arch))
@@ -216,11 +231,14 @@ impl Toolkit {
 }
 
 fn run_query(nvcc: &Path, arg: &str) -> Result<String> {
-    let out = Cmd::new(nvcc).arg(arg).output().map_err(|e| Error::ToolkitQuery {
-        nvcc: nvcc.to_path_buf(),
-        args: arg.into(),
-        problem: format!("could not be started ({e})"),
-    })?;
+    let out = Cmd::new(nvcc)
+        .arg(arg)
+        .output()
+        .map_err(|e| Error::ToolkitQuery {
+            nvcc: nvcc.to_path_buf(),
+            args: arg.into(),
+            problem: format!("could not be started ({e})"),
+        })?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(Error::ToolkitQuery {
@@ -235,7 +253,12 @@ fn run_query(nvcc: &Path, arg: &str) -> Result<String> {
 /// Identifies one nvcc binary by path, size and modification time.
 fn memo_key(nvcc: &Path) -> Option<crate::cache::Key> {
     let md = std::fs::metadata(nvcc).ok()?;
-    let mtime = md.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    let mtime = md
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
     Some(
         KeyBuilder::new("toolkit-query")
             .str("path", &nvcc.to_string_lossy())
@@ -262,8 +285,14 @@ mod tests {
         assert!(tk.can_build(t("compute_100f")));
         assert!(!tk.can_build(t("sm_70")));
         assert!(!tk.can_build(t("sm_120")));
-        let err = tk.check_targets(&[t("sm_86"), t("sm_70")], "ARCHBUILD_ARCHS").unwrap_err();
-        assert!(err.to_string().contains("CUDA 9.0 up to (not including) 13.0"), "{err}");
+        let err = tk
+            .check_targets(&[t("sm_86"), t("sm_70")], "ARCHBUILD_ARCHS")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("CUDA 9.0 up to (not including) 13.0"),
+            "{err}"
+        );
     }
 
     #[test]

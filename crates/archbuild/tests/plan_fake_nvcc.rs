@@ -9,14 +9,22 @@ use archbuild_fatbin::read_fatbin;
 use fake::{Call, Fake};
 
 fn ptxas(args: &[&str]) -> Call {
-    Call { tool: "ptxas".into(), args: args.iter().map(|s| s.to_string()).collect() }
+    Call {
+        tool: "ptxas".into(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 #[test]
 fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);
-    let report = f.build(&[]).file("kernels/add.cu").archs("7.5 8.6 8.9+PTX").try_compile("k").unwrap();
+    let report = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("7.5 8.6 8.9+PTX")
+        .try_compile("k")
+        .unwrap();
 
     // 4 targets, 6 jobs: compute_89 PTX is the cicc output that sm_89 is assembled from.
     assert_eq!(report.jobs_planned, 6);
@@ -43,9 +51,27 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     assert_eq!(
         ptxas_calls,
         [
-            &ptxas(&["-arch=sm_75", "-m64", "<tmp>/3.in.ptx", "-o", "<tmp>/3.cubin"]),
-            &ptxas(&["-arch=sm_86", "-m64", "<tmp>/4.in.ptx", "-o", "<tmp>/4.cubin"]),
-            &ptxas(&["-arch=sm_89", "-m64", "<tmp>/5.in.ptx", "-o", "<tmp>/5.cubin"]),
+            &ptxas(&[
+                "-arch=sm_75",
+                "-m64",
+                "<tmp>/3.in.ptx",
+                "-o",
+                "<tmp>/3.cubin"
+            ]),
+            &ptxas(&[
+                "-arch=sm_86",
+                "-m64",
+                "<tmp>/4.in.ptx",
+                "-o",
+                "<tmp>/4.cubin"
+            ]),
+            &ptxas(&[
+                "-arch=sm_89",
+                "-m64",
+                "<tmp>/5.in.ptx",
+                "-o",
+                "<tmp>/5.cubin"
+            ]),
         ]
     );
 
@@ -63,7 +89,10 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     assert_eq!(targets, ["compute_89", "sm_75", "sm_86", "sm_89"]);
     let code = std::fs::read_to_string(report.rust_module.as_ref().unwrap()).unwrap();
     assert!(code.contains("pub const ADD: &str = \"add\";"), "{code}");
-    assert!(code.contains("pub const ARCHS: &str = \"7.5 8.6 8.9+PTX\";"), "{code}");
+    assert!(
+        code.contains("pub const ARCHS: &str = \"7.5 8.6 8.9+PTX\";"),
+        "{code}"
+    );
 }
 
 #[test]
@@ -71,27 +100,70 @@ fn unchanged_rebuild_starts_no_process() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &["common.cuh"]);
     f.write("kernels/common.cuh", "#pragma once\n");
-    let first = f.build(&[]).file("kernels/add.cu").archs("7.5 8.6+PTX").try_compile("k").unwrap();
+    let first = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("7.5 8.6+PTX")
+        .try_compile("k")
+        .unwrap();
     assert_eq!((first.jobs_run, first.cache_hits), (4, 0));
     let calls_before = f.calls().len();
     let fatbin_before = std::fs::read(&first.modules[0].fatbin).unwrap();
 
-    let second = f.build(&[]).file("kernels/add.cu").archs("7.5 8.6+PTX").try_compile("k").unwrap();
-    assert_eq!((second.jobs_run, second.cache_hits, second.processes_started), (0, 4, 0));
-    assert_eq!(f.calls().len(), calls_before, "the fake nvcc was not started");
-    assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), fatbin_before);
-    assert!(second.dependencies.iter().any(|d| d.ends_with("kernels/common.cuh")));
+    let second = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("7.5 8.6+PTX")
+        .try_compile("k")
+        .unwrap();
+    assert_eq!(
+        (second.jobs_run, second.cache_hits, second.processes_started),
+        (0, 4, 0)
+    );
+    assert_eq!(
+        f.calls().len(),
+        calls_before,
+        "the fake nvcc was not started"
+    );
+    assert_eq!(
+        std::fs::read(&second.modules[0].fatbin).unwrap(),
+        fatbin_before
+    );
+    assert!(second
+        .dependencies
+        .iter()
+        .any(|d| d.ends_with("kernels/common.cuh")));
 }
 
 #[test]
 fn adding_an_arch_runs_only_that_arch_and_dropping_one_runs_nothing() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);
-    f.build(&[]).file("kernels/add.cu").archs("7.5 8.6").try_compile("k").unwrap();
-    let r = f.build(&[]).file("kernels/add.cu").archs("7.5 8.6 9.0").try_compile("k").unwrap();
+    f.build(&[])
+        .file("kernels/add.cu")
+        .archs("7.5 8.6")
+        .try_compile("k")
+        .unwrap();
+    let r = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("7.5 8.6 9.0")
+        .try_compile("k")
+        .unwrap();
     let ran = r.ran();
-    assert_eq!(ran, [("add".to_string(), "compute_90".to_string()), ("add".into(), "sm_90".into())]);
-    let r = f.build(&[]).file("kernels/add.cu").archs("8.6").try_compile("k").unwrap();
+    assert_eq!(
+        ran,
+        [
+            ("add".to_string(), "compute_90".to_string()),
+            ("add".into(), "sm_90".into())
+        ]
+    );
+    let r = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap();
     assert_eq!(r.jobs_run, 0);
     assert_eq!(r.modules[0].targets, ["sm_86"]);
 }
@@ -102,7 +174,13 @@ fn header_change_rebuilds_only_the_file_that_includes_it() {
     f.kernel("kernels/a.cu", "a", &["shared.cuh"]);
     f.kernel("kernels/b.cu", "b", &[]);
     f.write("kernels/shared.cuh", "#define SCALE 1\n");
-    let build = || f.build(&[]).files(["kernels/a.cu", "kernels/b.cu"]).archs("7.5 8.6").try_compile("k").unwrap();
+    let build = || {
+        f.build(&[])
+            .files(["kernels/a.cu", "kernels/b.cu"])
+            .archs("7.5 8.6")
+            .try_compile("k")
+            .unwrap()
+    };
     build();
     // Same content, new mtime: still nothing to do (keys hash content, not times).
     f.write("kernels/shared.cuh", "#define SCALE 1\n");
@@ -129,12 +207,21 @@ fn per_file_override_and_groups() {
         .try_compile("k")
         .unwrap();
     assert_eq!(r.module("a").unwrap().targets, ["sm_86"]);
-    assert_eq!(r.module("special").unwrap().targets, ["sm_80", "compute_80"]);
+    assert_eq!(
+        r.module("special").unwrap().targets,
+        ["sm_80", "compute_80"]
+    );
     assert_eq!(r.module("special").unwrap().archs, "8.0+PTX");
     let both = r.module("both").unwrap();
-    assert_eq!(both.kernels, ["g1", "g2"], "a group is one translation unit");
+    assert_eq!(
+        both.kernels,
+        ["g1", "g2"],
+        "a group is one translation unit"
+    );
     let group_src = f.out().join("k/both.group.cu");
-    assert!(std::fs::read_to_string(group_src).unwrap().contains("g2.cu"));
+    assert!(std::fs::read_to_string(group_src)
+        .unwrap()
+        .contains("g2.cu"));
 }
 
 #[test]
@@ -147,7 +234,10 @@ fn flags_defines_includes_and_launcher_reach_the_commands() {
         "[package]\nname = \"p\"\n[package.metadata.archbuild]\nnvcc-flags = [\"-std=c++17\"]\ndefines = [\"FROM_TOML\"]\n",
     );
     let r = f
-        .build(&[("ARCHBUILD_NVCC_FLAGS", "-lineinfo"), ("ARCHBUILD_COMPILER_LAUNCHER", "/usr/bin/env")])
+        .build(&[
+            ("ARCHBUILD_NVCC_FLAGS", "-lineinfo"),
+            ("ARCHBUILD_COMPILER_LAUNCHER", "/usr/bin/env"),
+        ])
         .file("kernels/add.cu")
         .archs("8.6")
         .flag("-O3")
@@ -156,22 +246,51 @@ fn flags_defines_includes_and_launcher_reach_the_commands() {
         .ptxas_flag("-v")
         .try_compile("k")
         .unwrap();
-    assert!(r.dependencies.iter().any(|d| d.ends_with("include/inc.cuh")));
+    assert!(r
+        .dependencies
+        .iter()
+        .any(|d| d.ends_with("include/inc.cuh")));
     let calls = f.compiles();
     let inc = format!("-I{}", f.pkg().join("include").display());
     let cicc = &calls.iter().find(|c| c.tool == "nvcc").unwrap().args;
     assert_eq!(
         cicc[..8],
-        ["-ptx", "-arch=compute_86", "-std=c++17", "-O3", "-lineinfo", &inc, "-DFROM_TOML", "-DTILE=32"]
+        [
+            "-ptx",
+            "-arch=compute_86",
+            "-std=c++17",
+            "-O3",
+            "-lineinfo",
+            &inc,
+            "-DFROM_TOML",
+            "-DTILE=32"
+        ]
     );
     let p = &calls.iter().find(|c| c.tool == "ptxas").unwrap().args;
-    assert_eq!(p[..4], ["-arch=sm_86", "-m64", "-v", "--generate-line-info"]);
-    let listing = f.build(&[("ARCHBUILD_COMPILER_LAUNCHER", "/usr/bin/env")]).file("kernels/add.cu").archs("8.6").try_plan("k").unwrap();
-    assert!(listing.jobs[0].3.starts_with("/usr/bin/env "), "{:?}", listing.jobs[0]);
+    assert_eq!(
+        p[..4],
+        ["-arch=sm_86", "-m64", "-v", "--generate-line-info"]
+    );
+    let listing = f
+        .build(&[("ARCHBUILD_COMPILER_LAUNCHER", "/usr/bin/env")])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .try_plan("k")
+        .unwrap();
+    assert!(
+        listing.jobs[0].3.starts_with("/usr/bin/env "),
+        "{:?}",
+        listing.jobs[0]
+    );
 
     // A changed define is a different key: everything recompiles.
     let before = f.compiles().len();
-    f.build(&[]).file("kernels/add.cu").archs("8.6").define("TILE", Some("64")).try_compile("k").unwrap();
+    f.build(&[])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .define("TILE", Some("64"))
+        .try_compile("k")
+        .unwrap();
     assert_eq!(f.compiles().len(), before + 2);
 }
 
@@ -179,7 +298,12 @@ fn flags_defines_includes_and_launcher_reach_the_commands() {
 fn corrupt_cache_entries_are_rebuilt_not_trusted() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);
-    let first = f.build(&[]).file("kernels/add.cu").archs("8.6").try_compile("k").unwrap();
+    let first = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap();
     let good = std::fs::read(&first.modules[0].fatbin).unwrap();
     // Damage every cached cubin and PTX entry (as a disk error or a torn copy would).
     for ns in ["ptx", "cubin"] {
@@ -190,7 +314,12 @@ fn corrupt_cache_entries_are_rebuilt_not_trusted() {
             std::fs::write(&e, b).unwrap();
         }
     }
-    let second = f.build(&[]).file("kernels/add.cu").archs("8.6").try_compile("k").unwrap();
+    let second = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap();
     assert_eq!(second.jobs_run, 2);
     assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), good);
 }
@@ -210,7 +339,10 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_compile_error_is_reported_once_for_all_archs() {
     let f = Fake::new();
-    f.write("kernels/bad.cu", "extern \"C\" __global__ void k(float* x) {}\n#error broken kernel\n");
+    f.write(
+        "kernels/bad.cu",
+        "extern \"C\" __global__ void k(float* x) {}\n#error broken kernel\n",
+    );
     let err = f
         .build(&[])
         .file("kernels/bad.cu")
@@ -220,14 +352,33 @@ fn a_compile_error_is_reported_once_for_all_archs() {
         .unwrap_err()
         .to_string();
     assert_eq!(err.matches("error: #error directive").count(), 1, "{err}");
-    assert!(err.contains("kernels/bad.cu:2"), "file:line of the first error: {err}");
-    assert!(err.contains("failed to compile `kernels/bad.cu` for compute_"), "{err}");
+    assert!(
+        err.contains("kernels/bad.cu:2"),
+        "file:line of the first error: {err}"
+    );
+    assert!(
+        err.contains("failed to compile `kernels/bad.cu` for compute_"),
+        "{err}"
+    );
     // Nothing started after the first failure: at most the two running at once ran.
     assert!(f.compiles().len() <= 2, "{:?}", f.compiles());
 
     // A diagnostic only one arch hits is reported for that arch.
     let g = Fake::new();
-    g.write("kernels/bad.cu", "extern \"C\" __global__ void k(float* x) {}\n// fake-fail-arch compute_86\n");
-    let err = g.build(&[]).file("kernels/bad.cu").archs("7.5 8.6").jobs(1).try_compile("k").unwrap_err().to_string();
-    assert!(err.contains("for compute_86 (cicc phase) at kernels/bad.cu:2"), "{err}");
+    g.write(
+        "kernels/bad.cu",
+        "extern \"C\" __global__ void k(float* x) {}\n// fake-fail-arch compute_86\n",
+    );
+    let err = g
+        .build(&[])
+        .file("kernels/bad.cu")
+        .archs("7.5 8.6")
+        .jobs(1)
+        .try_compile("k")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("for compute_86 (cicc phase) at kernels/bad.cu:2"),
+        "{err}"
+    );
 }

@@ -57,8 +57,12 @@ pub(crate) fn cli_env() -> Env {
 }
 
 /// Plans, compiles and checks every pending build, with one progress bar over all their jobs.
-pub(crate) fn run_all(pending: Vec<Pending>, shell: &mut Shell) -> Result<Vec<BuildOutcome>, CliError> {
+pub(crate) fn run_all(
+    pending: Vec<Pending>,
+    shell: &mut Shell,
+) -> Result<Vec<BuildOutcome>, CliError> {
     let mut planned = Vec::with_capacity(pending.len());
+    let mut default_used = false;
     for mut p in pending {
         let listing = p.build.try_plan(BUILD_NAME)?;
         shell.status(
@@ -71,13 +75,15 @@ pub(crate) fn run_all(pending: Vec<Pending>, shell: &mut Shell) -> Result<Vec<Bu
                 source_name(&listing.arch_source)
             ),
         );
-        if listing.arch_source.starts_with("the default") {
-            shell.note(
-                "this is the portable default; set ARCHBUILD_ARCHS=native for a fast build for this \
-                 machine's GPUs, or e.g. ARCHBUILD_ARCHS=\"8.6 8.9+PTX\", or `archs` in [package.metadata.archbuild]",
-            );
-        }
+        default_used |= listing.arch_source.starts_with("the default");
         planned.push((p, listing.jobs.len() as u64));
+    }
+    if default_used {
+        shell.note(
+            "the default arch list is portable (every GPU generation); set ARCHBUILD_ARCHS=native for a fast \
+             build for this machine's GPUs, or e.g. ARCHBUILD_ARCHS=\"8.6 8.9+PTX\", or `archs` in \
+             [package.metadata.archbuild]",
+        );
     }
     let total: u64 = planned.iter().map(|(_, n)| n).sum();
     let bar = shell.start_progress("Building", total);
@@ -99,7 +105,9 @@ pub(crate) fn run_all(pending: Vec<Pending>, shell: &mut Shell) -> Result<Vec<Bu
                 break;
             }
             Err(_) => {
-                failure = Some(CliError::Internal { message: "the build thread panicked".into() });
+                failure = Some(CliError::Internal {
+                    message: "the build thread panicked".into(),
+                });
                 break;
             }
         }
@@ -109,7 +117,10 @@ pub(crate) fn run_all(pending: Vec<Pending>, shell: &mut Shell) -> Result<Vec<Bu
         return Err(e);
     }
     let gpus = Gpus::open()?;
-    reports.into_iter().map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell)).collect()
+    reports
+        .into_iter()
+        .map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell))
+        .collect()
 }
 
 /// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
@@ -150,23 +161,43 @@ fn check(
     let mut modules_checked = Vec::new();
     for m in &report.modules {
         let bytes = crate::files::read_input(&m.fatbin)?;
-        let coverage_gaps = crate::commands::inspect::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
+        let coverage_gaps =
+            crate::commands::inspect::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
         for g in &coverage_gaps {
             shell.warn(format!("{}: {}", m.name, g.describe()));
         }
-        let fatbin = FatBinary::from_vec(bytes)
-            .map_err(|e| CliError::Format { path: m.fatbin.clone(), message: e.to_string() })?;
+        let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {
+            path: m.fatbin.clone(),
+            message: e.to_string(),
+        })?;
         let verdicts = gpus.check(&fatbin, None)?;
-        modules_checked.push(ModuleOutcome { module: m.clone(), coverage_gaps, gpus: verdicts });
+        modules_checked.push(ModuleOutcome {
+            module: m.clone(),
+            coverage_gaps,
+            gpus: verdicts,
+        });
     }
-    Ok(BuildOutcome { label, per_module, report, modules_checked })
+    Ok(BuildOutcome {
+        label,
+        per_module,
+        report,
+        modules_checked,
+    })
 }
 
 /// The human summary: per fat binary, what it holds and what each local GPU gets from it.
-pub(crate) fn print_summary(outcomes: &[BuildOutcome], gpus_note: Option<&str>, shell: &Shell) -> Result<(), CliError> {
+pub(crate) fn print_summary(
+    outcomes: &[BuildOutcome],
+    gpus_note: Option<&str>,
+    shell: &Shell,
+) -> Result<(), CliError> {
     for o in outcomes {
         for m in &o.modules_checked {
-            let name = if o.per_module { format!("{}/{}", o.label, m.module.name) } else { o.label.clone() };
+            let name = if o.per_module {
+                format!("{}/{}", o.label, m.module.name)
+            } else {
+                o.label.clone()
+            };
             shell.println(format!(
                 "{}  {} ({})",
                 crate::shell::bold(name),
@@ -176,14 +207,22 @@ pub(crate) fn print_summary(outcomes: &[BuildOutcome], gpus_note: Option<&str>, 
             shell.println(format!("  targets  {}", m.module.targets.join(" ")))?;
             shell.println(format!("  kernels  {}", m.module.kernels.join(" ")))?;
             if m.gpus.is_empty() {
-                shell.println(format!("  GPUs     {}", gpus_note.unwrap_or("none visible")))?;
+                shell.println(format!(
+                    "  GPUs     {}",
+                    gpus_note.unwrap_or("none visible")
+                ))?;
             }
             for g in &m.gpus {
                 let verdict = match (&g.image, &g.error) {
                     (Some(img), _) => format!("{img} ({})", g.route.as_deref().unwrap_or("")),
-                    (None, e) => format!("cannot run it: {}", e.as_deref().unwrap_or("no image fits")),
+                    (None, e) => {
+                        format!("cannot run it: {}", e.as_deref().unwrap_or("no image fits"))
+                    }
                 };
-                shell.println(format!("  GPU {}    {} ({}): {verdict}", g.ordinal, g.name, g.cc))?;
+                shell.println(format!(
+                    "  GPU {}    {} ({}): {verdict}",
+                    g.ordinal, g.name, g.cc
+                ))?;
             }
         }
     }

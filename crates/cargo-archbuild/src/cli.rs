@@ -115,8 +115,8 @@ pub struct BuildArgs {
     #[arg(long = "package", short = 'p', value_name = "SPEC")]
     pub packages: Vec<String>,
 
-    /// Build every workspace package that has kernels (the default when not in a member's directory)
-    #[arg(long)]
+    /// Build every workspace package that lists kernels (the default without -p)
+    #[arg(long, conflicts_with = "packages")]
     pub workspace: bool,
 
     /// Build with the release profile, as with `cargo build --release`
@@ -195,7 +195,8 @@ pub struct DoctorArgs {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// Image choice policy: prefer-cubin (the driver's own order), prefer-ptx, cubin-only
+    /// Image choice policy: prefer-cubin (default, the driver's own order), prefer-ptx,
+    /// cubin-only, force-ptx (default: ARCHBUILD_LOAD_POLICY, else prefer-cubin)
     #[arg(long, value_name = "POLICY")]
     pub policy: Option<String>,
 }

@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use archbuild_arch::{select, ComputeCapability, CudaVersion, DeviceInfo, ImageInfo, Policy, Target};
+use archbuild_arch::{
+    select, ComputeCapability, CudaVersion, DeviceInfo, ImageInfo, Policy, Target,
+};
 use serde::Serialize;
 
 use crate::report::known_ccs;
@@ -62,7 +64,13 @@ pub(crate) fn gaps(images: &[ImageKernels]) -> Vec<CoverageGap> {
             by_kernel.entry(k.as_str()).or_default().insert(pos);
         }
     }
-    let infos: Vec<ImageInfo> = images.iter().map(|i| ImageInfo { target: i.target, ptx_isa: None }).collect();
+    let infos: Vec<ImageInfo> = images
+        .iter()
+        .map(|i| ImageInfo {
+            target: i.target,
+            ptx_isa: None,
+        })
+        .collect();
     let label = |pos: usize| format!("[{}] {}", images[pos].index, images[pos].target);
     let mut out = Vec::new();
     for (kernel, have) in by_kernel {
@@ -87,8 +95,14 @@ pub(crate) fn gaps(images: &[ImageKernels]) -> Vec<CoverageGap> {
 
 /// Which image a GPU of `cc` loads (driver assumed new enough for the PTX).
 fn chosen_position(images: &[ImageInfo], cc: ComputeCapability) -> Option<usize> {
-    let device = DeviceInfo { cc, driver: CudaVersion::new(99, 0), name: None };
-    select(images, &device, Policy::PreferCubin).chosen.map(|c| c.index)
+    let device = DeviceInfo {
+        cc,
+        driver: CudaVersion::new(99, 0),
+        name: None,
+    };
+    select(images, &device, Policy::PreferCubin)
+        .chosen
+        .map(|c| c.index)
 }
 
 #[cfg(test)]
@@ -120,7 +134,11 @@ mod tests {
 
     #[test]
     fn full_coverage_has_no_gaps() {
-        assert!(gaps(&[img(0, "sm_75", &["a", "b"]), img(1, "compute_75", &["b", "a"])]).is_empty());
+        assert!(gaps(&[
+            img(0, "sm_75", &["a", "b"]),
+            img(1, "compute_75", &["b", "a"])
+        ])
+        .is_empty());
         assert!(gaps(&[]).is_empty());
     }
 }

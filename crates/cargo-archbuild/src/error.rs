@@ -42,7 +42,10 @@ pub enum CliError {
     ArchList(#[from] archbuild_arch::Error),
 
     #[error("cannot read `{}`: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("`{}` is not a file archbuild can read: {message}", path.display())]
     Format { path: PathBuf, message: String },
@@ -67,10 +70,17 @@ pub enum CliError {
     Driver { message: String },
 
     #[error("{failing} of {total} GPU(s) cannot run `{}`", file.display())]
-    DoctorFailed { file: PathBuf, failing: usize, total: usize },
+    DoctorFailed {
+        file: PathBuf,
+        failing: usize,
+        total: usize,
+    },
 
     #[error("cannot write `{}`: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{message}")]
     Internal { message: String },
@@ -150,11 +160,17 @@ impl CliError {
 
     /// An error writing to stdout (e.g. a closed pipe).
     pub fn stdout(source: std::io::Error) -> Self {
-        CliError::Write { path: PathBuf::from("<stdout>"), source }
+        CliError::Write {
+            path: PathBuf::from("<stdout>"),
+            source,
+        }
     }
 
     pub fn usage(message: impl Into<String>, help: impl Into<String>) -> Self {
-        CliError::Usage { message: message.into(), help: help.into() }
+        CliError::Usage {
+            message: message.into(),
+            help: help.into(),
+        }
     }
 }
 

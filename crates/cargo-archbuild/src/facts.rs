@@ -25,7 +25,9 @@ impl Facts {
         self.toolkit
             .get_or_insert_with(|| {
                 let env = Env::process();
-                Discovery::new(Home::from_env(&env)).locate(&env, false, &mut |_| {}).map_err(|e| e.to_string())
+                Discovery::new(Home::from_env(&env))
+                    .locate(&env, false, &mut |_| {})
+                    .map_err(|e| e.to_string())
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -41,15 +43,25 @@ impl Facts {
 
     /// Parses `text` (from `origin`), asking for GPUs or the toolkit only when the list says
     /// `native`, `all` or `all-major`.
-    pub(crate) fn resolve_list(&mut self, text: &str, origin: &str, shell: &Shell) -> Result<ArchList, CliError> {
+    pub(crate) fn resolve_list(
+        &mut self,
+        text: &str,
+        origin: &str,
+        shell: &Shell,
+    ) -> Result<ArchList, CliError> {
         let lower = text.to_ascii_lowercase();
-        let devices: Vec<ComputeCapability> =
-            if lower.contains("native") { self.devices()?.to_vec() } else { Vec::new() };
+        let devices: Vec<ComputeCapability> = if lower.contains("native") {
+            self.devices()?.to_vec()
+        } else {
+            Vec::new()
+        };
         let archs: Vec<Arch> = if lower.contains("all") {
             match self.toolkit() {
                 Ok(t) => t.archs(),
                 Err(why) => {
-                    shell.warn(format!("no CUDA toolkit to expand `all`/`all-major` against: {why}"));
+                    shell.warn(format!(
+                        "no CUDA toolkit to expand `all`/`all-major` against: {why}"
+                    ));
                     Vec::new()
                 }
             }
@@ -82,7 +94,10 @@ impl Facts {
         } else if let Some(v) = env("TORCH_CUDA_ARCH_LIST") {
             (v, "TORCH_CUDA_ARCH_LIST".into())
         } else {
-            ("all-major".to_string(), "the default (`all-major` of the toolkit)".into())
+            (
+                "all-major".to_string(),
+                "the default (`all-major` of the toolkit)".into(),
+            )
         };
         let list = self.resolve_list(&text, &origin, shell)?;
         Ok((list, origin))

@@ -9,12 +9,18 @@ use crate::error::CliError;
 
 /// Reads a whole input file.
 pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Read { path: path.to_path_buf(), source })
+    std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory, then rename).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let err = |source: std::io::Error| CliError::Write { path: path.to_path_buf(), source };
+    let err = |source: std::io::Error| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -41,7 +47,10 @@ mod tests {
         write_atomic(&out, b"one").unwrap();
         write_atomic(&out, b"two").unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.fatbin")]);
     }
 

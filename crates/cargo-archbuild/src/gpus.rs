@@ -18,7 +18,10 @@ pub(crate) const SIM_VAR: &str = "ARCHBUILD_SIMULATED_GPUS";
 
 /// The driver in use, or why there is none.
 pub(crate) enum Gpus {
-    Simulated { driver: SimDriver, spec: String },
+    Simulated {
+        driver: SimDriver,
+        spec: String,
+    },
     Real(CudaDriver),
     /// No usable driver (the runtime's error text, which names the fix).
     Absent(String),
@@ -64,17 +67,26 @@ impl Gpus {
     /// Driver version and GPUs.
     pub(crate) fn facts(&self) -> DriverFacts {
         match self {
-            Gpus::Simulated { driver, spec } => query(driver, format!("simulated by {SIM_VAR}={spec}")),
-            Gpus::Real(driver) => query(driver, "libcuda".into()),
-            Gpus::Absent(why) => {
-                DriverFacts { source: "libcuda".into(), version: None, gpus: Vec::new(), problem: Some(why.clone()) }
+            Gpus::Simulated { driver, spec } => {
+                query(driver, format!("simulated by {SIM_VAR}={spec}"))
             }
+            Gpus::Real(driver) => query(driver, "libcuda".into()),
+            Gpus::Absent(why) => DriverFacts {
+                source: "libcuda".into(),
+                version: None,
+                gpus: Vec::new(),
+                problem: Some(why.clone()),
+            },
         }
     }
 
     /// Preflight of one module on every GPU: the image each will load and how, or the error.
     /// Empty without a driver.
-    pub(crate) fn check(&self, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
+    pub(crate) fn check(
+        &self,
+        fatbin: &FatBinary,
+        policy: Option<Policy>,
+    ) -> Result<Vec<GpuVerdict>, CliError> {
         match self {
             Gpus::Simulated { driver, .. } => preflight(driver, fatbin, policy),
             Gpus::Real(driver) => preflight(driver, fatbin, policy),
@@ -105,8 +117,14 @@ pub(crate) struct GpuVerdict {
     pub explanation: Option<String>,
 }
 
-fn preflight<D: Driver>(driver: D, fatbin: &FatBinary, policy: Option<Policy>) -> Result<Vec<GpuVerdict>, CliError> {
-    let driver_err = |e: archbuild_runtime::Error| CliError::Driver { message: e.to_string() };
+fn preflight<D: Driver>(
+    driver: D,
+    fatbin: &FatBinary,
+    policy: Option<Policy>,
+) -> Result<Vec<GpuVerdict>, CliError> {
+    let driver_err = |e: archbuild_runtime::Error| CliError::Driver {
+        message: e.to_string(),
+    };
     let mut loader = Loader::from_env(driver).map_err(driver_err)?;
     if let Some(p) = policy {
         loader = loader.policy(p);
@@ -137,14 +155,22 @@ fn preflight<D: Driver>(driver: D, fatbin: &FatBinary, policy: Option<Policy>) -
                     route: Some(plan.route.to_string()),
                     ..base
                 },
-                Err(e) => GpuVerdict { error: Some(e.to_string()), ..base },
+                Err(e) => GpuVerdict {
+                    error: Some(e.to_string()),
+                    ..base
+                },
             }
         })
         .collect())
 }
 
 fn query<D: Driver>(driver: &D, source: String) -> DriverFacts {
-    let mut facts = DriverFacts { source, version: None, gpus: Vec::new(), problem: None };
+    let mut facts = DriverFacts {
+        source,
+        version: None,
+        gpus: Vec::new(),
+        problem: None,
+    };
     match driver.version() {
         Ok(v) => facts.version = Some(v),
         Err(e) => {
@@ -173,7 +199,11 @@ pub(crate) fn parse_sim(spec: &str) -> Result<SimDriver, String> {
         None => (spec, CudaVersion::new(13, 0)),
     };
     let mut driver = SimDriver::new(version);
-    for entry in gpus.split([',', ';']).map(str::trim).filter(|e| !e.is_empty()) {
+    for entry in gpus
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
         let (cc_text, name) = match entry.split_once(':') {
             Some((c, n)) => (c.trim(), Some(n.trim())),
             None => (entry, None),
@@ -194,7 +224,11 @@ fn parse_cc(text: &str) -> Option<ComputeCapability> {
         let (major, minor) = (major.parse().ok()?, minor.parse().ok()?);
         return (minor < 10).then(|| ComputeCapability::new(major, minor));
     }
-    let name = if text.starts_with("sm_") { text.to_string() } else { format!("sm_{text}") };
+    let name = if text.starts_with("sm_") {
+        text.to_string()
+    } else {
+        format!("sm_{text}")
+    };
     Target::parse_nvcc_name(&name).map(|t| t.arch.cc)
 }
 

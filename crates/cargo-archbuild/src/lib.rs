@@ -31,7 +31,9 @@ pub fn run_from_env() -> i32 {
     let mut shell = shell::Shell::new(cli.message_format, cli.color, cli.quiet);
     match commands::run(cli.command, &mut shell) {
         Ok(()) => exit::OK,
-        Err(CliError::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(CliError::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            exit::OK
+        }
         Err(e) => {
             shell.error(&e);
             e.exit_code()

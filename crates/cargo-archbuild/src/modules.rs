@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use archbuild_fatbin::{cubin, detect, host::scan_host_elf, ptx, read_fatbin, FatbinWriter, FileKind};
+use archbuild_fatbin::{
+    cubin, detect, host::scan_host_elf, ptx, read_fatbin, FatbinWriter, FileKind,
+};
 
 use crate::error::CliError;
 
@@ -20,7 +22,10 @@ pub(crate) struct Module {
 
 /// Splits `bytes` (the contents of `path`) into modules.
 pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliError> {
-    let format_err = |e: archbuild_fatbin::Error| CliError::Format { path: path.to_path_buf(), message: e.to_string() };
+    let format_err = |e: archbuild_fatbin::Error| CliError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
     let mut modules = Vec::new();
     match detect(bytes) {
         FileKind::Fatbin => {
@@ -44,8 +49,13 @@ pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliEr
         FileKind::HostElf => {
             let sections = scan_host_elf(bytes).map_err(format_err)?;
             // As cuobjdump and the CUDA runtime do: the executable fatbin when there is one.
-            let has_exec = sections.iter().any(|s| s.section == ".nv_fatbin" && !s.containers.is_empty());
-            for s in sections.iter().filter(|s| !has_exec || s.section == ".nv_fatbin") {
+            let has_exec = sections
+                .iter()
+                .any(|s| s.section == ".nv_fatbin" && !s.containers.is_empty());
+            for s in sections
+                .iter()
+                .filter(|s| !has_exec || s.section == ".nv_fatbin")
+            {
                 for (i, c) in s.containers.iter().enumerate() {
                     let slice = bytes.get(c.offset..c.offset + c.len).unwrap_or(&[]);
                     modules.push(module(format!("{} container {i}", s.section), slice)?);
@@ -55,19 +65,29 @@ pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliEr
         _ => {
             return Err(CliError::Format {
                 path: path.to_path_buf(),
-                message: archbuild_fatbin::read_any(bytes).err().map_or_else(|| "unknown format".into(), |e| e.to_string()),
+                message: archbuild_fatbin::read_any(bytes)
+                    .err()
+                    .map_or_else(|| "unknown format".into(), |e| e.to_string()),
             })
         }
     }
     if modules.is_empty() {
-        return Err(CliError::NoImages { path: path.to_path_buf() });
+        return Err(CliError::NoImages {
+            path: path.to_path_buf(),
+        });
     }
     Ok(modules)
 }
 
 fn module(location: String, bytes: &[u8]) -> Result<Module, CliError> {
-    let records = archbuild_fatbin::read_any(bytes)
-        .map_err(|e| CliError::Format { path: location.clone().into(), message: e.to_string() })?;
+    let records = archbuild_fatbin::read_any(bytes).map_err(|e| CliError::Format {
+        path: location.clone().into(),
+        message: e.to_string(),
+    })?;
     let has_kernels = records.iter().any(|r| !r.kernels.is_empty());
-    Ok(Module { location, bytes: bytes.to_vec(), has_kernels })
+    Ok(Module {
+        location,
+        bytes: bytes.to_vec(),
+        has_kernels,
+    })
 }

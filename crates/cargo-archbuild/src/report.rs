@@ -49,13 +49,21 @@ pub(crate) fn variant_name(variant: Variant) -> &'static str {
 
 /// Every compute capability archbuild knows a GPU generation for, oldest first.
 pub(crate) fn known_ccs() -> Vec<ComputeCapability> {
-    (30..=129).map(ComputeCapability::from_sm).filter(|cc| generation(*cc).is_some()).collect()
+    (30..=129)
+        .map(ComputeCapability::from_sm)
+        .filter(|cc| generation(*cc).is_some())
+        .collect()
 }
 
 /// "RTX 2060, RTX 2070, RTX 2080, …" — the first few device names of a CC.
 pub(crate) fn some_devices(cc: ComputeCapability, max: usize) -> String {
     let names = device_names(cc);
-    let mut s = names.iter().take(max).copied().collect::<Vec<_>>().join(", ");
+    let mut s = names
+        .iter()
+        .take(max)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if names.len() > max {
         s.push_str(", …");
     }

@@ -16,10 +16,18 @@ use serde::Serialize;
 use crate::cli::{ColorWhen, MessageFormat};
 use crate::error::CliError;
 
-const STATUS: Style = Style::new().bold().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
-const WARN: Style = Style::new().bold().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
-const ERROR: Style = Style::new().bold().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
-const HELP: Style = Style::new().bold().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Cyan)));
+const STATUS: Style = Style::new()
+    .bold()
+    .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
+const WARN: Style = Style::new()
+    .bold()
+    .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
+const ERROR: Style = Style::new()
+    .bold()
+    .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
+const HELP: Style = Style::new()
+    .bold()
+    .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Cyan)));
 const BOLD: Style = Style::new().bold();
 
 /// Where and how a command prints.
@@ -41,7 +49,12 @@ impl Shell {
             ColorWhen::Never => anstream::ColorChoice::Never,
         };
         choice.write_global();
-        Self { format, quiet, progress: None, json_written: std::cell::Cell::new(false) }
+        Self {
+            format,
+            quiet,
+            progress: None,
+            json_written: std::cell::Cell::new(false),
+        }
     }
 
     pub fn is_json(&self) -> bool {
@@ -127,9 +140,11 @@ impl Shell {
         } else {
             ProgressDrawTarget::stderr()
         };
-        let style = ProgressStyle::with_template("{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}: {wide_msg}")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template(
+            "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len} {spinner} {wide_msg} {elapsed}",
+        )
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
         let pb = ProgressBar::with_draw_target(Some(len), target)
             .with_style(style)
             .with_prefix(verb.to_string());

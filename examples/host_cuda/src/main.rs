@@ -9,7 +9,14 @@ use std::ffi::{c_char, c_int, CStr};
 use std::process::ExitCode;
 
 extern "C" {
-    fn host_cuda_device(name: *mut c_char, name_len: usize, major: *mut c_int, minor: *mut c_int, err: *mut c_char, len: usize) -> c_int;
+    fn host_cuda_device(
+        name: *mut c_char,
+        name_len: usize,
+        major: *mut c_int,
+        minor: *mut c_int,
+        err: *mut c_char,
+        len: usize,
+    ) -> c_int;
     fn host_cuda_vector_add(
         a: *const f32,
         b: *const f32,
@@ -26,7 +33,9 @@ const NO_GPU_CODES: [c_int; 3] = [35, 100, 3];
 
 fn text(buf: &[c_char]) -> String {
     // SAFETY: the C side always NUL-terminates (snprintf) within the buffer.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn main() -> ExitCode {
@@ -40,14 +49,27 @@ fn main() -> ExitCode {
     let mut name = [0 as c_char; 256];
     let (mut major, mut minor) = (0, 0);
     // SAFETY: every pointer is valid for the sizes passed.
-    let rc = unsafe { host_cuda_device(name.as_mut_ptr(), name.len(), &mut major, &mut minor, err.as_mut_ptr(), err.len()) };
+    let rc = unsafe {
+        host_cuda_device(
+            name.as_mut_ptr(),
+            name.len(),
+            &mut major,
+            &mut minor,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
     if rc != 0 {
         let reason = text(&err);
         if NO_GPU_CODES.contains(&rc) && !require_gpu {
             println!("no GPU: {reason}");
             return ExitCode::SUCCESS;
         }
-        eprintln!("host_cuda: error: {reason}");
+        if NO_GPU_CODES.contains(&rc) {
+            eprintln!("host_cuda: error: no GPU: {reason} (--require-gpu was given)");
+        } else {
+            eprintln!("host_cuda: error: {reason}");
+        }
         return ExitCode::FAILURE;
     }
     let n: u32 = 1 << 20;
@@ -57,7 +79,15 @@ fn main() -> ExitCode {
     let mut cuda_arch = 0u32;
     // SAFETY: a, b and c hold n floats; cuda_arch and err are valid out-pointers.
     let rc = unsafe {
-        host_cuda_vector_add(a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), n, &mut cuda_arch, err.as_mut_ptr(), err.len())
+        host_cuda_vector_add(
+            a.as_ptr(),
+            b.as_ptr(),
+            c.as_mut_ptr(),
+            n,
+            &mut cuda_arch,
+            err.as_mut_ptr(),
+            err.len(),
+        )
     };
     if rc != 0 {
         eprintln!(
@@ -70,7 +100,11 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Some(i) = (0..n as usize).find(|&i| c[i] != a[i] + b[i]) {
-        eprintln!("host_cuda: error: wrong result: c[{i}] = {} (expected {})", c[i], a[i] + b[i]);
+        eprintln!(
+            "host_cuda: error: wrong result: c[{i}] = {} (expected {})",
+            c[i],
+            a[i] + b[i]
+        );
         return ExitCode::FAILURE;
     }
     println!(

@@ -5,7 +5,8 @@ use archbuild_fatbin::{read_any, EntryKind};
 
 #[test]
 fn executable_embeds_one_image_per_resolved_target() {
-    let exe = std::fs::read(env!("CARGO_BIN_EXE_host_cuda")).expect("read the host_cuda executable");
+    let exe =
+        std::fs::read(env!("CARGO_BIN_EXE_host_cuda")).expect("read the host_cuda executable");
     let images = read_any(&exe).expect("the executable has a .nv_fatbin section");
     let mut found: Vec<String> = images
         .iter()
@@ -16,10 +17,23 @@ fn executable_embeds_one_image_per_resolved_target() {
         })
         .collect();
     found.sort();
-    let mut expected: Vec<String> = env!("HOST_CUDA_TARGETS").split(' ').map(str::to_string).collect();
+    let mut expected: Vec<String> = env!("HOST_CUDA_TARGETS")
+        .split(' ')
+        .map(str::to_string)
+        .collect();
     expected.sort();
-    assert_eq!(found, expected, "images with host_vector_add vs the -gencode targets");
-    for i in images.iter().filter(|i| i.kernels.iter().any(|k| k == "host_vector_add")) {
-        assert!(i.kernels.iter().any(|k| k == "host_arch_probe"), "{:?} lacks host_arch_probe", i.location);
+    assert_eq!(
+        found, expected,
+        "images with host_vector_add vs the -gencode targets"
+    );
+    for i in images
+        .iter()
+        .filter(|i| i.kernels.iter().any(|k| k == "host_vector_add"))
+    {
+        assert!(
+            i.kernels.iter().any(|k| k == "host_arch_probe"),
+            "{:?} lacks host_arch_probe",
+            i.location
+        );
     }
 }

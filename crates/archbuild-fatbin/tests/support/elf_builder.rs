@@ -50,13 +50,20 @@ pub fn elf(
     }
     let mut out = vec![0u8; 64];
     let mut headers = vec![[0u8; 64]]; // null section
-    let all: Vec<(u32, u32, &[u8], u32, u32, u64)> = sections
-        .iter()
-        .zip(&name_offs)
-        .map(|(s, &n)| (n, s.sh_type, &s.data[..], s.link, s.info, s.entsize))
-        .chain([(*name_offs.last().unwrap(), 3, &shstrtab[..], 0, 0, 0)])
-        .collect();
-    for (name, sh_type, data, link, info, entsize) in all {
+    let mut all = sections;
+    all.push(Section {
+        sh_type: 3,
+        ..Section::progbits(".shstrtab", &shstrtab)
+    });
+    for (sec, name) in all.iter().zip(name_offs) {
+        let Section {
+            sh_type,
+            data,
+            link,
+            info,
+            entsize,
+            ..
+        } = sec;
         while out.len() % 8 != 0 {
             out.push(0);
         }

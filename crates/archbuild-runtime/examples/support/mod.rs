@@ -25,13 +25,21 @@ pub fn marker(target: Target) -> u32 {
         archbuild_arch::Variant::Arch => 1,
         archbuild_arch::Variant::Family => 2,
     };
-    let ptx = if target.kind == archbuild_arch::TargetKind::Ptx { 100_000 } else { 0 };
+    let ptx = if target.kind == archbuild_arch::TargetKind::Ptx {
+        100_000
+    } else {
+        0
+    };
     ptx + target.arch.cc.sm() * 10 + variant
 }
 
 /// The target a marker stands for (for messages).
 pub fn target_of_marker(m: u32) -> String {
-    let (prefix, rest) = if m >= 100_000 { ("compute_", m - 100_000) } else { ("sm_", m) };
+    let (prefix, rest) = if m >= 100_000 {
+        ("compute_", m - 100_000)
+    } else {
+        ("sm_", m)
+    };
     let suffix = match rest % 10 {
         1 => "a",
         2 => "f",
@@ -53,24 +61,52 @@ pub struct Composition {
     pub compression: &'static str,
 }
 
-const fn c(name: &'static str, images: &'static [&'static str], compression: &'static str) -> Composition {
-    Composition { name, images, compression }
+const fn c(
+    name: &'static str,
+    images: &'static [&'static str],
+    compression: &'static str,
+) -> Composition {
+    Composition {
+        name,
+        images,
+        compression,
+    }
 }
 
 /// Compositions compared against the driver's own pick on a CC 9.0 GPU (acceptance 4).
 pub const COMPARED: &[Composition] = &[
     c("c01_sm90", &["sm_90"], "default"),
-    c("c02_cubin_wins", &["sm_80", "sm_90", "compute_80"], "default"),
+    c(
+        "c02_cubin_wins",
+        &["sm_80", "sm_90", "compute_80"],
+        "default",
+    ),
     c("c03_highest_ptx", &["compute_80", "compute_86"], "default"),
-    c("c04_ptx_not_above_device", &["compute_86", "compute_100"], "default"),
+    c(
+        "c04_ptx_not_above_device",
+        &["compute_86", "compute_100"],
+        "default",
+    ),
     c("c05_other_major_cubin", &["sm_86", "compute_80"], "default"),
-    c("c06_jit", &["sm_75", "sm_86", "sm_89", "compute_89"], "default"),
-    c("c07_arch_specific_cubin", &["sm_90a", "compute_80"], "default"),
+    c(
+        "c06_jit",
+        &["sm_75", "sm_86", "sm_89", "compute_89"],
+        "default",
+    ),
+    c(
+        "c07_arch_specific_cubin",
+        &["sm_90a", "compute_80"],
+        "default",
+    ),
     c("c08_plain_and_a_cubin", &["sm_90", "sm_90a"], "default"),
     c("c09_ptx_90", &["compute_80", "compute_90"], "default"),
     c("c10_cubin_and_own_ptx", &["sm_90", "compute_90"], "default"),
     c("c11_old_ptx", &["sm_89", "compute_75"], "default"),
-    c("c12_plain_and_a_ptx", &["compute_90", "compute_90a"], "default"),
+    c(
+        "c12_plain_and_a_ptx",
+        &["compute_90", "compute_90a"],
+        "default",
+    ),
     c("c13_nothing_fits", &["sm_80", "sm_86"], "default"),
     c("c14_all_zstd", &["sm_80", "sm_90", "compute_80"], "zstd"),
     c("c15_all_lz4", &["compute_80", "compute_86"], "lz4"),
@@ -80,7 +116,11 @@ pub const COMPARED: &[Composition] = &[
 /// PTX ISA 9.5 only: the 13.0 driver refuses it (222); nvJitLink 13.5 compiles it (acceptance 3).
 pub const ISA95: Composition = c("isa95", &["sm_86", "compute_90@9.5"], "default");
 /// Used on every GPU of a multi-GPU machine (acceptance 5): cubins for common GPUs plus PTX.
-pub const MULTI: Composition = c("multi", &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "compute_90"], "default");
+pub const MULTI: Composition = c(
+    "multi",
+    &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "compute_90"],
+    "default",
+);
 
 /// Every composition the fixtures generator writes.
 pub fn all() -> Vec<&'static Composition> {
@@ -93,4 +133,7 @@ pub fn file(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
 }
 
 /// The benchmark fat binaries: `bench_<stem>.fatbin` with an sm_90 cubin and compute_90 PTX.
-pub const BENCH: &[(&str, &str)] = &[("matmul", "matmul_variants.cu"), ("kernels", "bench_kernels.cu")];
+pub const BENCH: &[(&str, &str)] = &[
+    ("matmul", "matmul_variants.cu"),
+    ("kernels", "bench_kernels.cu"),
+];

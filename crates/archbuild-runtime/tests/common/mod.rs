@@ -22,9 +22,11 @@ pub fn cubin(arch: &str) -> Vec<u8> {
 /// 9.5, from CUDA 13.5; the kernel uses nothing newer than ISA 7.x, so an older `.version` is
 /// still valid PTX).
 pub fn ptx(arch: &str, isa: &str) -> Vec<u8> {
-    let text = std::fs::read_to_string(fixtures().join(format!("compute_{arch}.ptx"))).expect("fixture PTX");
+    let text = std::fs::read_to_string(fixtures().join(format!("compute_{arch}.ptx")))
+        .expect("fixture PTX");
     assert!(text.contains(".version 9.5\n"));
-    text.replace(".version 9.5\n", &format!(".version {isa}\n")).into_bytes()
+    text.replace(".version 9.5\n", &format!(".version {isa}\n"))
+        .into_bytes()
 }
 
 /// Builds a fat binary from specs: `sm_86` (cubin), `compute_80` (PTX, ISA 9.0),
@@ -51,5 +53,8 @@ pub fn fatbin(specs: &[&str]) -> FatBinary {
 
 /// The index of the image with this nvcc name in `fb`.
 pub fn index_of(fb: &FatBinary, name: &str) -> usize {
-    fb.images().iter().position(|i| i.target.to_string() == name).unwrap_or_else(|| panic!("no {name}"))
+    fb.images()
+        .iter()
+        .position(|i| i.target.to_string() == name)
+        .unwrap_or_else(|| panic!("no {name}"))
 }

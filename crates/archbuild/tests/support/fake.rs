@@ -54,15 +54,23 @@ impl Fake {
 
     /// A kernel source with one extern "C" kernel, optionally including headers.
     pub fn kernel(&self, rel: &str, name: &str, includes: &[&str]) {
-        let mut text: String = includes.iter().map(|h| format!("#include \"{h}\"\n")).collect();
-        text.push_str(&format!("extern \"C\" __global__ void {name}(float* x) {{ x[0] = 1; }}\n"));
+        let mut text: String = includes
+            .iter()
+            .map(|h| format!("#include \"{h}\"\n"))
+            .collect();
+        text.push_str(&format!(
+            "extern \"C\" __global__ void {name}(float* x) {{ x[0] = 1; }}\n"
+        ));
         self.write(rel, &text);
     }
 
     /// The environment a build sees: the log, a PATH, and `extra`.
     pub fn env(&self, extra: &[(&str, &str)]) -> Env {
         let mut vars: Vec<(String, String)> = vec![
-            ("ARCHBUILD_FAKE_LOG".into(), self.log().display().to_string()),
+            (
+                "ARCHBUILD_FAKE_LOG".into(),
+                self.log().display().to_string(),
+            ),
             ("PATH".into(), "/usr/bin:/bin".into()),
         ];
         vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
@@ -93,7 +101,10 @@ impl Fake {
                     .iter()
                     .map(|a| normalize(a.as_str().unwrap()))
                     .collect();
-                Call { tool: v["tool"].as_str().unwrap().to_owned(), args }
+                Call {
+                    tool: v["tool"].as_str().unwrap().to_owned(),
+                    args,
+                }
             })
             .collect()
     }

@@ -41,6 +41,12 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
         let dir = manifest.parent().unwrap_or(manifest).to_path_buf();
         let config = PackageConfig::from_manifest(manifest)?;
         if config.as_ref().is_none_or(|c| c.kernels.is_empty()) {
+            if args.packages.is_empty() {
+                // A table with only `archs` (e.g. host code compiled by the cc crate): nothing
+                // for this command to build unless the package is named explicitly.
+                shell.note(format!("skipping `{}`: its [package.metadata.archbuild] lists no kernels", pkg.name));
+                continue;
+            }
             return Err(CliError::Cargo {
                 message: format!(
                     "package `{}` has [package.metadata.archbuild] but lists no kernels for `cargo archbuild build`",
@@ -54,7 +60,10 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
         }
         let out = match &args.out_dir {
             Some(d) => d.join(pkg.name.as_str()),
-            None => target_dir.join(&profile_dir).join("archbuild").join(pkg.name.as_str()),
+            None => target_dir
+                .join(&profile_dir)
+                .join("archbuild")
+                .join(pkg.name.as_str()),
         };
         let mut b = Build::new();
         b.manifest_dir(&dir)
@@ -73,14 +82,35 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
         if let Some(c) = &args.compile.compression {
             b.compression(c);
         }
-        pending.push(Pending { label: pkg.name.to_string(), build: b, per_module: true });
+        pending.push(Pending {
+            label: pkg.name.to_string(),
+            build: b,
+            per_module: true,
+        });
+    }
+    if pending.is_empty() {
+        return Err(CliError::Cargo {
+            message: "no workspace package lists kernels in [package.metadata.archbuild]".into(),
+            help: "add `kernels = [\"kernels/name.cu\"]` to a package's [package.metadata.archbuild]".into(),
+        });
     }
     let outcomes = run_all(pending, shell)?;
     if shell.is_json() {
-        return shell.json(&BuildCommandReport { reason: "build", profile: profile_dir, packages: &outcomes });
+        return shell.json(&BuildCommandReport {
+            reason: "build",
+            profile: profile_dir,
+            packages: &outcomes,
+        });
     }
     let modules: usize = outcomes.iter().map(|o| o.report.modules.len()).sum();
-    shell.status("Finished", format!("{modules} fat binar{} for {} package(s)", plural(modules), outcomes.len()));
+    shell.status(
+        "Finished",
+        format!(
+            "{modules} fat binar{} for {} package(s)",
+            plural(modules),
+            outcomes.len()
+        ),
+    );
     print_summary(&outcomes, Some(&no_gpu_note()), shell)
 }
 
@@ -125,17 +155,25 @@ fn select<'a>(metadata: &'a Metadata, specs: &[String]) -> Result<Vec<&'a Packag
     let mut out = Vec::new();
     for spec in specs {
         let name = spec.split('@').next().unwrap_or(spec);
-        let pkg = members.iter().copied().find(|p| p.name.as_str() == name).ok_or_else(|| {
-            let names: Vec<&str> = members.iter().filter(|p| has_table(p)).map(|p| p.name.as_str()).collect();
-            CliError::Cargo {
-                message: format!("package `{spec}` is not a member of this workspace"),
-                help: if names.is_empty() {
-                    "no member has [package.metadata.archbuild] yet".into()
-                } else {
-                    format!("packages with kernels: {}", names.join(", "))
-                },
-            }
-        })?;
+        let pkg = members
+            .iter()
+            .copied()
+            .find(|p| p.name.as_str() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = members
+                    .iter()
+                    .filter(|p| has_table(p))
+                    .map(|p| p.name.as_str())
+                    .collect();
+                CliError::Cargo {
+                    message: format!("package `{spec}` is not a member of this workspace"),
+                    help: if names.is_empty() {
+                        "no member has [package.metadata.archbuild] yet".into()
+                    } else {
+                        format!("packages with kernels: {}", names.join(", "))
+                    },
+                }
+            })?;
         if !has_table(pkg) {
             return Err(CliError::Cargo {
                 message: format!("package `{name}` has no [package.metadata.archbuild]"),

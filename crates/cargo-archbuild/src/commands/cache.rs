@@ -34,10 +34,14 @@ struct CacheReport {
 
 pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError> {
     let home = Home::from_env(&cli_env());
-    let jit = JitCache::from_env().map_err(|e| CliError::Driver { message: e.to_string() })?;
+    let jit = JitCache::from_env().map_err(|e| CliError::Driver {
+        message: e.to_string(),
+    })?;
     let (action, want_build, want_jit) = match cmd {
         CacheCommand::Stats => ("stats", true, true),
-        CacheCommand::Clean(CacheCleanArgs { build, jit }) => ("clean", *build || !*jit, *jit || !*build),
+        CacheCommand::Clean(CacheCleanArgs { build, jit }) => {
+            ("clean", *build || !*jit, *jit || !*build)
+        }
     };
     let mut caches = Vec::new();
     if want_build {
@@ -58,7 +62,14 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
         caches.push(c);
     }
     if want_jit {
-        let mut c = CacheJson { name: "jit", dir: None, entries: 0, bytes: 0, removed_entries: 0, removed_bytes: 0 };
+        let mut c = CacheJson {
+            name: "jit",
+            dir: None,
+            entries: 0,
+            bytes: 0,
+            removed_entries: 0,
+            removed_bytes: 0,
+        };
         if let Some(cache) = &jit {
             let entries = cache.entries();
             c.dir = Some(cache.dir().display().to_string());
@@ -77,14 +88,23 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
         caches.push(c);
     }
     if shell.is_json() {
-        return shell.json(&CacheReport { reason: "cache", action, caches });
+        return shell.json(&CacheReport {
+            reason: "cache",
+            action,
+            caches,
+        });
     }
     for c in &caches {
         let dir = c.dir.as_deref().unwrap_or("off (ARCHBUILD_JIT_CACHE=off)");
         if action == "clean" {
             shell.status(
                 "Removed",
-                format!("{} {} cache entries ({}) from {dir}", c.removed_entries, c.name, human_bytes(c.removed_bytes)),
+                format!(
+                    "{} {} cache entries ({}) from {dir}",
+                    c.removed_entries,
+                    c.name,
+                    human_bytes(c.removed_bytes)
+                ),
             );
         } else {
             shell.println(format!(
@@ -103,7 +123,12 @@ fn remove_tree(dir: &Path) -> Result<(), CliError> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => return Err(CliError::Write { path: dir.to_path_buf(), source }),
+        Err(source) => {
+            return Err(CliError::Write {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
     };
     for entry in rd.flatten() {
         let path: PathBuf = entry.path();
@@ -125,6 +150,9 @@ fn remove_file(path: &Path) -> Result<(), CliError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(CliError::Write { path: path.to_path_buf(), source }),
+        Err(source) => Err(CliError::Write {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }

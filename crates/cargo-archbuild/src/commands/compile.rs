@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use archbuild::Build;
 use serde::Serialize;
 
-use crate::building::{cli_env, display_path, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
+use crate::building::{
+    cli_env, display_path, no_gpu_note, print_summary, run_all, BuildOutcome, Pending,
+};
 use crate::cli::CompileArgs;
 use crate::error::CliError;
 use crate::files::write_atomic;
@@ -23,7 +25,11 @@ struct CompileReport<'a> {
 }
 
 pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError> {
-    let files = args.files.iter().map(|f| absolute_source(f)).collect::<Result<Vec<_>, _>>()?;
+    let files = args
+        .files
+        .iter()
+        .map(|f| absolute_source(f))
+        .collect::<Result<Vec<_>, _>>()?;
     let module = module_name(&args.output)?;
     let out_parent = match args.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -34,7 +40,10 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     let staging = tempfile::Builder::new()
         .prefix(".archbuild-compile-")
         .tempdir_in(&out_parent)
-        .map_err(|source| CliError::Write { path: args.output.clone(), source })?;
+        .map_err(|source| CliError::Write {
+            path: args.output.clone(),
+            source,
+        })?;
     let mut b = Build::new();
     b.module(&module, &files)
         .env(cli_env())
@@ -65,18 +74,34 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         b.flag(f);
     }
     let label = display_path(&args.output);
-    let mut outcomes = run_all(vec![Pending { label, build: b, per_module: false }], shell)?;
-    let outcome = outcomes.pop().ok_or_else(|| CliError::Internal { message: "the build reported nothing".into() })?;
+    let mut outcomes = run_all(
+        vec![Pending {
+            label,
+            build: b,
+            per_module: false,
+        }],
+        shell,
+    )?;
+    let outcome = outcomes.pop().ok_or_else(|| CliError::Internal {
+        message: "the build reported nothing".into(),
+    })?;
     let built = outcome
         .report
         .modules
         .first()
-        .ok_or_else(|| CliError::Internal { message: "the build wrote no fat binary".into() })?;
+        .ok_or_else(|| CliError::Internal {
+            message: "the build wrote no fat binary".into(),
+        })?;
     let bytes = crate::files::read_input(&built.fatbin)?;
     write_atomic(&args.output, &bytes)?;
     drop(staging);
     let mut outcome = outcome;
-    for m in outcome.report.modules.iter_mut().chain(outcome.modules_checked.iter_mut().map(|m| &mut m.module)) {
+    for m in outcome
+        .report
+        .modules
+        .iter_mut()
+        .chain(outcome.modules_checked.iter_mut().map(|m| &mut m.module))
+    {
         m.fatbin = args.output.clone();
     }
     if shell.is_json() {
@@ -88,7 +113,12 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     }
     shell.status(
         "Finished",
-        format!("{} ({}, {})", display_path(&args.output), human_bytes(bytes.len() as u64), outcome.report.archs),
+        format!(
+            "{} ({}, {})",
+            display_path(&args.output),
+            human_bytes(bytes.len() as u64),
+            outcome.report.archs
+        ),
     );
     print_summary(std::slice::from_ref(&outcome), Some(&no_gpu_note()), shell)
 }
@@ -110,7 +140,9 @@ fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
     } else {
-        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
     }
 }
 

@@ -94,7 +94,12 @@ pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> 
         gpus: facts
             .gpus
             .iter()
-            .map(|g| GpuJson { ordinal: g.ordinal, name: g.name.clone(), cc: g.cc.to_string(), generation: generation(g.cc) })
+            .map(|g| GpuJson {
+                ordinal: g.ordinal,
+                name: g.name.clone(),
+                cc: g.cc.to_string(),
+                generation: generation(g.cc),
+            })
             .collect(),
         toolkit: toolkit_json(),
         nvjitlink: match discover_nvjitlink(|_| true) {
@@ -104,7 +109,12 @@ pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> 
                 path: Some(lib.path().display().to_string()),
                 detail: None,
             },
-            Err(why) => ToolJson { found: false, version: None, path: None, detail: Some(why) },
+            Err(why) => ToolJson {
+                found: false,
+                version: None,
+                path: None,
+                detail: Some(why),
+            },
         },
         jit_cache: match JitCache::from_env() {
             Ok(Some(c)) => {
@@ -135,9 +145,17 @@ pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> 
             let failing = report
                 .gpus
                 .iter()
-                .filter(|g| f.modules.iter().any(|m| m.gpus.iter().any(|v| v.ordinal == g.ordinal && !v.ok)))
+                .filter(|g| {
+                    f.modules
+                        .iter()
+                        .any(|m| m.gpus.iter().any(|v| v.ordinal == g.ordinal && !v.ok))
+                })
                 .count();
-            Err(CliError::DoctorFailed { file: args.file.clone().unwrap_or_default(), failing, total })
+            Err(CliError::DoctorFailed {
+                file: args.file.clone().unwrap_or_default(),
+                failing,
+                total,
+            })
         }
         _ => Ok(()),
     }
@@ -151,7 +169,12 @@ fn toolkit_json() -> ToolJson {
             path: Some(t.nvcc().display().to_string()),
             detail: Some(t.found_by().to_string()),
         },
-        Err(why) => ToolJson { found: false, version: None, path: None, detail: Some(why) },
+        Err(why) => ToolJson {
+            found: false,
+            version: None,
+            path: None,
+            detail: Some(why),
+        },
     }
 }
 
@@ -164,25 +187,46 @@ fn check_file(
 ) -> Result<FileJson, CliError> {
     let mut out = Vec::new();
     for m in modules {
-        let fatbin = FatBinary::from_vec(m.bytes.clone())
-            .map_err(|e| CliError::Format { path: path.to_path_buf(), message: format!("{}: {e}", m.location) })?;
-        let images = fatbin.images().iter().map(|i| i.target.to_string()).collect();
+        let fatbin = FatBinary::from_vec(m.bytes.clone()).map_err(|e| CliError::Format {
+            path: path.to_path_buf(),
+            message: format!("{}: {e}", m.location),
+        })?;
+        let images = fatbin
+            .images()
+            .iter()
+            .map(|i| i.target.to_string())
+            .collect();
         let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
             Vec::new()
         } else {
             gpus.check(&fatbin, policy)?
         };
-        out.push(ModuleJson { location: m.location.clone(), images, checked: m.has_kernels, gpus: verdicts });
+        out.push(ModuleJson {
+            location: m.location.clone(),
+            images,
+            checked: m.has_kernels,
+            gpus: verdicts,
+        });
     }
     let ok = out.iter().all(|m| m.gpus.iter().all(|g| g.ok));
-    Ok(FileJson { path: path.display().to_string(), ok, modules: out })
+    Ok(FileJson {
+        path: path.display().to_string(),
+        ok,
+        modules: out,
+    })
 }
 
 fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
     let label = |s: &str| bold(format!("{s:<10}"));
     match (&r.driver.cuda_version, &r.driver.problem) {
-        (Some(v), _) => shell.println(format!("{} CUDA {v} ({})", label("driver"), r.driver.source))?,
-        (None, Some(p)) => shell.println(format!("{} {} ({p})", label("driver"), bad("not found")))?,
+        (Some(v), _) => shell.println(format!(
+            "{} CUDA {v} ({})",
+            label("driver"),
+            r.driver.source
+        ))?,
+        (None, Some(p)) => {
+            shell.println(format!("{} {} ({p})", label("driver"), bad("not found")))?
+        }
         (None, None) => shell.println(format!("{} {}", label("driver"), bad("not found")))?,
     }
     if r.gpus.is_empty() {
@@ -202,10 +246,18 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
     }
     let tool = |t: &ToolJson, what: &str, prefix: &str| match (&t.version, &t.path) {
         (Some(v), Some(p)) => {
-            let detail = t.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            let detail = t
+                .detail
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
             format!("{} {prefix}{v}, {p}{detail}", label(what))
         }
-        _ => format!("{} not found: {}", label(what), t.detail.as_deref().unwrap_or("")),
+        _ => format!(
+            "{} not found: {}",
+            label(what),
+            t.detail.as_deref().unwrap_or("")
+        ),
     };
     shell.println(tool(&r.toolkit, "toolkit", "CUDA "))?;
     shell.println(tool(&r.nvjitlink, "nvJitLink", ""))?;
@@ -223,7 +275,12 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
     let Some(file) = &r.file else { return Ok(()) };
     shell.println("")?;
     for m in &file.modules {
-        shell.println(format!("{} ({}): {}", bold(&file.path), m.location, m.images.join(" ")))?;
+        shell.println(format!(
+            "{} ({}): {}",
+            bold(&file.path),
+            m.location,
+            m.images.join(" ")
+        ))?;
         if !m.checked {
             shell.println("  holds no kernels (a device-link stub); not checked")?;
             continue;
@@ -243,9 +300,17 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
                 ))?,
                 (None, err) => {
                     let why = err.as_deref().unwrap_or("no image fits");
+                    // The loader's message starts with the same GPU label; say it once.
+                    let why = why.strip_prefix(&format!("{who}: ")).unwrap_or(why);
                     shell.println(format!("  {who}: {}: {why}", bad("cannot run it")))?;
                     // The per-image verdicts of the selection (its device and fix lines are above).
-                    for line in g.explanation.as_deref().unwrap_or("").lines().filter(|l| l.starts_with("  [")) {
+                    for line in g
+                        .explanation
+                        .as_deref()
+                        .unwrap_or("")
+                        .lines()
+                        .filter(|l| l.starts_with("  ["))
+                    {
                         shell.println(format!("    {}", line.trim_start()))?;
                     }
                 }

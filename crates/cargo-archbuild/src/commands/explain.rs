@@ -3,8 +3,8 @@
 //! load (or that it would fail with "no kernel image is available" and what to add).
 
 use archbuild_arch::{
-    generation, select, target_runs_on, toolkits_for, ArchList, ComputeCapability, CudaVersion, DeviceInfo,
-    ImageInfo, Policy, Route, TargetKind,
+    generation, select, target_runs_on, toolkits_for, ArchList, ComputeCapability, CudaVersion,
+    DeviceInfo, ImageInfo, Policy, Route, TargetKind,
 };
 use serde::Serialize;
 
@@ -67,24 +67,41 @@ fn explain(input: &str, list: &ArchList) -> ExplainReport {
         .targets()
         .iter()
         .map(|&t| {
-            let runs_on: Vec<ComputeCapability> = ccs.iter().copied().filter(|cc| target_runs_on(t, *cc)).collect();
-            let mut generations: Vec<&'static str> = runs_on.iter().filter_map(|cc| generation(*cc)).collect();
+            let runs_on: Vec<ComputeCapability> = ccs
+                .iter()
+                .copied()
+                .filter(|cc| target_runs_on(t, *cc))
+                .collect();
+            let mut generations: Vec<&'static str> =
+                runs_on.iter().filter_map(|cc| generation(*cc)).collect();
             generations.dedup();
             TargetExplained {
                 target: t.into(),
                 runs_on: runs_on.iter().map(|c| c.to_string()).collect(),
-                runs_on_future_gpus: t.kind == TargetKind::Ptx && t.arch.variant == Default::default(),
+                runs_on_future_gpus: t.kind == TargetKind::Ptx
+                    && t.arch.variant == Default::default(),
                 generations,
                 toolkits: toolkits_for(t.arch),
             }
         })
         .collect();
-    let images: Vec<ImageInfo> = list.targets().iter().map(|&target| ImageInfo { target, ptx_isa: None }).collect();
+    let images: Vec<ImageInfo> = list
+        .targets()
+        .iter()
+        .map(|&target| ImageInfo {
+            target,
+            ptx_isa: None,
+        })
+        .collect();
     let coverage = ccs
         .iter()
         .map(|&cc| {
             // A driver new enough for any PTX: the question here is architecture, not driver age.
-            let device = DeviceInfo { cc, driver: CudaVersion::new(99, 0), name: None };
+            let device = DeviceInfo {
+                cc,
+                driver: CudaVersion::new(99, 0),
+                name: None,
+            };
             let sel = select(&images, &device, Policy::PreferCubin);
             Coverage {
                 device_cc: cc,
@@ -118,7 +135,9 @@ fn coverage_ccs(list: &ArchList) -> Vec<ComputeCapability> {
         .iter()
         .map(|t| t.arch.cc)
         .min()
-        .map_or(ComputeCapability::new(7, 5), |m| m.min(ComputeCapability::new(7, 5)));
+        .map_or(ComputeCapability::new(7, 5), |m| {
+            m.min(ComputeCapability::new(7, 5))
+        });
     known_ccs().into_iter().filter(|cc| *cc >= floor).collect()
 }
 
@@ -126,9 +145,19 @@ fn print_human(r: &ExplainReport, shell: &Shell) -> Result<(), CliError> {
     let names: Vec<&str> = r.targets.iter().map(|t| t.target.target.as_str()).collect();
     shell.println(format!("{}  {}", bold("arch list "), r.canonical))?;
     shell.println(format!("{}  {}", bold("targets   "), names.join(" ")))?;
-    shell.println(format!("{}  {}", bold("nvcc flags"), r.nvcc_flags.join(" ")))?;
+    shell.println(format!(
+        "{}  {}",
+        bold("nvcc flags"),
+        r.nvcc_flags.join(" ")
+    ))?;
     shell.println("")?;
-    let mut rows = vec![vec!["target".into(), "kind".into(), "runs on".into(), "generations".into(), "toolkits".into()]];
+    let mut rows = vec![vec![
+        "target".into(),
+        "kind".into(),
+        "runs on".into(),
+        "generations".into(),
+        "toolkits".into(),
+    ]];
     for t in &r.targets {
         let mut runs_on = t.runs_on.join(" ");
         if t.runs_on_future_gpus {
@@ -148,7 +177,12 @@ fn print_human(r: &ExplainReport, shell: &Shell) -> Result<(), CliError> {
     print_table(shell, &rows)?;
     shell.println("")?;
     shell.println(bold("what each GPU would load:"))?;
-    let mut rows = vec![vec!["cc".into(), "generation".into(), "image".into(), "e.g.".into()]];
+    let mut rows = vec![vec![
+        "cc".into(),
+        "generation".into(),
+        "image".into(),
+        "e.g.".into(),
+    ]];
     for c in &r.coverage {
         let image = match (&c.image, c.route) {
             (Some(img), Some("cubin")) => format!("{img} (cubin)"),
@@ -156,14 +190,23 @@ fn print_human(r: &ExplainReport, shell: &Shell) -> Result<(), CliError> {
             (None, _) => format!("none: {}", c.fix.as_deref().unwrap_or("no image fits")),
         };
         let devices = some_devices(c.device_cc, 3);
-        rows.push(vec![c.cc.clone(), c.generation.unwrap_or("").into(), image, devices]);
+        rows.push(vec![
+            c.cc.clone(),
+            c.generation.unwrap_or("").into(),
+            image,
+            devices,
+        ]);
     }
     print_table(shell, &rows)
 }
 
 fn print_table(shell: &Shell, rows: &[Vec<String>]) -> Result<(), CliError> {
     for (i, line) in table(rows).into_iter().enumerate() {
-        shell.println(if i == 0 { bold(format!("  {line}")) } else { format!("  {line}") })?;
+        shell.println(if i == 0 {
+            bold(format!("  {line}"))
+        } else {
+            format!("  {line}")
+        })?;
     }
     Ok(())
 }
@@ -183,7 +226,11 @@ mod tests {
         assert_eq!(get("9.0").route, Some("jit"));
         assert_eq!(get("8.0").image, None);
         assert!(get("8.0").fix.as_deref().unwrap().contains("8.0"));
-        let sm86 = r.targets.iter().find(|t| t.target.target == "sm_86").unwrap();
+        let sm86 = r
+            .targets
+            .iter()
+            .find(|t| t.target.target == "sm_86")
+            .unwrap();
         assert_eq!(sm86.runs_on, ["8.6", "8.7", "8.8", "8.9"]);
         assert_eq!(sm86.generations, ["Ampere", "Ada"]);
     }

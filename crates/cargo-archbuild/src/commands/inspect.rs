@@ -78,11 +78,20 @@ pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, 
         FileKind::HostElf => "host-elf",
         _ => "unknown",
     };
-    let records = read_any(bytes).map_err(|e| CliError::Format { path: path.to_path_buf(), message: e.to_string() })?;
+    let records = read_any(bytes).map_err(|e| CliError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     if records.is_empty() {
-        return Err(CliError::NoImages { path: path.to_path_buf() });
+        return Err(CliError::NoImages {
+            path: path.to_path_buf(),
+        });
     }
-    let images: Vec<ImageJson> = records.iter().enumerate().map(|(i, r)| image_json(i, r)).collect();
+    let images: Vec<ImageJson> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| image_json(i, r))
+        .collect();
     let mut coverage_gaps = Vec::new();
     let mut groups: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
     groups.dedup();
@@ -91,11 +100,21 @@ pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, 
             .iter()
             .zip(&images)
             .filter(|(r, j)| j.group == group && r.kind != EntryKind::LtoIr)
-            .map(|(r, j)| ImageKernels { index: j.index, target: target_of(r), kernels: r.kernels.clone() })
+            .map(|(r, j)| ImageKernels {
+                index: j.index,
+                target: target_of(r),
+                kernels: r.kernels.clone(),
+            })
             .collect();
         coverage_gaps.extend(gaps(&members));
     }
-    Ok(InspectReport { reason: "inspect", file: path.display().to_string(), file_kind, images, coverage_gaps })
+    Ok(InspectReport {
+        reason: "inspect",
+        file: path.display().to_string(),
+        file_kind,
+        images,
+        coverage_gaps,
+    })
 }
 
 fn target_of(r: &ImageRecord) -> archbuild_arch::Target {
@@ -140,12 +159,26 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
     } else {
         String::new()
     };
-    shell.println(format!("{}: {what}, {} image(s){containers}", bold(&r.file), r.images.len()))?;
+    shell.println(format!(
+        "{}: {what}, {} image(s){containers}",
+        bold(&r.file),
+        r.images.len()
+    ))?;
     let multi = groups.len() > 1;
-    let mut rows = vec![vec!["#", "kind", "target", "variant", "ptx isa", "size", "stored", "compression", "kernels"]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>()];
+    let mut rows = vec![vec![
+        "#",
+        "kind",
+        "target",
+        "variant",
+        "ptx isa",
+        "size",
+        "stored",
+        "compression",
+        "kernels",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>()];
     if multi {
         rows[0].push("where".into());
     }
@@ -159,7 +192,11 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
             human_bytes(i.size as u64),
             human_bytes(i.stored_size as u64),
             i.compression.clone(),
-            if i.kernels.is_empty() { "-".into() } else { i.kernels.join(" ") },
+            if i.kernels.is_empty() {
+                "-".into()
+            } else {
+                i.kernels.join(" ")
+            },
         ];
         if multi {
             row.push(i.location.clone());
@@ -167,13 +204,24 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
         rows.push(row);
     }
     for (n, line) in table(&rows).into_iter().enumerate() {
-        shell.println(if n == 0 { bold(format!("  {line}")) } else { format!("  {line}") })?;
+        shell.println(if n == 0 {
+            bold(format!("  {line}"))
+        } else {
+            format!("  {line}")
+        })?;
     }
-    let mut kernels: Vec<&str> = r.images.iter().flat_map(|i| i.kernels.iter().map(String::as_str)).collect();
+    let mut kernels: Vec<&str> = r
+        .images
+        .iter()
+        .flat_map(|i| i.kernels.iter().map(String::as_str))
+        .collect();
     kernels.sort_unstable();
     kernels.dedup();
     if r.coverage_gaps.is_empty() {
-        shell.println(format!("kernel coverage: all {} kernel(s) present in every image", kernels.len()))?;
+        shell.println(format!(
+            "kernel coverage: all {} kernel(s) present in every image",
+            kernels.len()
+        ))?;
     } else {
         shell.println(flagged(format!(
             "kernel coverage: {} of {} kernel(s) missing from some images",
@@ -192,15 +240,24 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
 /// kinds, `a` shown and `f` hidden on ELF (the cubin does not record it), shown on PTX. Like
 /// cuobjdump without `-all`, a host file lists only its `.nv_fatbin` images when it has any.
 pub(crate) fn cuobjdump_lines(path: &Path, r: &InspectReport) -> Vec<String> {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let has_exec = r.images.iter().any(|i| i.location.starts_with(".nv_fatbin"));
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let has_exec = r
+        .images
+        .iter()
+        .any(|i| i.location.starts_with(".nv_fatbin"));
     let (mut elf, mut ptx) = (0usize, 0usize);
     let mut out = Vec::new();
     for i in &r.images {
         if has_exec && !i.location.starts_with(".nv_fatbin") {
             continue;
         }
-        let sm = i.target.trim_start_matches("sm_").trim_start_matches("compute_");
+        let sm = i
+            .target
+            .trim_start_matches("sm_")
+            .trim_start_matches("compute_");
         let (label, n, name_sm, ext) = match i.kind {
             "ELF" => {
                 elf += 1;

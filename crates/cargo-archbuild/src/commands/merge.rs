@@ -27,7 +27,9 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
         // Check each input on its own first, so an error names the file, not "input 1".
         read_fatbin(&bytes).map_err(|e| CliError::Format {
             path: path.clone(),
-            message: format!("{e} (merge takes fat binaries, e.g. the outputs of `cargo archbuild compile`)"),
+            message: format!(
+                "{e} (merge takes fat binaries, e.g. the outputs of `cargo archbuild compile`)"
+            ),
         })?;
         inputs.push(bytes);
     }
@@ -35,7 +37,9 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
     let merged = merge(&slices).map_err(|e| merge_error(e, &args.files))?;
     write_atomic(&args.output, &merged)?;
     let targets: Vec<String> = read_any(&merged)
-        .map_err(|e| CliError::Internal { message: format!("the merged fat binary does not read back: {e}") })?
+        .map_err(|e| CliError::Internal {
+            message: format!("the merged fat binary does not read back: {e}"),
+        })?
         .iter()
         .map(|r| match r.kind {
             archbuild_fatbin::EntryKind::Ptx => format!("compute_{}", r.arch.sm_name()),

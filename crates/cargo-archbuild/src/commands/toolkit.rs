@@ -40,7 +40,14 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
             let tk = Toolkit::from_nvcc(&nvcc)?;
             let json = describe(&tk, "provisioned by archbuild".into(), true);
             report(shell, "install", vec![json], |s, t| {
-                s.status("Installed", format!("CUDA {} at {}", t.release.as_deref().unwrap_or(PINNED_RELEASE), t.nvcc));
+                s.status(
+                    "Installed",
+                    format!(
+                        "CUDA {} at {}",
+                        t.release.as_deref().unwrap_or(PINNED_RELEASE),
+                        t.nvcc
+                    ),
+                );
                 Ok(())
             })
         }
@@ -49,7 +56,14 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
             let json = describe(&tk, tk.found_by().to_string(), true);
             report(shell, "which", vec![json], |s, t| {
                 s.println(&t.nvcc)?;
-                s.status("Using", format!("CUDA {} (found by {})", t.release.as_deref().unwrap_or("?"), t.found_by));
+                s.status(
+                    "Using",
+                    format!(
+                        "CUDA {} (found by {})",
+                        t.release.as_deref().unwrap_or("?"),
+                        t.found_by
+                    ),
+                );
                 Ok(())
             })
         }
@@ -84,7 +98,10 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
                     (true, None, None) => "unknown".to_string(),
                 };
                 let mark = if t.selected { "*" } else { " " };
-                s.println(format!("{mark} {:<26} {:<14} {}", t.found_by, state, t.nvcc))
+                s.println(format!(
+                    "{mark} {:<26} {:<14} {}",
+                    t.found_by, state, t.nvcc
+                ))
             })?;
             if none_found {
                 shell.warn(format!(
@@ -114,7 +131,11 @@ fn report(
     human: impl Fn(&Shell, &ToolkitJson) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     if shell.is_json() {
-        return shell.json(&ToolkitReport { reason: "toolkit", action, toolkits });
+        return shell.json(&ToolkitReport {
+            reason: "toolkit",
+            action,
+            toolkits,
+        });
     }
     for t in &toolkits {
         human(shell, t)?;

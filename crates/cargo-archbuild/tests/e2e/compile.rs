@@ -1,1 +1,195 @@
-//! `compile`: real nvcc through the build driver, checked with cuobjdump and `inspect`.
+//! `compile` and `build`: real nvcc through the build driver; outputs checked with cuobjdump and
+//! `inspect`, the cache checked through the build report, errors checked for their fix.
+
+use crate::support::{cli, cuobjdump, fixture_source, json, run, scratch};
+
+#[test]
+fn compile_writes_a_fatbin_that_cuobjdump_lists_and_warns_about_coverage() {
+    let dir = scratch();
+    let out = dir.path().join("kernels.fatbin");
+    let mut cmd = cli();
+    cmd.arg("compile")
+        .arg(fixture_source("kernels.cu"))
+        .arg(fixture_source("scale.cu"))
+        .args(["--archs", "7.5 8.6+PTX", "-o"])
+        .arg(&out);
+    let (code, _, stderr) = run(&mut cmd);
+    assert_eq!(code, 0, "{stderr}");
+    // The guarded kernel is flagged by the build as inspect flags it.
+    assert!(
+        stderr.contains("kernel `fast_path` is missing from [0] sm_75"),
+        "{stderr}"
+    );
+    let listing = cuobjdump(&["--list-elf", "--list-ptx"], &out);
+    assert_eq!(
+        listing,
+        "ELF file    1: kernels.1.sm_75.cubin\nELF file    2: kernels.2.sm_86.cubin\nPTX file    1: kernels.1.sm_86.ptx\n"
+    );
+    // archbuild-made file: inspect's cuobjdump-format listing equals cuobjdump's own.
+    let (_, ours, _) = run(cli()
+        .arg("inspect")
+        .args(["--format", "cuobjdump"])
+        .arg(&out));
+    assert_eq!(ours, listing);
+    // Both translation units' kernels are in every image but the guarded one.
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&out)
+            .args(["--message-format", "json"]),
+    );
+    for img in v["images"].as_array().unwrap() {
+        let k = img["kernels"].as_array().unwrap();
+        assert!(
+            k.iter().any(|n| n == "scale") && k.iter().any(|n| n == "vector_add"),
+            "{img}"
+        );
+    }
+}
+
+#[test]
+fn an_unchanged_compile_starts_no_compiler() {
+    let dir = scratch();
+    let out = dir.path().join("k.fatbin");
+    let compile = || {
+        let mut c = cli();
+        c.env("ARCHBUILD_CACHE_DIR", dir.path().join("cache"))
+            .arg("compile")
+            .arg(fixture_source("kernels.cu"))
+            .args(["--archs", "8.0", "--message-format", "json", "-o"])
+            .arg(&out);
+        c
+    };
+    let first = json(&mut compile());
+    assert_eq!(first["reason"], "compile");
+    assert_eq!(first["jobs_planned"], 2, "cicc compute_80 + ptxas sm_80");
+    assert_eq!(first["jobs_run"], 2);
+    let bytes = std::fs::read(&out).unwrap();
+    let second = json(&mut compile());
+    assert_eq!(second["jobs_run"], 0);
+    assert_eq!(second["processes_started"], 0, "not even `nvcc --version`");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        bytes,
+        "same bytes from the cache"
+    );
+    assert_eq!(
+        second["modules_checked"][0]["targets"],
+        serde_json::json!(["sm_80"])
+    );
+}
+
+#[test]
+fn compile_errors_name_the_file_the_line_and_the_fix() {
+    let dir = scratch();
+    let out = dir.path().join("x.fatbin");
+    // A compile error: exit 5, nvcc's diagnostic with file and line, and the target.
+    let (code, _, stderr) = run(cli()
+        .arg("compile")
+        .arg(fixture_source("broken.cu"))
+        .args(["--archs", "8.6", "-o"])
+        .arg(&out));
+    assert_eq!(code, 5, "{stderr}");
+    assert!(
+        stderr.contains("broken.cu(3)") && stderr.contains("undefined_symbol"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no output after a failed compile");
+    // An arch CUDA 13 cannot build: exit 4, and which toolkits can.
+    let (code, _, stderr) = run(cli()
+        .arg("compile")
+        .arg(fixture_source("kernels.cu"))
+        .args(["--archs", "7.0", "-o"])
+        .arg(&out));
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("cannot build `sm_70`"), "{stderr}");
+    // No toolkit where NVCC points: exit 4, naming the variable.
+    let (code, _, stderr) = run(cli()
+        .env("NVCC", dir.path().join("no/nvcc"))
+        .arg("compile")
+        .arg(fixture_source("kernels.cu"))
+        .args(["--archs", "8.6", "-o"])
+        .arg(&out));
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("NVCC="), "{stderr}");
+    // A missing source: exit 3.
+    let (code, _, stderr) = run(cli().current_dir(dir.path()).args([
+        "compile",
+        "missing.cu",
+        "--archs",
+        "8.6",
+        "-o",
+        "x.fatbin",
+    ]));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("cannot read `missing.cu`"), "{stderr}");
+}
+
+/// A throwaway Cargo workspace with one kernel package.
+fn workspace(dir: &std::path::Path) -> std::path::PathBuf {
+    let pkg = dir.join("ws");
+    std::fs::create_dir_all(pkg.join("kernels")).unwrap();
+    std::fs::create_dir_all(pkg.join("src")).unwrap();
+    std::fs::write(pkg.join("src/lib.rs"), "").unwrap();
+    std::fs::copy(fixture_source("scale.cu"), pkg.join("kernels/scale.cu")).unwrap();
+    std::fs::write(
+        pkg.join("Cargo.toml"),
+        "[package]\nname = \"kpkg\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [package.metadata.archbuild]\nkernels = [\"kernels/scale.cu\"]\narchs = \"7.5\"\n",
+    )
+    .unwrap();
+    pkg.join("Cargo.toml")
+}
+
+#[test]
+fn build_compiles_the_workspace_packages_with_kernels_per_profile() {
+    let dir = scratch();
+    let manifest = workspace(dir.path());
+    // The output goes under the target directory cargo reports (not an inherited one).
+    let v = json(
+        cli()
+            .env_remove("CARGO_TARGET_DIR")
+            .env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6@13000")
+            .arg("build")
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .args(["--release", "--message-format", "json"]),
+    );
+    assert_eq!(v["reason"], "build");
+    assert_eq!(v["profile"], "release");
+    let pkg = &v["packages"][0];
+    assert_eq!(pkg["label"], "kpkg");
+    assert_eq!(pkg["archs"], "7.5");
+    assert!(
+        pkg["arch_source"].as_str().unwrap().contains("Cargo.toml"),
+        "{}",
+        pkg["arch_source"]
+    );
+    let module = &pkg["modules_checked"][0];
+    let fatbin = std::path::PathBuf::from(module["fatbin"].as_str().unwrap());
+    assert_eq!(
+        fatbin,
+        dir.path()
+            .join("ws/target/release/archbuild/kpkg/kernels/scale.fatbin")
+    );
+    assert!(fatbin.is_file());
+    // The summary's GPU check: the 7.5 GPU loads the cubin, the 8.6 one has nothing to run.
+    assert_eq!(module["gpus"][0]["image"], "sm_75");
+    assert_eq!(module["gpus"][1]["ok"], false);
+    assert!(
+        module["gpus"][1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("add 8.6"),
+        "{}",
+        module["gpus"][1]
+    );
+    // A package that is not there.
+    let (code, _, stderr) = run(cli()
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["-p", "nope"]));
+    assert_eq!(code, 6);
+    assert!(stderr.contains("packages with kernels: kpkg"), "{stderr}");
+}

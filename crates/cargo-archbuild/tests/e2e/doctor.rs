@@ -2,8 +2,13 @@
 
 use crate::support::{built, cli, json, run};
 
-fn gpu<'a>(module: &'a serde_json::Value, ordinal: u64) -> &'a serde_json::Value {
-    module["gpus"].as_array().unwrap().iter().find(|g| g["ordinal"] == ordinal).unwrap()
+fn gpu(module: &serde_json::Value, ordinal: u64) -> &serde_json::Value {
+    module["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["ordinal"] == ordinal)
+        .unwrap()
 }
 
 #[test]
@@ -15,7 +20,11 @@ fn a_gpu_the_fatbin_cannot_serve_fails_the_check_and_names_the_fix() {
         .arg(&built().fatbin)
         .args(["--message-format", "json"]);
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "exit 1 when a GPU cannot run the file");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "exit 1 when a GPU cannot run the file"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["driver"]["cuda_version"], "13.0");
     assert_eq!(v["gpus"].as_array().unwrap().len(), 3);
@@ -26,24 +35,45 @@ fn a_gpu_the_fatbin_cannot_serve_fails_the_check_and_names_the_fix() {
     assert_eq!(gpu(m, 2)["image"], "sm_86");
     let a100 = gpu(m, 1);
     assert_eq!(a100["ok"], false);
-    assert!(a100["error"].as_str().unwrap().contains("add 8.0 to ARCHBUILD_ARCHS"), "{a100}");
+    assert!(
+        a100["error"]
+            .as_str()
+            .unwrap()
+            .contains("add 8.0 to ARCHBUILD_ARCHS"),
+        "{a100}"
+    );
     // The human form says the same, and the error line counts the failing GPUs.
-    let (code, stdout, stderr) =
-        run(cli().env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.0,8.6@13000").arg("doctor").arg(&built().fatbin));
+    let (code, stdout, stderr) = run(cli()
+        .env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.0,8.6@13000")
+        .arg("doctor")
+        .arg(&built().fatbin));
     assert_eq!(code, 1);
-    assert!(stdout.contains("GPU 1 A100 (8.0): cannot run it"), "{stdout}");
-    assert!(stderr.contains("error: 1 of 3 GPU(s) cannot run"), "{stderr}");
+    assert!(
+        stdout.contains("GPU 1 A100 (8.0): cannot run it"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("error: 1 of 3 GPU(s) cannot run"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn every_gpu_covered_exits_zero_and_later_minors_use_the_older_cubin() {
-    let v = json(cli().env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6,8.9@13000").arg("doctor").arg(&built().fatbin).args([
-        "--message-format",
-        "json",
-    ]));
+    let v = json(
+        cli()
+            .env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6,8.9@13000")
+            .arg("doctor")
+            .arg(&built().fatbin)
+            .args(["--message-format", "json"]),
+    );
     assert_eq!(v["file"]["ok"], true);
     let m = &v["file"]["modules"][0];
-    assert_eq!(gpu(m, 2)["image"], "sm_86", "an RTX 4090 (8.9) runs the sm_86 cubin");
+    assert_eq!(
+        gpu(m, 2)["image"],
+        "sm_86",
+        "an RTX 4090 (8.9) runs the sm_86 cubin"
+    );
     assert_eq!(gpu(m, 2)["route"], "cubin");
 }
 
@@ -61,12 +91,18 @@ fn ptx_newer_than_the_driver_needs_nvjitlink_or_fails_with_both_fixes() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let h100 = gpu(&v["file"]["modules"][0], 0);
     let err = h100["error"].as_str().unwrap();
-    assert!(err.contains("PTX ISA 9.5") && err.contains("nvJitLink") && err.contains("update"), "{err}");
+    assert!(
+        err.contains("PTX ISA 9.5") && err.contains("nvJitLink") && err.contains("update"),
+        "{err}"
+    );
     // With a driver new enough for the PTX, the driver JITs it.
-    let v = json(cli().env("ARCHBUILD_SIMULATED_GPUS", "9.0@13.5").arg("doctor").arg(&built().fatbin).args([
-        "--message-format",
-        "json",
-    ]));
+    let v = json(
+        cli()
+            .env("ARCHBUILD_SIMULATED_GPUS", "9.0@13.5")
+            .arg("doctor")
+            .arg(&built().fatbin)
+            .args(["--message-format", "json"]),
+    );
     let h100 = gpu(&v["file"]["modules"][0], 0);
     assert_eq!(h100["image"], "compute_86");
     assert_eq!(h100["route"], "JIT by the driver");
@@ -74,13 +110,21 @@ fn ptx_newer_than_the_driver_needs_nvjitlink_or_fails_with_both_fixes() {
 
 #[test]
 fn an_executable_is_checked_per_translation_unit() {
-    let v = json(cli().env("ARCHBUILD_SIMULATED_GPUS", "7.5,9.0@13.5").arg("doctor").arg(&built().executable).args([
-        "--message-format",
-        "json",
-    ]));
+    let v = json(
+        cli()
+            .env("ARCHBUILD_SIMULATED_GPUS", "7.5,9.0@13.5")
+            .arg("doctor")
+            .arg(&built().executable)
+            .args(["--message-format", "json"]),
+    );
     let modules = v["file"]["modules"].as_array().unwrap();
-    let checked: Vec<&serde_json::Value> = modules.iter().filter(|m| m["checked"] == true).collect();
-    assert_eq!(checked.len(), 2, "two translation units with kernels: {modules:?}");
+    let checked: Vec<&serde_json::Value> =
+        modules.iter().filter(|m| m["checked"] == true).collect();
+    assert_eq!(
+        checked.len(),
+        2,
+        "two translation units with kernels: {modules:?}"
+    );
     for m in checked {
         assert_eq!(gpu(m, 0)["image"], "sm_75");
         assert_eq!(gpu(m, 1)["image"], "compute_89");
@@ -90,11 +134,19 @@ fn an_executable_is_checked_per_translation_unit() {
 
 #[test]
 fn doctor_without_a_file_lists_the_driver_and_gpus() {
-    let (code, stdout, _) = run(cli().env("ARCHBUILD_SIMULATED_GPUS", "7.5:RTX 2080,8.6:RTX 3090@12.8").arg("doctor"));
+    let (code, stdout, _) = run(cli()
+        .env("ARCHBUILD_SIMULATED_GPUS", "7.5:RTX 2080,8.6:RTX 3090@12.8")
+        .arg("doctor"));
     assert_eq!(code, 0);
     assert!(stdout.contains("CUDA 12.8"), "{stdout}");
-    assert!(stdout.contains("GPU 0      RTX 2080, compute capability 7.5 (Turing)"), "{stdout}");
-    assert!(stdout.contains("GPU 1      RTX 3090, compute capability 8.6 (Ampere)"), "{stdout}");
+    assert!(
+        stdout.contains("GPU 0      RTX 2080, compute capability 7.5 (Turing)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GPU 1      RTX 3090, compute capability 8.6 (Ampere)"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -7,7 +7,12 @@ fn explain_expands_a_list_into_targets_flags_and_coverage() {
     let v = json(cli().args(["explain", "7.5 8.6 8.9+PTX", "--message-format", "json"]));
     assert_eq!(v["reason"], "explain");
     assert_eq!(v["canonical"], "7.5 8.6 8.9+PTX");
-    let targets: Vec<&str> = v["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
+    let targets: Vec<&str> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["target"].as_str().unwrap())
+        .collect();
     assert_eq!(targets, ["sm_75", "sm_86", "sm_89", "compute_89"]);
     assert_eq!(
         v["nvcc_flags"],
@@ -20,16 +25,31 @@ fn explain_expands_a_list_into_targets_flags_and_coverage() {
     );
     // sm_86 runs on the later 8.x GPUs; PTX runs on everything newer.
     let sm86 = &v["targets"][1];
-    assert_eq!(sm86["runs_on"], serde_json::json!(["8.6", "8.7", "8.8", "8.9"]));
+    assert_eq!(
+        sm86["runs_on"],
+        serde_json::json!(["8.6", "8.7", "8.8", "8.9"])
+    );
     assert_eq!(v["targets"][3]["runs_on_future_gpus"], true);
-    let cov = |cc: &str| v["coverage"].as_array().unwrap().iter().find(|c| c["cc"] == cc).unwrap().clone();
+    let cov = |cc: &str| {
+        v["coverage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["cc"] == cc)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(cov("8.7")["image"], "sm_86");
     assert_eq!(cov("8.7")["route"], "cubin");
     assert_eq!(cov("9.0")["image"], "compute_89");
     assert_eq!(cov("9.0")["route"], "jit");
     // An A100 (8.0) gets nothing from this list, and the report says what to add.
     assert!(cov("8.0")["image"].is_null());
-    assert!(cov("8.0")["fix"].as_str().unwrap().contains("add 8.0"), "{}", cov("8.0"));
+    assert!(
+        cov("8.0")["fix"].as_str().unwrap().contains("add 8.0"),
+        "{}",
+        cov("8.0")
+    );
 }
 
 #[test]
@@ -48,9 +68,18 @@ fn explain_accepts_generation_names_and_other_dialects() {
 fn explain_human_output_lists_what_each_gpu_loads() {
     let (code, stdout, _) = run(cli().args(["explain", "8.6 9.0a"]));
     assert_eq!(code, 0);
-    assert!(stdout.contains("-gencode=arch=compute_90a,code=sm_90a"), "{stdout}");
+    assert!(
+        stdout.contains("-gencode=arch=compute_90a,code=sm_90a"),
+        "{stdout}"
+    );
     // sm_90a runs on exactly 9.0; a Blackwell GPU gets nothing.
-    let line = |cc: &str| stdout.lines().find(|l| l.trim_start().starts_with(&format!("{cc} "))).unwrap().to_string();
+    let line = |cc: &str| {
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{cc} ")))
+            .unwrap()
+            .to_string()
+    };
     assert!(line("9.0").contains("sm_90a (cubin)"), "{}", line("9.0"));
     assert!(line("10.0").contains("none: add 10.0"), "{}", line("10.0"));
     assert!(line("8.9").contains("sm_86 (cubin)"), "{}", line("8.9"));
@@ -58,11 +87,10 @@ fn explain_human_output_lists_what_each_gpu_loads() {
 
 #[test]
 fn explain_native_uses_the_simulated_gpus() {
-    let v = json(cli().env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6,8.6@13000").args([
-        "explain",
-        "native",
-        "--message-format",
-        "json",
-    ]));
+    let v = json(
+        cli()
+            .env("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6,8.6@13000")
+            .args(["explain", "native", "--message-format", "json"]),
+    );
     assert_eq!(v["canonical"], "7.5 8.6+PTX");
 }

@@ -6,7 +6,11 @@ use std::path::Path;
 use crate::support::{built, cli, cuobjdump, json, run};
 
 fn ours_cuobjdump(file: &Path) -> String {
-    let (code, stdout, stderr) = run(cli().arg("inspect").arg("--format").arg("cuobjdump").arg(file));
+    let (code, stdout, stderr) = run(cli()
+        .arg("inspect")
+        .arg("--format")
+        .arg("cuobjdump")
+        .arg(file));
     assert_eq!(code, 0, "{stderr}");
     stdout
 }
@@ -16,25 +20,42 @@ fn cuobjdump_format_matches_cuobjdump_on_nvcc_files() {
     let b = built();
     for file in [&b.fatbin, &b.object, &b.executable, &b.cubin] {
         let theirs = cuobjdump(&["--list-elf", "--list-ptx"], file);
-        assert_eq!(ours_cuobjdump(file), theirs, "listing of {}", file.display());
+        assert_eq!(
+            ours_cuobjdump(file),
+            theirs,
+            "listing of {}",
+            file.display()
+        );
     }
 }
 
 #[test]
 fn json_lists_every_image_with_its_details() {
-    let v = json(cli().arg("inspect").arg(&built().fatbin).args(["--message-format", "json"]));
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&built().fatbin)
+            .args(["--message-format", "json"]),
+    );
     assert_eq!(v["file_kind"], "fatbin");
     let images = v["images"].as_array().unwrap();
     let summary: Vec<(String, String)> = images
         .iter()
-        .map(|i| (i["kind"].as_str().unwrap().to_string(), i["target"].as_str().unwrap().to_string()))
+        .map(|i| {
+            (
+                i["kind"].as_str().unwrap().to_string(),
+                i["target"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     // Same images, same order as cuobjdump lists them.
     let listed = cuobjdump(&["--list-elf", "--list-ptx"], &built().fatbin);
     assert_eq!(summary.len(), listed.lines().count());
     for ((kind, target), line) in summary.iter().zip(listed.lines()) {
         assert!(line.starts_with(kind.as_str()), "{line} vs {kind}");
-        let sm = target.trim_start_matches("sm_").trim_start_matches("compute_");
+        let sm = target
+            .trim_start_matches("sm_")
+            .trim_start_matches("compute_");
         assert!(line.contains(&format!(".sm_{sm}.")), "{line} vs {target}");
     }
     let ptx = images.iter().find(|i| i["kind"] == "PTX").unwrap();
@@ -48,7 +69,12 @@ fn json_lists_every_image_with_its_details() {
 
 #[test]
 fn a_kernel_guarded_by_cuda_arch_is_flagged_with_the_gpus_it_breaks() {
-    let v = json(cli().arg("inspect").arg(&built().fatbin).args(["--message-format", "json"]));
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&built().fatbin)
+            .args(["--message-format", "json"]),
+    );
     let gaps = v["coverage_gaps"].as_array().unwrap();
     assert_eq!(gaps.len(), 1, "{gaps:?}");
     assert_eq!(gaps[0]["kernel"], "fast_path");
@@ -57,30 +83,61 @@ fn a_kernel_guarded_by_cuda_arch_is_flagged_with_the_gpus_it_breaks() {
     // Human output: the same as a warning on stderr.
     let (code, _, stderr) = run(cli().arg("inspect").arg(&built().fatbin));
     assert_eq!(code, 0);
-    assert!(stderr.contains("warning: kernel `fast_path` is missing from [0] sm_75"), "{stderr}");
+    assert!(
+        stderr.contains("warning: kernel `fast_path` is missing from [0] sm_75"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn executables_list_one_container_per_translation_unit() {
-    let v = json(cli().arg("inspect").arg(&built().executable).args(["--message-format", "json"]));
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&built().executable)
+            .args(["--message-format", "json"]),
+    );
     assert_eq!(v["file_kind"], "host-elf");
     let images = v["images"].as_array().unwrap();
-    let kernels_of = |k: &str| images.iter().filter(|i| i["kernels"].as_array().unwrap().iter().any(|n| n == k)).count();
+    let kernels_of = |k: &str| {
+        images
+            .iter()
+            .filter(|i| i["kernels"].as_array().unwrap().iter().any(|n| n == k))
+            .count()
+    };
     // host_kernel and vector_add each live in their own translation unit's sm_75 + compute_89.
     assert_eq!(kernels_of("host_kernel"), 2);
     assert_eq!(kernels_of("vector_add"), 2);
     // Kernels of different translation units are not "missing" from each other.
-    let gaps: Vec<&str> = v["coverage_gaps"].as_array().unwrap().iter().map(|g| g["kernel"].as_str().unwrap()).collect();
+    let gaps: Vec<&str> = v["coverage_gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["kernel"].as_str().unwrap())
+        .collect();
     assert_eq!(gaps, ["fast_path"]);
 }
 
 #[test]
 fn cubin_and_ptx_files_are_single_images() {
-    let v = json(cli().arg("inspect").arg(&built().cubin).args(["--message-format", "json"]));
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&built().cubin)
+            .args(["--message-format", "json"]),
+    );
     assert_eq!(v["file_kind"], "cubin");
     assert_eq!(v["images"][0]["target"], "sm_90");
-    let v = json(cli().arg("inspect").arg(&built().ptx).args(["--message-format", "json"]));
+    let v = json(
+        cli()
+            .arg("inspect")
+            .arg(&built().ptx)
+            .args(["--message-format", "json"]),
+    );
     assert_eq!(v["file_kind"], "ptx");
     assert_eq!(v["images"][0]["target"], "compute_90");
-    assert_eq!(v["images"][0]["kernels"], serde_json::json!(["vector_add", "fast_path"]));
+    assert_eq!(
+        v["images"][0]["kernels"],
+        serde_json::json!(["vector_add", "fast_path"])
+    );
 }

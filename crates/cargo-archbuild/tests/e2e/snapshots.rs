@@ -13,7 +13,9 @@ fn help(args: &[&str]) -> String {
 #[test]
 fn help_of_every_subcommand() {
     insta::assert_snapshot!("help_top", help(&[]));
-    for sub in ["build", "compile", "inspect", "doctor", "explain", "matrix", "merge", "toolkit", "cache"] {
+    for sub in [
+        "build", "compile", "inspect", "doctor", "explain", "matrix", "merge", "toolkit", "cache",
+    ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
     }
     insta::assert_snapshot!("help_toolkit_install", help(&["toolkit", "install"]));
@@ -44,12 +46,34 @@ fn error_messages_name_the_fix() {
     let cases: Vec<(&str, Vec<&str>)> = vec![
         ("err_explain_bad_arch", vec!["explain", "8.6x"]),
         ("err_explain_bad_variant", vec!["explain", "8.6a"]),
-        ("err_matrix_zero_shards", vec!["matrix", "--shards", "0", "--archs", "8.6"]),
-        ("err_inspect_missing_file", vec!["inspect", "no-such-file.fatbin"]),
+        (
+            "err_matrix_zero_shards",
+            vec!["matrix", "--shards", "0", "--archs", "8.6"],
+        ),
+        (
+            "err_inspect_missing_file",
+            vec!["inspect", "no-such-file.fatbin"],
+        ),
         ("err_inspect_garbage", vec!["inspect", "garbage.bin"]),
-        ("err_inspect_two_formats", vec!["inspect", "garbage.bin", "--format", "cuobjdump", "--message-format", "json"]),
-        ("err_doctor_bad_policy", vec!["doctor", "garbage.bin", "--policy", "fastest"]),
-        ("err_merge_not_a_fatbin", vec!["merge", "garbage.bin", "-o", "out.fatbin"]),
+        (
+            "err_inspect_two_formats",
+            vec![
+                "inspect",
+                "garbage.bin",
+                "--format",
+                "cuobjdump",
+                "--message-format",
+                "json",
+            ],
+        ),
+        (
+            "err_doctor_bad_policy",
+            vec!["doctor", "garbage.bin", "--policy", "fastest"],
+        ),
+        (
+            "err_merge_not_a_fatbin",
+            vec!["merge", "garbage.bin", "-o", "out.fatbin"],
+        ),
         ("err_unknown_subcommand", vec!["biuld"]),
     ];
     for (name, args) in cases {
@@ -57,7 +81,12 @@ fn error_messages_name_the_fix() {
     }
     insta::assert_snapshot!(
         "err_doctor_bad_simulated_gpus",
-        failure(cli().current_dir(dir.path()).env("ARCHBUILD_SIMULATED_GPUS", "8.6,nine@13000").arg("doctor"))
+        failure(
+            cli()
+                .current_dir(dir.path())
+                .env("ARCHBUILD_SIMULATED_GPUS", "8.6,nine@13000")
+                .arg("doctor")
+        )
     );
 }
 

@@ -27,7 +27,8 @@ pub fn cli() -> Command {
 /// A scratch directory shared by the whole run (fixtures, caches).
 pub fn home() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir")).path()
+    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
 }
 
 /// A fresh directory for one test's outputs.
@@ -37,7 +38,9 @@ pub fn scratch() -> tempfile::TempDir {
 
 /// Source files under `tests/fixtures/`.
 pub fn fixture_source(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// Files made by nvcc from the fixture sources.
@@ -69,27 +72,74 @@ pub fn built() -> &'static Built {
             executable: dir.join("app"),
         };
         let g = |arch: &str, code: &str| format!("-gencode=arch={arch},code={code}");
-        nvcc(&[&k, "--fatbin".as_ref(), g("compute_75", "sm_75").as_ref(), g("compute_86", "sm_86").as_ref(),
-            g("compute_86", "compute_86").as_ref(), "-o".as_ref(), &b.fatbin]);
-        nvcc(&[&k, "-c".as_ref(), g("compute_75", "sm_75").as_ref(), g("compute_86", "compute_86").as_ref(),
-            "-o".as_ref(), &b.object]);
-        nvcc(&[&k, "-cubin".as_ref(), "-arch=sm_90".as_ref(), "-o".as_ref(), &b.cubin]);
-        nvcc(&[&k, "-ptx".as_ref(), "-arch=compute_90".as_ref(), "-o".as_ref(), &b.ptx]);
-        nvcc(&[&fixture_source("host_main.cu"), &k, g("compute_75", "sm_75").as_ref(),
-            g("compute_89", "compute_89").as_ref(), "-o".as_ref(), &b.executable]);
+        nvcc(&[
+            &k,
+            "--fatbin".as_ref(),
+            g("compute_75", "sm_75").as_ref(),
+            g("compute_86", "sm_86").as_ref(),
+            g("compute_86", "compute_86").as_ref(),
+            "-o".as_ref(),
+            &b.fatbin,
+        ]);
+        nvcc(&[
+            &k,
+            "-c".as_ref(),
+            g("compute_75", "sm_75").as_ref(),
+            g("compute_86", "compute_86").as_ref(),
+            "-o".as_ref(),
+            &b.object,
+        ]);
+        nvcc(&[
+            &k,
+            "-cubin".as_ref(),
+            "-arch=sm_90".as_ref(),
+            "-o".as_ref(),
+            &b.cubin,
+        ]);
+        nvcc(&[
+            &k,
+            "-ptx".as_ref(),
+            "-arch=compute_90".as_ref(),
+            "-o".as_ref(),
+            &b.ptx,
+        ]);
+        nvcc(&[
+            &fixture_source("host_main.cu"),
+            &k,
+            g("compute_75", "sm_75").as_ref(),
+            g("compute_89", "compute_89").as_ref(),
+            "-o".as_ref(),
+            &b.executable,
+        ]);
         b
     })
 }
 
 fn nvcc(args: &[&Path]) {
-    let out = StdCommand::new(archbuild_tests::tool("nvcc")).args(args).output().expect("run nvcc");
-    assert!(out.status.success(), "nvcc {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = StdCommand::new(archbuild_tests::tool("nvcc"))
+        .args(args)
+        .output()
+        .expect("run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `cuobjdump ARGS FILE` stdout.
 pub fn cuobjdump(args: &[&str], file: &Path) -> String {
-    let out = StdCommand::new(archbuild_tests::tool("cuobjdump")).args(args).arg(file).output().expect("run cuobjdump");
-    assert!(out.status.success(), "cuobjdump failed on {}:\n{}", file.display(), String::from_utf8_lossy(&out.stderr));
+    let out = StdCommand::new(archbuild_tests::tool("cuobjdump"))
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("run cuobjdump");
+    assert!(
+        out.status.success(),
+        "cuobjdump failed on {}:\n{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
