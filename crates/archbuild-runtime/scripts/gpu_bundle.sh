@@ -3,8 +3,9 @@
 # toolchain and no CUDA 13.5): the two programs, the fixtures (real cubins and PTX made by the
 # CUDA 13.5 toolkit here, packed by archbuild-fatbin) and nvJitLink 13.5 (xz, 31.5 MB).
 # Run from the repository root:  sh crates/archbuild-runtime/scripts/gpu_bundle.sh [OUT]
+# (default OUT: .gpu/runtime, inside the git-ignored .gpu folder; carry it to the GPU machine).
 set -eu
-OUT=${1:-.gpu-bundle}
+OUT=${1:-.gpu/runtime}
 NVJITLINK=${NVJITLINK:-/tmp/cudatk/nvidia/cu13/lib/libnvJitLink.so.13}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-runtime}"
 cargo build --release -p archbuild-runtime --examples

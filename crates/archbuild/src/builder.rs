@@ -14,13 +14,14 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use archbuild_arch::ComputeCapability;
 
 use crate::env::Env;
 use crate::error::Result;
 use crate::paths::Home;
-use crate::report::BuildReport;
+use crate::report::{BuildReport, JobRecord};
 use crate::toolkit::Toolkit;
 
 /// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
@@ -47,6 +48,17 @@ pub struct Build {
     pub(crate) no_rust_module: bool,
     pub(crate) devices: Option<Vec<ComputeCapability>>,
     pub(crate) quiet: bool,
+    pub(crate) on_job: Option<JobCallback>,
+}
+
+/// A callback run after every job, cached or not (from the worker threads).
+#[derive(Clone)]
+pub(crate) struct JobCallback(pub Arc<dyn Fn(&JobRecord) + Send + Sync>);
+
+impl std::fmt::Debug for JobCallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JobCallback")
+    }
 }
 
 impl Build {
@@ -220,6 +232,13 @@ impl Build {
     /// Don't announce the default arch list.
     pub fn quiet(&mut self, on: bool) -> &mut Self {
         self.quiet = on;
+        self
+    }
+
+    /// Calls `f` after every job finishes, cached or not, from the worker threads (progress
+    /// bars). Failed jobs are reported by the error instead.
+    pub fn on_job(&mut self, f: impl Fn(&JobRecord) + Send + Sync + 'static) -> &mut Self {
+        self.on_job = Some(JobCallback(Arc::new(f)));
         self
     }
 

@@ -2,7 +2,7 @@
 //! `include_bytes!` (8-byte aligned, as `cuModuleLoadData` wants), one `&str` constant per
 //! kernel, and the arch list used.
 //!
-//! ```ignore
+//! ```text
 //! // OUT_DIR/kernels.rs, for Build::new().file("kernels/add.cu").compile("kernels")
 //! pub const ARCHS: &str = "7.5 8.6 8.9+PTX";
 //! pub const TARGETS: &[&str] = &["sm_75", "sm_86", "sm_89", "compute_89"];
@@ -72,6 +72,7 @@ pub(crate) fn generate(
         let _ = writeln!(s, "    pub const ARCHS: &str = {:?};", m.archs);
         let names = kernel_consts(m.kernels);
         for (konst, kernel) in &names {
+            let _ = writeln!(s, "    /// The kernel `{kernel}`.");
             let _ = writeln!(s, "    pub const {konst}: &str = {kernel:?};");
         }
         let list: Vec<&str> = names.iter().map(|(k, _)| k.as_str()).collect();

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use crate::builder::JobCallback;
 use crate::cache::{Key, KeyBuilder, Store};
 use crate::deps::{self, FileHashes};
 use crate::env::Env;
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
 use crate::plan::{cicc_command, ptxas_command, Job, Module, Phase, Settings};
 use crate::process::Cmd;
+use crate::report::JobRecord;
 use crate::toolkit::Toolkit;
 
 /// A job's output.
@@ -96,10 +98,35 @@ impl<'a> Compiler<'a> {
         self.limiter.uses_jobserver()
     }
 
-    /// Runs every job on `workers` threads.
-    pub fn run(&self, workers: usize) -> Vec<Outcome<JobOut, Failure>> {
+    /// Runs every job on `workers` threads, calling `on_job` after each that succeeds.
+    pub fn run(
+        &self,
+        workers: usize,
+        on_job: Option<&JobCallback>,
+    ) -> Vec<Outcome<JobOut, Failure>> {
         let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
-        run_graph(&deps, workers, |j, input| self.run_job(j, input))
+        run_graph(&deps, workers, |j, input| {
+            let result = self.run_job(j, input);
+            if let (Ok(out), Some(cb)) = (&result, on_job) {
+                (cb.0)(&self.record(j, out));
+            }
+            result
+        })
+    }
+
+    /// The report line of a finished job.
+    pub fn record(&self, j: usize, out: &JobOut) -> JobRecord {
+        let job = &self.jobs[j];
+        JobRecord {
+            module: self.modules[job.module].name.clone(),
+            phase: match job.phase {
+                Phase::Cicc(_) => "cicc",
+                Phase::Ptxas(_) => "ptxas",
+            },
+            target: job.label(),
+            cached: out.cached,
+            seconds: out.seconds,
+        }
     }
 
     fn manifest_key(&self, module: &Module, arch: archbuild_arch::Arch) -> Key {
@@ -164,7 +191,13 @@ impl<'a> Compiler<'a> {
                 })
             }
             Phase::Ptxas(arch) => {
-                let ptx = &input.expect("scheduler passes the cicc output").bytes;
+                let Some(JobOut { bytes: ptx, .. }) = input else {
+                    return Err(Failure {
+                        command: job.label(),
+                        status: "internal error".into(),
+                        output: "the PTX this job needs is missing".into(),
+                    });
+                };
                 let mut b = KeyBuilder::new("ptxas");
                 b.key("base", &self.base)
                     .key("ptx", &Key::of(ptx))

@@ -229,7 +229,7 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
     let store = p.cache_on.then(|| Store::new(p.home.cache_dir()));
     let compiler = Compiler::new(&p.toolkit, &p.settings, &p.modules, &jobs, store, &p.env)?;
     let workers = exec::parallelism(&p.env, b.jobs);
-    let outcomes = compiler.run(workers);
+    let outcomes = compiler.run(workers, b.on_job.as_ref());
     if crate::process::interrupted() {
         return Err(Error::Interrupted);
     }
@@ -308,19 +308,10 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
         }
     }
 
-    let records: Vec<JobRecord> = jobs
+    let records: Vec<JobRecord> = done
         .iter()
-        .zip(&done)
-        .map(|(job, d)| JobRecord {
-            module: p.modules[job.module].name.clone(),
-            phase: match job.phase {
-                Phase::Cicc(_) => "cicc",
-                Phase::Ptxas(_) => "ptxas",
-            },
-            target: job.label(),
-            cached: d.cached,
-            seconds: d.seconds,
-        })
+        .enumerate()
+        .map(|(j, d)| compiler.record(j, d))
         .collect();
     let jobs_run = records.iter().filter(|r| !r.cached).count();
     Ok(BuildReport {

@@ -73,7 +73,11 @@ impl Gpu {
         let loader = Loader::from_env(CudaDriver::new()?)?;
         let ctx = loader.driver().context(ordinal)?;
         let loaded = loader.load_in(OPS.get()?, &ctx)?;
-        Ok(Self { ctx, module: loaded.module, report: loaded.report })
+        Ok(Self {
+            ctx,
+            module: loaded.module,
+            report: loaded.report,
+        })
     }
 
     /// `data[i] *= factor` on the GPU.

@@ -3,10 +3,16 @@
 use {{crate_name}}::{Error, Gpu};
 
 fn main() -> std::process::ExitCode {
-    println!("{{project-name}}: kernels built for `{}`", {{crate_name}}::kernels::ARCHS);
+    println!(
+        "{{project-name}}: kernels built for `{}`",
+        {{crate_name}}::kernels::ARCHS
+    );
     let gpu = match Gpu::open(0) {
         Ok(gpu) => gpu,
-        Err(Error::Load(e @ (archbuild_runtime::Error::NoDriver { .. } | archbuild_runtime::Error::NoDevice { .. }))) => {
+        Err(Error::Load(
+            e @ (archbuild_runtime::Error::NoDriver { .. }
+            | archbuild_runtime::Error::NoDevice { .. }),
+        )) => {
             println!("no GPU: {e}");
             return std::process::ExitCode::SUCCESS;
         }
@@ -22,7 +28,11 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::FAILURE;
     }
     let ok = data.iter().enumerate().all(|(i, &v)| v == 3.0 * i as f32);
-    println!("scale on {} elements: {}", data.len(), if ok { "OK" } else { "WRONG" });
+    println!(
+        "scale on {} elements: {}",
+        data.len(),
+        if ok { "OK" } else { "WRONG" }
+    );
     if ok {
         std::process::ExitCode::SUCCESS
     } else {
