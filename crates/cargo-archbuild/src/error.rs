@@ -60,9 +60,6 @@ pub enum CliError {
     #[error("{0}")]
     Build(#[from] archbuild::Error),
 
-    #[error("interrupted; compiler processes were stopped and nothing partial was kept")]
-    Interrupted,
-
     #[error("{message}")]
     Cargo { message: String, help: String },
 
@@ -97,7 +94,6 @@ impl CliError {
             | CliError::NoImages { .. }
             | CliError::Merge { .. } => exit::INPUT,
             CliError::Build(e) => build_exit_code(e),
-            CliError::Interrupted => exit::INTERRUPTED,
             CliError::Cargo { .. } => exit::CARGO,
             CliError::Driver { .. } => exit::DRIVER,
             CliError::Write { .. } => exit::OUTPUT,
@@ -122,7 +118,6 @@ impl CliError {
                 exit::CARGO => "manifest",
                 _ => "output",
             },
-            CliError::Interrupted => "interrupted",
             CliError::Cargo { .. } => "cargo",
             CliError::Driver { .. } => "driver",
             CliError::DoctorFailed { .. } => "doctor-failed",
@@ -154,7 +149,7 @@ impl CliError {
             CliError::Write { .. } => "check that the output directory exists and is writable".into(),
             CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),
             // These messages come from the library crates and already name the fix.
-            CliError::ArchList(_) | CliError::Build(_) | CliError::Driver { .. } | CliError::Interrupted => return None,
+            CliError::ArchList(_) | CliError::Build(_) | CliError::Driver { .. } => return None,
         })
     }
 

@@ -5,10 +5,10 @@
 //! The binary (`src/main.rs`) only calls [`run_from_env`].
 
 mod building;
-pub mod cli;
+mod cli;
 mod commands;
 mod coverage;
-pub mod error;
+mod error;
 mod facts;
 mod files;
 mod gpus;
@@ -16,7 +16,7 @@ mod modules;
 mod report;
 mod shell;
 
-pub use error::{exit, CliError};
+use error::{exit, CliError};
 
 /// Parses the process's arguments, runs the subcommand, prints errors, and returns the exit code.
 pub fn run_from_env() -> i32 {

@@ -44,7 +44,10 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
             if args.packages.is_empty() {
                 // A table with only `archs` (e.g. host code compiled by the cc crate): nothing
                 // for this command to build unless the package is named explicitly.
-                shell.note(format!("skipping `{}`: its [package.metadata.archbuild] lists no kernels", pkg.name));
+                shell.note(format!(
+                    "skipping `{}`: its [package.metadata.archbuild] lists no kernels",
+                    pkg.name
+                ));
                 continue;
             }
             return Err(CliError::Cargo {
@@ -91,7 +94,9 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
     if pending.is_empty() {
         return Err(CliError::Cargo {
             message: "no workspace package lists kernels in [package.metadata.archbuild]".into(),
-            help: "add `kernels = [\"kernels/name.cu\"]` to a package's [package.metadata.archbuild]".into(),
+            help:
+                "add `kernels = [\"kernels/name.cu\"]` to a package's [package.metadata.archbuild]"
+                    .into(),
         });
     }
     let outcomes = run_all(pending, shell)?;
@@ -129,7 +134,7 @@ fn metadata(args: &BuildArgs) -> Result<Metadata, CliError> {
         cmd.manifest_path(m);
     }
     cmd.exec().map_err(|e| CliError::Cargo {
-        message: format!("`cargo metadata` failed: {e}"),
+        message: format!("`cargo metadata` failed: {}", e.to_string().trim_end()),
         help: "run `cargo archbuild build` inside a Cargo workspace, or pass --manifest-path path/to/Cargo.toml"
             .into(),
     })

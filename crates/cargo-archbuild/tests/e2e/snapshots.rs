@@ -105,3 +105,46 @@ fn errors_in_json_mode_are_a_json_document_with_the_exit_code() {
     assert_eq!(v["exit_code"], 3);
     assert!(v["help"].as_str().unwrap().contains("check the path"));
 }
+
+#[test]
+fn toolkit_cargo_and_build_errors_name_the_fix() {
+    let dir = scratch();
+    let root = dir.path().display().to_string();
+    let masked = |cmd: &mut assert_cmd::Command| failure(cmd).replace(&root, "[DIR]");
+    let no_nvcc = dir.path().join("nowhere/nvcc");
+    insta::assert_snapshot!(
+        "err_toolkit_which_bad_nvcc",
+        masked(cli().env("NVCC", &no_nvcc).args(["toolkit", "which"]))
+    );
+    insta::assert_snapshot!(
+        "err_compile_bad_nvcc",
+        masked(
+            cli()
+                .current_dir(dir.path())
+                .env("NVCC", &no_nvcc)
+                .arg("compile")
+                .arg(crate::support::fixture_source("scale.cu"))
+                .args(["--archs", "8.6", "-o", "x.fatbin"])
+        )
+        .replace(env!("CARGO_MANIFEST_DIR"), "[CRATE]")
+    );
+    insta::assert_snapshot!(
+        "err_compile_arch_toolkit_cannot_build",
+        masked(
+            cli()
+                .current_dir(dir.path())
+                .arg("compile")
+                .arg(crate::support::fixture_source("scale.cu"))
+                .args(["--archs", "7.0 8.6", "-o", "x.fatbin"])
+        )
+    );
+    insta::assert_snapshot!(
+        "err_build_outside_a_workspace",
+        masked(
+            cli()
+                .current_dir(dir.path())
+                .env_remove("CARGO_TARGET_DIR")
+                .arg("build")
+        )
+    );
+}
