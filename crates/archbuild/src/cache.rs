@@ -102,6 +102,11 @@ impl Store {
         }
     }
 
+    /// Whether an entry exists (not verified: `get` verifies when the payload is read).
+    pub fn contains(&self, ns: &str, key: &Key) -> bool {
+        self.path(ns, key).is_file()
+    }
+
     /// Stores `payload` under `key` atomically.
     pub fn put(&self, ns: &str, key: &Key, payload: &[u8]) -> std::io::Result<()> {
         let mut bytes = Vec::with_capacity(HEADER + payload.len());

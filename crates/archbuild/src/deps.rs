@@ -1,13 +1,12 @@
 //! Dependency lists and the "direct mode" lookup that lets an unchanged rebuild start no nvcc.
 //!
-//! The cicc phase runs with `-MD -MF`, so nvcc writes the headers *that compile* used: nvcc's
-//! dependency pass preprocesses the source both as device code for this target's
-//! `__CUDA_ARCH__` and as host code, and lists the union. A header included only under
-//! `#if __CUDA_ARCH__ >= 800` is therefore in compute_80's list and not in compute_75's, and a
-//! header under `#ifndef __CUDA_ARCH__` is in every list — the per-arch unsoundness of caches
-//! that scan dependencies once per source cannot happen. The list costs nothing extra: nvcc
-//! filters dependencies during the preprocessing it does anyway (measured: 8.20 s vs 8.18 s
-//! for `shared/bench/bench_kernels.cu`).
+//! The cicc phase runs with `-Xcompiler -MD,-MF,FILE`: the host compiler writes the files that
+//! nvcc's *device* preprocessing pass for this target (`__CUDA_ARCH__` set) read — exactly the
+//! inputs of the PTX. A header included only under `#if __CUDA_ARCH__ >= 800` is in
+//! compute_80's list and not in compute_75's; a header under `#ifndef __CUDA_ARCH__` is in
+//! none (no PTX depends on it). So the per-arch unsoundness of caches that scan dependencies
+//! once per source cannot happen, and the list costs nothing: the preprocessing runs anyway
+//! (see `docs/build.md` for the measurements and the alternatives).
 //!
 //! A *manifest* per (source, flags, target) records, for each result seen, every dependency's
 //! content hash and the result's key. The next build hashes those files (each once per build)

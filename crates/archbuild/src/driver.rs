@@ -7,10 +7,16 @@
 //!   defines. The *result key* adds every dependency nvcc reported for this arch with its
 //!   content hash (see `deps`). Headers inside the toolkit are covered by its version.
 //! * ptxas phase: the key hashes the toolkit, the PTX content, the arch and the ptxas flags —
-//!   exactly ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas.
+//!   exactly ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An
+//!   alias keyed on the cicc result key points at it, so a rebuild finds the cubin without
+//!   reading the PTX.
+//!
+//! Hits only check that the entry exists; payloads are read and verified when packing needs
+//! them (`pack`), which an up-to-date output does not.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::builder::JobCallback;
@@ -24,14 +30,49 @@ use crate::process::Cmd;
 use crate::report::JobRecord;
 use crate::toolkit::Toolkit;
 
-/// A job's output.
+/// A job's output. Its bytes are read from the cache only when needed (packing), so a build
+/// whose fat binaries are already up to date reads no image at all.
 #[derive(Debug)]
 pub(crate) struct JobOut {
-    pub bytes: Vec<u8>,
+    /// Where the output lives in the cache (`ptx` or `cubin` namespace), when cached.
+    pub key: Option<Key>,
+    bytes: OnceLock<Vec<u8>>,
     pub cached: bool,
     pub seconds: f64,
     /// Dependencies outside the toolkit (cicc jobs only).
     pub deps: Vec<PathBuf>,
+}
+
+impl JobOut {
+    fn cached(key: Key, deps: Vec<PathBuf>) -> Self {
+        Self {
+            key: Some(key),
+            bytes: OnceLock::new(),
+            cached: true,
+            seconds: 0.0,
+            deps,
+        }
+    }
+
+    fn fresh(key: Option<Key>, bytes: Vec<u8>, seconds: f64, deps: Vec<PathBuf>) -> Self {
+        Self {
+            key,
+            bytes: OnceLock::from(bytes),
+            cached: false,
+            seconds,
+            deps,
+        }
+    }
+
+    /// The output, read (and verified) from the cache on first use; `None` when the entry is
+    /// gone or corrupt (it is then deleted, and a rebuild recompiles it).
+    pub fn bytes(&self, store: Option<&Store>, ns: &str) -> Option<&[u8]> {
+        if let Some(b) = self.bytes.get() {
+            return Some(b);
+        }
+        let b = store?.get(ns, self.key.as_ref()?)?;
+        Some(self.bytes.get_or_init(|| b))
+    }
 }
 
 /// A job whose process failed.
@@ -105,7 +146,8 @@ impl<'a> Compiler<'a> {
         on_job: Option<&JobCallback>,
     ) -> Vec<Outcome<JobOut, Failure>> {
         let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
-        run_graph(&deps, workers, |j, input| {
+        let priority = crate::plan::priorities(self.jobs);
+        run_graph(&deps, &priority, workers, |j, input| {
             let result = self.run_job(j, input);
             if let (Ok(out), Some(cb)) = (&result, on_job) {
                 (cb.0)(&self.record(j, out));
@@ -151,19 +193,15 @@ impl<'a> Compiler<'a> {
     fn run_job(&self, j: usize, input: Option<&JobOut>) -> Result<JobOut, Failure> {
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
+        let store = self.store.as_ref();
         match job.phase {
             Phase::Cicc(arch) => {
                 let mk = self.manifest_key(module, arch);
-                if let Some(store) = &self.store {
+                if let Some(store) = store {
                     if let Some((rk, deps)) = deps::lookup(store, &mk, &self.hashes) {
-                        if let Some(bytes) = store.get("ptx", &rk) {
+                        if store.contains("ptx", &rk) {
                             let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                            return Ok(JobOut {
-                                bytes,
-                                cached: true,
-                                seconds: 0.0,
-                                deps,
-                            });
+                            return Ok(JobOut::cached(rk, deps));
                         }
                     }
                 }
@@ -180,39 +218,35 @@ impl<'a> Compiler<'a> {
                     all.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                 deps.sort();
                 deps.dedup();
-                if let Some(store) = &self.store {
-                    self.remember(store, &mk, &deps, &bytes, started);
-                }
-                Ok(JobOut {
-                    bytes,
-                    cached: false,
-                    seconds,
-                    deps,
-                })
+                let key = store.and_then(|s| self.remember(s, &mk, &deps, &bytes, started));
+                Ok(JobOut::fresh(key, bytes, seconds, deps))
             }
             Phase::Ptxas(arch) => {
-                let Some(JobOut { bytes: ptx, .. }) = input else {
-                    return Err(Failure {
-                        command: job.label(),
-                        status: "internal error".into(),
-                        output: "the PTX this job needs is missing".into(),
-                    });
+                let missing = || Failure {
+                    command: job.label(),
+                    status: "internal error".into(),
+                    output: "the PTX this job needs is missing from the cache; build again".into(),
                 };
-                let mut b = KeyBuilder::new("ptxas");
-                b.key("base", &self.base)
-                    .key("ptx", &Key::of(ptx))
-                    .str("arch", &arch.sm_name());
-                for f in &self.settings.ptxas_flags {
-                    b.str("flag", f);
+                let input = input.ok_or_else(missing)?;
+                // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
+                // content key, so a rebuild finds the cubin without reading the PTX.
+                let alias = input.key.map(|k| self.ptxas_key("ptxas-alias", &k, arch));
+                if let (Some(store), Some(alias)) = (store, &alias) {
+                    if let Some(ck) = store.get("cubin-alias", alias).and_then(|b| key_from(&b)) {
+                        if store.contains("cubin", &ck) {
+                            return Ok(JobOut::cached(ck, vec![]));
+                        }
+                    }
                 }
-                let key = b.finish();
-                if let Some(bytes) = self.store.as_ref().and_then(|s| s.get("cubin", &key)) {
-                    return Ok(JobOut {
-                        bytes,
-                        cached: true,
-                        seconds: 0.0,
-                        deps: vec![],
-                    });
+                let ptx = input.bytes(store, "ptx").ok_or_else(missing)?;
+                let ck = self.ptxas_key("ptxas", &Key::of(ptx), arch);
+                if let Some(store) = store {
+                    if store.contains("cubin", &ck) {
+                        if let Some(alias) = &alias {
+                            let _ = store.put("cubin-alias", alias, &ck.0);
+                        }
+                        return Ok(JobOut::cached(ck, vec![]));
+                    }
                 }
                 let input_path = self.tmp.path().join(format!("{j}.in.ptx"));
                 let out = self.tmp.path().join(format!("{j}.cubin"));
@@ -223,21 +257,34 @@ impl<'a> Compiler<'a> {
                 })?;
                 let cmd = ptxas_command(self.tk, self.settings, arch, &input_path, &out);
                 let (bytes, seconds) = self.execute(&cmd, &out)?;
-                if let Some(store) = &self.store {
-                    let _ = store.put("cubin", &key, &bytes);
+                let mut key = None;
+                if let Some(store) = store {
+                    if store.put("cubin", &ck, &bytes).is_ok() {
+                        key = Some(ck);
+                        if let Some(alias) = &alias {
+                            let _ = store.put("cubin-alias", alias, &ck.0);
+                        }
+                    }
                 }
-                Ok(JobOut {
-                    bytes,
-                    cached: false,
-                    seconds,
-                    deps: vec![],
-                })
+                Ok(JobOut::fresh(key, bytes, seconds, vec![]))
             }
         }
     }
 
+    /// The key of a ptxas result: toolkit, input (PTX hash or cicc key), arch, ptxas flags.
+    fn ptxas_key(&self, kind: &str, input: &Key, arch: archbuild_arch::Arch) -> Key {
+        let mut b = KeyBuilder::new(kind);
+        b.key("base", &self.base)
+            .key("input", input)
+            .str("arch", &arch.sm_name());
+        for f in &self.settings.ptxas_flags {
+            b.str("flag", f);
+        }
+        b.finish()
+    }
+
     /// Caches a cicc result unless a dependency is unreadable or changed while compiling (the
-    /// output might then belong to the old content).
+    /// output might then belong to the old content); returns its key when cached.
     fn remember(
         &self,
         store: &Store,
@@ -245,7 +292,7 @@ impl<'a> Compiler<'a> {
         deps: &[PathBuf],
         bytes: &[u8],
         started: SystemTime,
-    ) {
+    ) -> Option<Key> {
         let mut hashed = Vec::with_capacity(deps.len());
         for d in deps {
             let fresh = std::fs::metadata(d)
@@ -253,13 +300,13 @@ impl<'a> Compiler<'a> {
                 .is_ok_and(|t| t < started);
             match self.hashes.hash(d) {
                 Some(h) if fresh => hashed.push((d.clone(), h)),
-                _ => return,
+                _ => return None,
             }
         }
         let rk = deps::result_key(mk, &hashed);
-        if store.put("ptx", &rk, bytes).is_ok() {
-            deps::record(store, mk, &hashed, &rk);
-        }
+        store.put("ptx", &rk, bytes).ok()?;
+        deps::record(store, mk, &hashed, &rk);
+        Some(rk)
     }
 
     fn in_toolkit(&self, p: &Path) -> bool {
@@ -297,6 +344,10 @@ impl<'a> Compiler<'a> {
     pub fn tmp_dir(&self) -> &Path {
         self.tmp.path()
     }
+}
+
+fn key_from(bytes: &[u8]) -> Option<Key> {
+    Some(Key(bytes.try_into().ok()?))
 }
 
 /// The host compiler nvcc will use (`-ccbin`, `NVCC_CCBIN`, else `gcc` on PATH), identified by

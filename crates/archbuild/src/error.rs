@@ -76,10 +76,11 @@ pub enum Error {
         tail: String,
     },
 
-    /// The provisioned toolkit does not work.
+    /// The toolkit pip installed does not work (it is removed again).
     #[error(
-        "the provisioned toolkit in {} does not work: {detail}; delete that directory and run the \
-         build again to reinstall it",
+        "the CUDA toolkit pip installed into {} does not work: {detail}; it was removed, nothing \
+         was kept. Run the build again to retry, or install the CUDA toolkit yourself and set \
+         CUDA_HOME",
         dir.display()
     )]
     ProvisionBroken { dir: PathBuf, detail: String },
@@ -150,6 +151,15 @@ pub enum Error {
         module: String,
         source: Box<archbuild_fatbin::Error>,
     },
+
+    /// Cached outputs disappeared or failed verification twice in a row.
+    #[error(
+        "the build cache in {} loses entries while building (vanished or corrupt twice in a row); \
+         check the disk and anything cleaning that directory, or build without the cache \
+         (ARCHBUILD_CACHE=off)",
+        dir.display()
+    )]
+    CacheUnstable { dir: PathBuf },
 
     /// The build was interrupted (SIGINT/SIGTERM); children were killed.
     #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]

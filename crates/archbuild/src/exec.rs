@@ -6,11 +6,10 @@
 //! the CPU count, `ARCHBUILD_JOBS`, and available memory divided by the per-job estimate
 //! (`ARCHBUILD_JOB_MEMORY`, MiB; nvcc takes 3–5 GB per job on large kernels, 0.2 GB on small).
 //!
-//! Jobs start in order (cicc jobs, the long ones, first; ptxas jobs as their PTX appears),
-//! which keeps both cores busy until the short jobs at the end. After the first failure no new
+//! Among ready jobs the one with the highest priority starts first (see `plan::priority`:
+//! longest expected chain first), which keeps both cores busy until short jobs at the end. After the first failure no new
 //! job starts; running ones finish so their diagnostics can be grouped.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
@@ -117,17 +116,19 @@ pub(crate) enum Outcome<T, F> {
 }
 
 struct State<T, F> {
-    queue: VecDeque<usize>,
+    /// Ready jobs; the one with the highest priority (then the lowest index) starts next.
+    queue: Vec<usize>,
     outcomes: Vec<Option<Outcome<T, F>>>,
     running: usize,
     stop: bool,
 }
 
-/// Runs `task` for every job, a job only after its dependency succeeded, on `workers` threads.
-/// `task(job, dep_output)` does its own cache lookup and takes a token from `limiter` only
-/// when it must start a process.
+/// Runs `task` for every job, a job only after its dependency succeeded, on `workers` threads;
+/// among ready jobs the highest `priority` starts first. `task(job, dep_output)` does its own
+/// cache lookup and takes a jobserver token only when it must start a process.
 pub(crate) fn run_graph<T, F, R>(
     deps: &[Option<usize>],
+    priority: &[u32],
     workers: usize,
     task: R,
 ) -> Vec<Outcome<T, F>>
@@ -157,7 +158,13 @@ where
                 if st.stop || crate::process::interrupted() {
                     st.queue.clear();
                 }
-                if let Some(j) = st.queue.pop_front() {
+                let next = st
+                    .queue
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, &j)| (priority[j], std::cmp::Reverse(j)))
+                    .map(|(pos, _)| pos);
+                if let Some(j) = next.map(|pos| st.queue.swap_remove(pos)) {
                     let input = match deps[j] {
                         Some(d) => match &st.outcomes[d] {
                             Some(Outcome::Done(t)) => Some(Arc::clone(t)),
@@ -211,10 +218,15 @@ mod tests {
     fn dependencies_run_first_and_failures_stop_the_rest() {
         let deps = [None, None, Some(0), Some(1)];
         let order = Mutex::new(Vec::new());
-        let out = run_graph(&deps, 2, |j, input: Option<&usize>| -> Result<usize, ()> {
-            order.lock().unwrap().push(j);
-            Ok(input.copied().unwrap_or(0) + j * 10)
-        });
+        let out = run_graph(
+            &deps,
+            &[0; 4],
+            2,
+            |j, input: Option<&usize>| -> Result<usize, ()> {
+                order.lock().unwrap().push(j);
+                Ok(input.copied().unwrap_or(0) + j * 10)
+            },
+        );
         let values: Vec<usize> = out
             .iter()
             .map(|o| match o {
@@ -228,14 +240,19 @@ mod tests {
         assert!(pos(0) < pos(2) && pos(1) < pos(3));
 
         let ran = AtomicUsize::new(0);
-        let out = run_graph(&[None, Some(0), None], 1, |j, _: Option<&()>| {
-            ran.fetch_add(1, Ordering::SeqCst);
-            if j == 0 {
-                Err("boom")
-            } else {
-                Ok(())
-            }
-        });
+        let out = run_graph(
+            &[None, Some(0), None],
+            &[1, 1, 0],
+            1,
+            |j, _: Option<&()>| {
+                ran.fetch_add(1, Ordering::SeqCst);
+                if j == 0 {
+                    Err("boom")
+                } else {
+                    Ok(())
+                }
+            },
+        );
         assert!(matches!(out[0], Outcome::Failed("boom")));
         assert!(matches!(out[1], Outcome::Skipped));
         assert!(
@@ -243,6 +260,22 @@ mod tests {
             "one worker: nothing starts after a failure"
         );
         assert_eq!(ran.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn ready_jobs_start_by_priority() {
+        let order = Mutex::new(Vec::new());
+        // 0 and 1 are ready at once; 2 depends on 0; 3 is ready and has the lowest priority.
+        run_graph(
+            &[None, None, Some(0), None],
+            &[5, 9, 7, 1],
+            1,
+            |j, _: Option<&()>| -> Result<(), ()> {
+                order.lock().unwrap().push(j);
+                Ok(())
+            },
+        );
+        assert_eq!(order.into_inner().unwrap(), [1, 0, 2, 3]);
     }
 
     #[test]

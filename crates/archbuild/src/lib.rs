@@ -29,6 +29,7 @@ mod env;
 mod error;
 mod exec;
 mod manifest;
+mod pack;
 mod paths;
 mod plan;
 mod process;

@@ -187,6 +187,24 @@ pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
     jobs
 }
 
+/// Start order, as a priority per job (higher first), for a short makespan without knowing
+/// durations: longest chain first — cicc jobs that feed a ptxas job, then other cicc jobs,
+/// then ptxas jobs — and within each class the newest arch first, because newer targets
+/// compile slower (measured on `shared/bench/bench_kernels.cu`: sm_90's ptxas job is the
+/// longest). The job that finishes the build is then a short one (an old arch's ptxas), not
+/// the newest arch's. Deterministic; it changes only when jobs run, never what they produce.
+pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
+    let feeds: std::collections::HashSet<usize> = jobs.iter().filter_map(|j| j.dep).collect();
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| match j.phase {
+            Phase::Cicc(a) if feeds.contains(&i) => 20_000 + a.cc.sm(),
+            Phase::Cicc(a) => 10_000 + a.cc.sm(),
+            Phase::Ptxas(a) => a.cc.sm(),
+        })
+        .collect()
+}
+
 /// The cicc-phase command: PTX for `arch`, with its dependency list written to `depfile`.
 pub(crate) fn cicc_command(
     tk: &Toolkit,
@@ -207,7 +225,7 @@ pub(crate) fn cicc_command(
         args.push(a);
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
-    args.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
+    args.extend(depfile_args(depfile));
     args.extend([
         "-o".into(),
         out.as_os_str().to_owned(),
@@ -219,6 +237,18 @@ pub(crate) fn cicc_command(
         .with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(s.base_dir.clone());
     cmd
+}
+
+/// Flags that make the compile write its dependency list. The host compiler's `-MD` on nvcc's
+/// device preprocessing pass (`-Xcompiler -MD,-MF,FILE`) lists exactly the files that pass —
+/// with this target's `__CUDA_ARCH__` — read, i.e. the inputs of the PTX, at no extra cost;
+/// nvcc's own `-MD` would add a host preprocessing pass. `-Xcompiler` splits on commas, so a
+/// path with a comma falls back to nvcc's `-MD -MF`.
+fn depfile_args(depfile: &Path) -> Vec<OsString> {
+    match depfile.to_str() {
+        Some(p) if !p.contains(',') => vec!["-Xcompiler".into(), format!("-MD,-MF,{p}").into()],
+        _ => vec!["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()],
+    }
 }
 
 /// The ptxas-phase command: the cubin for `sm_XY` from PTX.
@@ -242,6 +272,38 @@ pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, ptx: &Path, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn longest_chains_and_newest_archs_start_first() {
+        use crate::config::{ArchSource, ResolvedArchs};
+        let list: archbuild_arch::ArchList = "7.5 8.6 compute_90".parse().unwrap();
+        let archs = ResolvedArchs {
+            list,
+            source: ArchSource::Explicit,
+            input: String::new(),
+        };
+        let m = Module {
+            name: "k".into(),
+            source: "k.cu".into(),
+            members: vec![],
+            archs,
+        };
+        let jobs = plan_jobs(&[m]);
+        let labels: Vec<String> = jobs.iter().map(Job::label).collect();
+        assert_eq!(
+            labels,
+            ["compute_75", "compute_86", "compute_90", "sm_75", "sm_86"]
+        );
+        let p = priorities(&jobs);
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(p[i]));
+        let started: Vec<&str> = order.iter().map(|&i| labels[i].as_str()).collect();
+        // compute_90 feeds no ptxas job (PTX only), so the cicc jobs with a ptxas after them go first.
+        assert_eq!(
+            started,
+            ["compute_86", "compute_75", "compute_90", "sm_86", "sm_75"]
+        );
+    }
 
     #[test]
     fn derives_ptxas_flags_and_rejects_owned_ones() {

@@ -155,10 +155,18 @@ pub fn provision(
         && String::from_utf8_lossy(&o.stdout).contains(&format!("V{PINNED_RELEASE}")));
     if !ok {
         let detail = match out {
-            Ok(o) => format!(
-                "`nvcc --version` said: {}",
-                String::from_utf8_lossy(&o.stdout).trim()
-            ),
+            Ok(o) => {
+                let text = String::from_utf8_lossy(&o.stdout);
+                let last = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("nothing");
+                format!(
+                    "`nvcc --version` said `{}`, expected release V{PINNED_RELEASE}",
+                    last.trim()
+                )
+            }
             Err(e) => e.to_string(),
         };
         let _ = std::fs::remove_dir_all(&tmp);

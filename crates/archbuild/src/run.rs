@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use archbuild_arch::{ComputeCapability, Target, TargetKind};
-use archbuild_fatbin::{CompressionChoice, FatbinWriter};
+use archbuild_arch::{ComputeCapability, Target};
+use archbuild_fatbin::CompressionChoice;
 
 use crate::builder::Build;
 use crate::cache::Store;
@@ -20,9 +20,9 @@ use crate::error::{Error, Result};
 use crate::exec::{self, Outcome};
 use crate::manifest::PackageConfig;
 use crate::paths::{write_if_changed, Home};
-use crate::plan::{self, Job, Module, Phase, Settings};
+use crate::plan::{self, Module, Phase, Settings};
 use crate::process::Cmd;
-use crate::report::{BuildReport, JobRecord, ModuleReport};
+use crate::report::{BuildReport, JobRecord};
 use crate::setup;
 use crate::toolkit::Toolkit;
 
@@ -220,6 +220,10 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
 }
 
 pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
+    compile_attempt(b, name, true)
+}
+
+fn compile_attempt(b: &Build, name: &str, retry: bool) -> Result<BuildReport> {
     let start = Instant::now();
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
@@ -260,7 +264,25 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
     let mut modules = Vec::new();
     let mut deps: Vec<PathBuf> = Vec::new();
     for (m, module) in p.modules.iter().enumerate() {
-        let (report, module_deps) = pack(module, m, &jobs, &done, p.compression, &out)?;
+        let packed = crate::pack::pack(
+            module,
+            m,
+            &jobs,
+            &done,
+            p.compression,
+            &out,
+            compiler.store.as_ref(),
+        )?;
+        let Some((report, module_deps)) = packed else {
+            // A cache entry vanished or was corrupt (and is now deleted): build once more,
+            // which recompiles exactly the missing outputs.
+            if retry {
+                return compile_attempt(b, name, false);
+            }
+            return Err(Error::CacheUnstable {
+                dir: p.home.cache_dir().to_path_buf(),
+            });
+        };
         modules.push(report);
         deps.extend(module_deps);
     }
@@ -339,59 +361,6 @@ pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
 /// System headers are hashed for the cache but not handed to Cargo's change tracking.
 fn is_system(p: &Path) -> bool {
     p.starts_with("/usr") || p.starts_with("/lib")
-}
-
-/// Packs one module's images and returns its report and dependencies.
-fn pack(
-    module: &Module,
-    m: usize,
-    jobs: &[Job],
-    done: &[&JobOut],
-    compression: CompressionChoice,
-    out: &Path,
-) -> Result<(ModuleReport, Vec<PathBuf>)> {
-    let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
-        module: module.name.clone(),
-        source: Box::new(e),
-    };
-    let mut writer = FatbinWriter::new();
-    writer.compression(compression);
-    let mut kernels = Vec::new();
-    let mut deps = Vec::new();
-    let mut targets: Vec<Target> = Vec::new();
-    for (job, d) in jobs.iter().zip(done).filter(|(j, _)| j.module == m) {
-        match job.phase {
-            Phase::Cicc(_) => {
-                deps.extend(d.deps.iter().cloned());
-                let info = archbuild_fatbin::ptx::parse_ptx(&d.bytes).map_err(pack_err)?;
-                kernels.extend(info.entries);
-                for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
-                    writer.add_ptx(&d.bytes, t.arch).map_err(pack_err)?;
-                    targets.push(*t);
-                }
-            }
-            Phase::Ptxas(arch) => {
-                writer.add_cubin(&d.bytes, arch).map_err(pack_err)?;
-                targets.push(Target::cubin(arch));
-            }
-        }
-    }
-    kernels.sort();
-    kernels.dedup();
-    targets.sort();
-    let bytes = writer.write().map_err(pack_err)?;
-    let path = out.join(format!("{}.fatbin", module.name));
-    write_if_changed(&path, &bytes).map_err(|e| Error::io("write", &path, e))?;
-    let report = ModuleReport {
-        name: module.name.clone(),
-        sources: module.members.clone(),
-        fatbin: path,
-        bytes: bytes.len(),
-        archs: module.archs.list.to_string(),
-        targets: targets.iter().map(Target::to_string).collect(),
-        kernels,
-    };
-    Ok((report, deps))
 }
 
 /// Used by `setup`: a per-file list, parsed and checked like the build's.

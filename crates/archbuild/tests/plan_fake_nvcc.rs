@@ -37,9 +37,8 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
         expected.push(vec![
             "-ptx".to_string(),
             format!("-arch=compute_{sm}"),
-            "-MD".into(),
-            "-MF".into(),
-            format!("<tmp>/{j}.d"),
+            "-Xcompiler".into(),
+            format!("-MD,-MF,<tmp>/{j}.d"),
             "-o".into(),
             format!("<tmp>/{j}.ptx"),
             "kernels/add.cu".into(),
@@ -304,8 +303,23 @@ fn corrupt_cache_entries_are_rebuilt_not_trusted() {
         .archs("8.6")
         .try_compile("k")
         .unwrap();
-    let good = std::fs::read(&first.modules[0].fatbin).unwrap();
-    // Damage every cached cubin and PTX entry (as a disk error or a torn copy would).
+    let fatbin = first.modules[0].fatbin.clone();
+    let good = std::fs::read(&fatbin).unwrap();
+    let build = || {
+        f.build(&[])
+            .file("kernels/add.cu")
+            .archs("8.6")
+            .try_compile("k")
+            .unwrap()
+    };
+
+    // An output file changed behind archbuild's back is rewritten (its stamp no longer matches).
+    std::fs::write(&fatbin, b"tampered").unwrap();
+    assert_eq!(build().jobs_run, 0);
+    assert_eq!(std::fs::read(&fatbin).unwrap(), good);
+
+    // Damage every cached cubin and PTX entry (as a disk error or a torn copy would), and
+    // remove the output so they must be read: they fail verification and are recompiled.
     for ns in ["ptx", "cubin"] {
         for e in walk(&f.dir.path().join("cache").join(ns)) {
             let mut b = std::fs::read(&e).unwrap();
@@ -314,12 +328,8 @@ fn corrupt_cache_entries_are_rebuilt_not_trusted() {
             std::fs::write(&e, b).unwrap();
         }
     }
-    let second = f
-        .build(&[])
-        .file("kernels/add.cu")
-        .archs("8.6")
-        .try_compile("k")
-        .unwrap();
+    std::fs::remove_file(&fatbin).unwrap();
+    let second = build();
     assert_eq!(second.jobs_run, 2);
     assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), good);
 }

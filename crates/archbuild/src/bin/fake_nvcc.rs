@@ -139,7 +139,10 @@ fn compile(args: &[String]) -> i32 {
     if std::fs::write(out, ptx).is_err() {
         return 1;
     }
-    if let Some(depfile) = value(args, "-MF") {
+    // nvcc's `-MD -MF FILE`, or the host compiler's through `-Xcompiler -MD,-MF,FILE`.
+    let xcompiler_mf =
+        value(args, "-Xcompiler").and_then(|v| v.split(',').skip_while(|f| *f != "-MF").nth(1));
+    if let Some(depfile) = value(args, "-MF").or(xcompiler_mf) {
         let mut d = format!("{out} :");
         for p in &deps {
             d.push_str(&format!(" \\\n    {}", p.display()));

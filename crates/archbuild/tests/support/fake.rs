@@ -118,8 +118,15 @@ impl Fake {
     }
 }
 
-/// `/…/.tmp-build-XXXX/3.ptx` → `<tmp>/3.ptx`.
+/// `/…/.tmp-build-XXXX/3.ptx` → `<tmp>/3.ptx` (also inside comma-separated lists).
 fn normalize(a: &str) -> String {
+    a.split(',')
+        .map(normalize_one)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn normalize_one(a: &str) -> String {
     match a.find(".tmp-build-") {
         Some(i) => {
             let rest = &a[i..];

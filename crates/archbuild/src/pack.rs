@@ -1,0 +1,154 @@
+//! Packing one module's outputs into its fat binary with `archbuild-fatbin`.
+//!
+//! A *pack stamp* in the cache remembers, for the exact set of job outputs (their cache keys),
+//! the compression and the output path, which file was written (length and mtime) and its
+//! kernel names. When the file on disk still matches, nothing is read or rewritten — so an
+//! unchanged rebuild reads no image, verifies nothing large, and compresses nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use archbuild_arch::{Target, TargetKind};
+use archbuild_fatbin::{CompressionChoice, FatbinWriter};
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{KeyBuilder, Store};
+use crate::driver::JobOut;
+use crate::error::{Error, Result};
+use crate::paths::write_if_changed;
+use crate::plan::{Job, Module, Phase};
+use crate::report::ModuleReport;
+
+#[derive(Serialize, Deserialize)]
+struct Stamp {
+    len: u64,
+    mtime_ns: u128,
+    kernels: Vec<String>,
+}
+
+fn file_stamp(path: &Path) -> Option<(u64, u128)> {
+    let md = std::fs::metadata(path).ok()?;
+    let mtime = md
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((md.len(), mtime))
+}
+
+/// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it
+/// needs has vanished or failed verification (the caller rebuilds).
+pub(crate) fn pack(
+    module: &Module,
+    m: usize,
+    jobs: &[Job],
+    done: &[&JobOut],
+    compression: CompressionChoice,
+    out: &Path,
+    store: Option<&Store>,
+) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
+    let mine: Vec<(&Job, &JobOut)> = jobs
+        .iter()
+        .zip(done.iter().copied())
+        .filter(|(j, _)| j.module == m)
+        .collect();
+    let path = out.join(format!("{}.fatbin", module.name));
+    let mut deps = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
+    let mut stamp_key = KeyBuilder::new("pack");
+    stamp_key
+        .str("module", &module.name)
+        .str("path", &path.to_string_lossy())
+        .str("compression", &format!("{compression:?}"));
+    let mut all_keyed = true;
+    for (job, d) in &mine {
+        match job.phase {
+            Phase::Cicc(_) => {
+                deps.extend(d.deps.iter().cloned());
+                targets.extend(job.targets.iter().filter(|t| t.kind == TargetKind::Ptx));
+            }
+            Phase::Ptxas(arch) => targets.push(Target::cubin(arch)),
+        }
+        match &d.key {
+            Some(k) => {
+                stamp_key.str("job", &job.label()).key("output", k);
+            }
+            None => all_keyed = false,
+        }
+    }
+    targets.sort();
+    let stamp_key = (all_keyed && store.is_some()).then(|| stamp_key.finish());
+    let report = |bytes: u64, kernels: Vec<String>| ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: path.clone(),
+        bytes: bytes as usize,
+        archs: module.archs.list.to_string(),
+        targets: targets.iter().map(Target::to_string).collect(),
+        kernels,
+    };
+
+    if let (Some(store), Some(sk)) = (store, &stamp_key) {
+        let stamp: Option<Stamp> = store
+            .get("pack", sk)
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        if let Some(st) = stamp {
+            if file_stamp(&path) == Some((st.len, st.mtime_ns)) {
+                return Ok(Some((report(st.len, st.kernels), deps)));
+            }
+        }
+    }
+
+    let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
+        module: module.name.clone(),
+        source: Box::new(e),
+    };
+    // Fetch every image first: each failed verification deletes its entry, so one rebuild
+    // replaces all of them.
+    let images: Vec<Option<&[u8]>> = mine
+        .iter()
+        .map(|(job, d)| match job.phase {
+            Phase::Cicc(_) => d.bytes(store, "ptx"),
+            Phase::Ptxas(_) => d.bytes(store, "cubin"),
+        })
+        .collect();
+    if images.iter().any(Option::is_none) {
+        return Ok(None);
+    }
+    let mut writer = FatbinWriter::new();
+    writer.compression(compression);
+    let mut kernels = Vec::new();
+    for ((job, _), image) in mine.iter().zip(images.into_iter().flatten()) {
+        match job.phase {
+            Phase::Cicc(_) => {
+                kernels.extend(
+                    archbuild_fatbin::ptx::parse_ptx(image)
+                        .map_err(pack_err)?
+                        .entries,
+                );
+                for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
+                    writer.add_ptx(image, t.arch).map_err(pack_err)?;
+                }
+            }
+            Phase::Ptxas(arch) => {
+                writer.add_cubin(image, arch).map_err(pack_err)?;
+            }
+        }
+    }
+    kernels.sort();
+    kernels.dedup();
+    let bytes = writer.write().map_err(pack_err)?;
+    write_if_changed(&path, &bytes).map_err(|e| Error::io("write", &path, e))?;
+    if let (Some(store), Some(sk), Some((len, mtime_ns))) = (store, &stamp_key, file_stamp(&path)) {
+        let stamp = Stamp {
+            len,
+            mtime_ns,
+            kernels: kernels.clone(),
+        };
+        if let Ok(json) = serde_json::to_vec(&stamp) {
+            let _ = store.put("pack", sk, &json);
+        }
+    }
+    Ok(Some((report(bytes.len() as u64, kernels), deps)))
+}
