@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use archbuild::{configure_cc, stderr_progress, ArchList, Build, Discovery, Env, Home};
+use archbuild::{
+    configure_cc_with_toolkit, stderr_progress, ArchList, Build, Discovery, Env, Home,
+};
 
 fn main() {
     let env = Env::process();
@@ -25,13 +27,9 @@ fn main() {
         .parse()
         .unwrap_or_else(|e| panic!("host_cuda: arch list `{}`: {e}", plan.archs));
 
-    // With `.cuda(true)` the cc crate runs nvcc from the NVCC variable and treats `.compiler()`
-    // as the *host* compiler (`-ccbin`), so the toolkit's nvcc is handed over through NVCC.
-    // (archbuild::configure_cc_with_toolkit sets `.compiler(nvcc)`, which makes cc skip its CUDA
-    // handling altogether; hence configure_cc plus NVCC here.)
-    std::env::set_var("NVCC", toolkit.nvcc());
+    // The toolkit's nvcc drives the compile, with host flags routed to the host compiler.
     let mut build = cc::Build::new();
-    configure_cc(&mut build, &archs);
+    configure_cc_with_toolkit(&mut build, &archs, &toolkit);
     build
         .file("src/vector_add.cu")
         .cudart("static")

@@ -5,9 +5,10 @@
 //! - a cubin for an arch the GPU cannot run fails with 209 (`CUDA_ERROR_NO_BINARY_FOR_GPU`);
 //! - PTX whose `.version` is newer than the driver's CUDA version supports fails with 222
 //!   (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`);
-//! - PTX whose `.target` the GPU cannot run, and text that is not PTX, fail with 218
-//!   (`CUDA_ERROR_INVALID_PTX`): the driver takes anything that is not ELF or a fat binary for
-//!   PTX (these two codes are checked against the real driver by `gpu_acceptance`, check 6);
+//! - PTX whose `.target` the GPU cannot run fails with 218 (`CUDA_ERROR_INVALID_PTX`); bytes
+//!   that are neither ELF, a fat binary nor PTX (no `.version` directive) fail with 200
+//!   (`CUDA_ERROR_INVALID_IMAGE`). Both codes were checked against the real 13.0 driver on an
+//!   H200 by `gpu_acceptance`, check 6 (`docs/gpu-results.md`);
 //! - a whole fat binary: only its first container is read; a compatible cubin wins, else the
 //!   highest PTX whose arch the GPU can run is JIT-compiled (and fails with 222 if too new);
 //! - JIT produces a *simulated* cubin (a small text format this driver alone loads).
@@ -222,9 +223,17 @@ impl SimDriver {
             });
         }
         // Anything that is neither ELF nor a fat binary is taken for PTX text, as the driver
-        // does; text that is not PTX fails in the JIT.
-        let ptx = parse_ptx(image)
-            .map_err(|e| Self::fail(op, ordinal, cu::INVALID_PTX, &e.to_string()))?;
+        // does. Measured on the 13.0 driver: bytes without a `.version` directive are refused as
+        // no image at all (200); PTX it cannot compile fails in the JIT (218).
+        let ptx = parse_ptx(image).map_err(|e| {
+            let looks_like_ptx = image.windows(8).any(|w| w == b".version");
+            let code = if looks_like_ptx {
+                cu::INVALID_PTX
+            } else {
+                cu::INVALID_IMAGE
+            };
+            Self::fail(op, ordinal, code, &e.to_string())
+        })?;
         let (machine, kernels, sha) = self.compile(op, ordinal, image)?;
         Ok(SimModule {
             ordinal,

@@ -146,8 +146,13 @@ fn garbage_and_bad_ordinals() {
     let d = h100();
     assert_eq!(
         code(&d, 0, b"not an image".to_vec()),
+        cu::INVALID_IMAGE,
+        "no PTX header: the real 13.0 driver answers 200"
+    );
+    assert_eq!(
+        code(&d, 0, b".version 9.0\n.target bogus\n".to_vec()),
         cu::INVALID_PTX,
-        "taken for PTX, as the driver does"
+        "PTX the JIT cannot compile: 218"
     );
     assert!(matches!(
         d.load(7, cubin("90").into()),

@@ -17,11 +17,17 @@ pub fn configure_cc<'a>(build: &'a mut cc::Build, archs: &ArchList) -> &'a mut c
 }
 
 /// [`configure_cc`], and compile with this toolkit's nvcc.
+///
+/// With `.cuda(true)` the cc crate takes nvcc only from the `NVCC` variable and treats
+/// `.compiler()` as the *host* compiler, so handing nvcc to `.compiler()` would make cc pass
+/// raw gcc flags to nvcc ("Unknown option '-ffunction-sections'"). This sets `NVCC` for the
+/// build-script process instead; call it before the `cc::Build` is first used, since cc
+/// snapshots the environment then.
 pub fn configure_cc_with_toolkit<'a>(
     build: &'a mut cc::Build,
     archs: &ArchList,
     toolkit: &Toolkit,
 ) -> &'a mut cc::Build {
-    build.compiler(toolkit.nvcc());
+    std::env::set_var("NVCC", toolkit.nvcc());
     configure_cc(build, archs)
 }

@@ -1,5 +1,5 @@
 //! The configuration precedence (API > ARCHBUILD_ARCHS > Cargo.toml > TORCH_CUDA_ARCH_LIST >
-//! CUDAARCHS > default), the arch checks against the toolkit, and the `cc::Build` flags.
+//! CUDAARCHS > default) and the arch checks against the toolkit.
 
 #[path = "support/fake.rs"]
 mod fake;
@@ -98,33 +98,4 @@ fn every_source_is_checked_against_the_toolkit() {
         .try_plan("k")
         .unwrap_err();
     assert!(err.to_string().contains("none is visible"), "{err}");
-}
-
-#[test]
-fn cc_build_gets_the_same_targets_as_gencode_flags() {
-    let f = Fake::new();
-    let list: ArchList = "7.5 8.6 8.9+PTX".parse().unwrap();
-    let mut cc = cc::Build::new();
-    cc.target("x86_64-unknown-linux-gnu")
-        .host("x86_64-unknown-linux-gnu")
-        .opt_level(0)
-        .cargo_metadata(false);
-    archbuild::configure_cc_with_toolkit(&mut cc, &list, &f.toolkit);
-    let tool = cc.get_compiler();
-    assert_eq!(tool.path(), f.toolkit.nvcc());
-    let args: Vec<String> = tool
-        .args()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let gencode: Vec<&String> = args.iter().filter(|a| a.starts_with("-gencode")).collect();
-    assert_eq!(
-        gencode,
-        [
-            "-gencode=arch=compute_75,code=sm_75",
-            "-gencode=arch=compute_86,code=sm_86",
-            "-gencode=arch=compute_89,code=sm_89",
-            "-gencode=arch=compute_89,code=compute_89",
-        ]
-    );
 }
