@@ -6,7 +6,6 @@
 //! unchanged rebuild reads no image, verifies nothing large, and compresses nothing.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use archbuild_arch::{Target, TargetKind};
 use archbuild_fatbin::{CompressionChoice, FatbinWriter};
@@ -15,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache::{KeyBuilder, Store};
 use crate::driver::JobOut;
 use crate::error::{Error, Result};
-use crate::paths::write_if_changed;
+use crate::paths::{file_stamp, write_if_changed};
 use crate::plan::{Job, Module, Phase};
 use crate::report::ModuleReport;
 
@@ -24,17 +23,6 @@ struct Stamp {
     len: u64,
     mtime_ns: u128,
     kernels: Vec<String>,
-}
-
-fn file_stamp(path: &Path) -> Option<(u64, u128)> {
-    let md = std::fs::metadata(path).ok()?;
-    let mtime = md
-        .modified()
-        .ok()?
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some((md.len(), mtime))
 }
 
 /// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it

@@ -79,6 +79,19 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<boo
     Ok(true)
 }
 
+/// A file's size and modification time in nanoseconds: a cheap identity for a file that is
+/// re-hashed only when this stamp changes.
+pub(crate) fn file_stamp(path: &Path) -> Option<(u64, u128)> {
+    let md = std::fs::metadata(path).ok()?;
+    let mtime = md
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((md.len(), mtime))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,6 @@
 //! an unchanged rebuild starts no nvcc at all — not even `nvcc --version`.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use archbuild_arch::{
     toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant,
@@ -252,17 +251,11 @@ fn run_query(nvcc: &Path, arg: &str) -> Result<String> {
 
 /// Identifies one nvcc binary by path, size and modification time.
 fn memo_key(nvcc: &Path) -> Option<crate::cache::Key> {
-    let md = std::fs::metadata(nvcc).ok()?;
-    let mtime = md
-        .modified()
-        .ok()?
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
+    let (size, mtime) = crate::paths::file_stamp(nvcc)?;
     Some(
         KeyBuilder::new("toolkit-query")
             .str("path", &nvcc.to_string_lossy())
-            .str("size", &md.len().to_string())
+            .str("size", &size.to_string())
             .str("mtime", &mtime.to_string())
             .finish(),
     )

@@ -4,7 +4,6 @@
 #[path = "support/fake.rs"]
 mod fake;
 
-use archbuild::ArchList;
 use fake::Fake;
 
 /// Resolves with every source set down to `level` removed from the top; returns (list, source).

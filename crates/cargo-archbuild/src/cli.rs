@@ -106,6 +106,21 @@ pub struct CompileOptions {
     pub compression: Option<String>,
 }
 
+impl CompileOptions {
+    /// Applies the options `build` and `compile` share to a kernel build.
+    pub fn apply(&self, b: &mut archbuild::Build) {
+        if let Some(list) = &self.archs {
+            b.archs(list);
+        }
+        if let Some(j) = self.jobs {
+            b.jobs(j);
+        }
+        if let Some(c) = &self.compression {
+            b.compression(c);
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     #[command(flatten)]

@@ -76,15 +76,7 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
             .quiet(true)
             .cargo_metadata(false)
             .provision(!args.no_provision);
-        if let Some(list) = &args.compile.archs {
-            b.archs(list);
-        }
-        if let Some(j) = args.compile.jobs {
-            b.jobs(j);
-        }
-        if let Some(c) = &args.compile.compression {
-            b.compression(c);
-        }
+        args.compile.apply(&mut b);
         pending.push(Pending {
             label: pkg.name.to_string(),
             build: b,

@@ -52,15 +52,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .quiet(true)
         .cargo_metadata(false)
         .provision(!args.no_provision);
-    if let Some(list) = &args.compile.archs {
-        b.archs(list);
-    }
-    if let Some(j) = args.compile.jobs {
-        b.jobs(j);
-    }
-    if let Some(c) = &args.compile.compression {
-        b.compression(c);
-    }
+    args.compile.apply(&mut b);
     for dir in &args.include {
         b.include(absolute(dir));
     }
