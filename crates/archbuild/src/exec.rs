@@ -91,17 +91,35 @@ impl Limiter {
     }
 
     /// Blocks until a process may start.
+    ///
+    /// Waits for the implicit token *and* a jobserver token at once, never in a blocking read of
+    /// the jobserver alone: when several build scripts hold all of Cargo's `-j` tokens, the
+    /// only token this process will ever get is its implicit one, and a thread asleep in
+    /// `Client::acquire` would not notice it come free (a deadlock seen with `-j2` and three
+    /// kernel crates, whose remaining jobs all waited on the sleeping one).
     pub fn acquire(&self) -> Token<'_> {
         let Some(client) = self.client else {
             return Token::Pool;
         };
-        if self.implicit_free.swap(false, Ordering::SeqCst) {
-            return Token::Implicit(self);
-        }
-        match client.acquire() {
-            Ok(a) => Token::Acquired(a),
-            // A broken jobserver must not stop the build; fall back to our own pool limit.
-            Err(_) => Token::Pool,
+        let mut wait = std::time::Duration::from_millis(1);
+        let mut poll_jobserver = true;
+        loop {
+            if self.implicit_free.swap(false, Ordering::SeqCst) {
+                return Token::Implicit(self);
+            }
+            if poll_jobserver {
+                match client.try_acquire() {
+                    Ok(Some(a)) => return Token::Acquired(a),
+                    Ok(None) => {}
+                    // A jobserver pipe that cannot be read without blocking: wait for the
+                    // implicit token alone, which never oversubscribes and never deadlocks.
+                    Err(e) if e.kind() == std::io::ErrorKind::Unsupported => poll_jobserver = false,
+                    // A broken jobserver must not stop the build; fall back to our own pool.
+                    Err(_) => return Token::Pool,
+                }
+            }
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(std::time::Duration::from_millis(20));
         }
     }
 }
@@ -213,6 +231,35 @@ where
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    /// With every jobserver token held elsewhere (Cargo `-j2` running two build scripts), a
+    /// waiting job must get the implicit token as soon as it is released.
+    #[test]
+    fn a_waiter_gets_the_implicit_token_when_no_jobserver_token_comes() {
+        let client: &'static jobserver::Client =
+            Box::leak(Box::new(jobserver::Client::new(0).expect("jobserver")));
+        let limiter: &'static Limiter = Box::leak(Box::new(Limiter {
+            client: Some(client),
+            implicit_free: AtomicBool::new(true),
+        }));
+        let held = limiter.acquire();
+        assert!(matches!(held, Token::Implicit(_)));
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Not scoped: with the bug this thread never returns, and the test must fail, not hang.
+        std::thread::spawn(move || {
+            let t = limiter.acquire();
+            let implicit = matches!(t, Token::Implicit(_));
+            tx.send(implicit).ok();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        drop(held);
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(
+            got,
+            Ok(true),
+            "the waiter never received the released implicit token"
+        );
+    }
 
     #[test]
     fn dependencies_run_first_and_failures_stop_the_rest() {
