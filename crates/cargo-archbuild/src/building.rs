@@ -92,9 +92,13 @@ pub(crate) fn run_all(
     let mut failure = None;
     for (mut p, jobs) in planned {
         bar.set_message(p.label.clone());
+        let done_before = bar.position();
+        let per_job = bar.clone();
+        p.build.on_job(move |_| per_job.inc(1));
         // The driver runs its jobs on its own workers; this thread only keeps the bar alive.
         let result = std::thread::scope(|s| s.spawn(|| p.build.try_compile(BUILD_NAME)).join());
-        bar.inc(jobs);
+        // Failed and skipped jobs are not reported one by one: settle this package's count.
+        bar.set_position(done_before + jobs);
         match result {
             Ok(Ok(report)) => {
                 announce(&p.label, &report, shell);
