@@ -7,6 +7,7 @@
 //! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
 
 use std::path::PathBuf;
+use std::process::Command;
 use std::sync::OnceLock;
 
 use archbuild::{Discovery, Env, Home, Toolkit};
@@ -26,4 +27,19 @@ pub fn toolkit() -> &'static Toolkit {
 /// Path of a CUDA tool (`nvcc`, `cuobjdump`, `fatbinary`, `ptxas`) from the toolkit tests use.
 pub fn tool(name: &str) -> PathBuf {
     toolkit().tool(name)
+}
+
+/// Runs a command, panicking with its stderr if it fails; returns stdout.
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -7,6 +7,7 @@
 //! The kernels are compiled once per test binary (OnceLock) into a temporary directory; every
 //! nvcc call runs in parallel with the others to keep this binary fast on a 2-core CI machine.
 
+use archbuild_tests::run;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -42,21 +43,6 @@ struct Kit {
     dir: tempfile::TempDir,
     /// Canonical order: sm_75 … sm_90, compute_90, sm_90a, sm_100a, sm_120.
     images: Vec<Image>,
-}
-
-/// Runs a command, panicking with its stderr if it fails; returns stdout.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Runs the commands concurrently (each nvcc is single-threaded).

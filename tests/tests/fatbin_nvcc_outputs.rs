@@ -5,6 +5,7 @@
 //!
 //! The files are built once per test binary (OnceLock), the nvcc calls in parallel.
 
+use archbuild_tests::run;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -33,21 +34,6 @@ int main() { std::printf("%p %p\n", (void *)add_one, (void *)other); return 0; }
 "#;
 
 const FILES: [&str; 5] = ["k.fatbin", "k.o", "krdc.o", "app", "libk.so"];
-
-/// Runs a command, panicking with its stderr if it fails; returns stdout.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn nvcc(dir: &Path) -> Command {
     let mut c = Command::new(archbuild_tests::tool("nvcc"));
