@@ -8,7 +8,7 @@
 //!     [--nvcc PATH] [--bench-dir DIR]
 //! ```
 //!
-//! nvcc is taken from `--nvcc`, `NVCC`, `CUDA_HOME/bin`, `/tmp/cudatk/nvidia/cu13/bin`, `PATH`.
+//! nvcc is taken from `--nvcc`, `NVCC`, `CUDA_HOME/bin`, archbuild's provisioned toolkit, `PATH`.
 //! CUDA 13.5 writes PTX ISA 9.5, which the CUDA 13.0 driver refuses; the fixtures therefore
 //! also carry the PTX with `.version 9.0`, checked by ptxas to be valid at that ISA.
 
@@ -243,7 +243,11 @@ fn find_nvcc(explicit: Option<String>) -> Res<PathBuf> {
     let mut c: Vec<PathBuf> = explicit.into_iter().map(PathBuf::from).collect();
     c.extend(std::env::var_os("NVCC").map(PathBuf::from));
     c.extend(std::env::var_os("CUDA_HOME").map(|h| PathBuf::from(h).join("bin/nvcc")));
-    c.push(PathBuf::from("/tmp/cudatk/nvidia/cu13/bin/nvcc"));
+    // The toolkit archbuild provisions (`cargo archbuild toolkit install`).
+    let home = std::env::var_os("ARCHBUILD_HOME")
+        .map(PathBuf::from)
+        .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")));
+    c.extend(home.map(|h| h.join("toolkits/cuda-13.5.37/nvidia/cu13/bin/nvcc")));
     if let Some(path) = std::env::var_os("PATH") {
         c.extend(std::env::split_paths(&path).map(|d| d.join("nvcc")));
     }

@@ -6,8 +6,9 @@
 # (default OUT: .gpu/runtime, inside the git-ignored .gpu folder; carry it to the GPU machine).
 set -eu
 OUT=${1:-.gpu/runtime}
-NVJITLINK=${NVJITLINK:-/tmp/cudatk/nvidia/cu13/lib/libnvJitLink.so.13}
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-runtime}"
+# nvJitLink 13.5 from the toolkit archbuild provisions (`cargo archbuild toolkit install`).
+NVJITLINK=${NVJITLINK:-${ARCHBUILD_HOME:-$HOME/.cache/archbuild}/toolkits/cuda-13.5.37/nvidia/cu13/lib/libnvJitLink.so.13}
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 cargo build --release -p archbuild-runtime --examples
 rm -rf "$OUT"
 mkdir -p "$OUT/fixtures"

@@ -1,7 +1,7 @@
 //! nvJitLink, for real (it needs no GPU): PTX ISA 9.5 from CUDA 13.5 compiles to a cubin, its
 //! logs are captured, and the loader routes PTX the 13.0 driver cannot JIT through it and caches
 //! the result. Skips, saying why, when no libnvJitLink is found (ARCHBUILD_NVJITLINK, the
-//! provisioned toolkit, pip, CUDA_HOME, /tmp/cudatk).
+//! provisioned toolkit, pip, CUDA_HOME).
 
 mod common;
 
@@ -15,13 +15,10 @@ use archbuild_runtime::{
 };
 
 fn nvjitlink() -> Option<NvJitLink> {
-    let mut paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK")
+    let paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK")
         .map(PathBuf::from)
         .into_iter()
         .collect();
-    paths.push(PathBuf::from(
-        "/tmp/cudatk/nvidia/cu13/lib/libnvJitLink.so.13",
-    ));
     for p in paths.iter().filter(|p| p.exists()) {
         match NvJitLink::open(p) {
             Ok(l) if l.version() >= CudaVersion::new(13, 5) => return Some(l),
