@@ -6,7 +6,7 @@
 //! `PATH`, `/usr/local/cuda`, then `<ARCHBUILD_HOME>/toolkits/`. Provisioning runs once per
 //! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -42,4 +42,25 @@ pub fn run(cmd: &mut Command) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A small translation unit with an `extern "C"` kernel and an instantiated template kernel:
+/// enough to exercise plain and mangled kernel names in every image kind.
+pub const KERNEL: &str = r#"
+extern "C" __global__ void add_one(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+template <typename T> __global__ void scale(T *x, T s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= s;
+}
+template __global__ void scale<float>(float *, float, int);
+"#;
+
+/// An nvcc command (from the tests' toolkit) running in `dir`.
+pub fn nvcc(dir: &Path) -> Command {
+    let mut c = Command::new(tool("nvcc"));
+    c.current_dir(dir);
+    c
 }

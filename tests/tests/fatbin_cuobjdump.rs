@@ -7,25 +7,13 @@
 //! The kernels are compiled once per test binary (OnceLock) into a temporary directory; every
 //! nvcc call runs in parallel with the others to keep this binary fast on a 2-core CI machine.
 
-use archbuild_tests::run;
+use archbuild_tests::{nvcc, run, KERNEL};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use archbuild_arch::{Target, TargetKind};
 use archbuild_fatbin::{merge, read_fatbin, CompressionChoice, EntryKind, FatbinWriter};
-
-const KERNEL: &str = r#"
-extern "C" __global__ void add_one(float *x, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] += 1.0f;
-}
-template <typename T> __global__ void scale(T *x, T s, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= s;
-}
-template __global__ void scale<float>(float *, float, int);
-"#;
 
 /// The cubin targets the issue names, in canonical (writer) order, then the PTX target.
 const CUBINS: [&str; 7] = [
@@ -52,12 +40,6 @@ fn run_all(cmds: Vec<Command>) {
             s.spawn(move || run(&mut c));
         }
     });
-}
-
-fn nvcc(dir: &Path) -> Command {
-    let mut c = Command::new(archbuild_tests::tool("nvcc"));
-    c.current_dir(dir);
-    c
 }
 
 fn kit() -> &'static Kit {

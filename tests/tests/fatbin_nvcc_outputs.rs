@@ -5,7 +5,7 @@
 //!
 //! The files are built once per test binary (OnceLock), the nvcc calls in parallel.
 
-use archbuild_tests::run;
+use archbuild_tests::{nvcc, run, KERNEL};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -13,18 +13,6 @@ use std::sync::OnceLock;
 use archbuild_arch::{Arch, Variant};
 use archbuild_fatbin::host::scan_host_elf;
 use archbuild_fatbin::{read_any, read_fatbin, EntryKind};
-
-const KERNEL: &str = r#"
-extern "C" __global__ void add_one(float *x, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] += 1.0f;
-}
-template <typename T> __global__ void scale(T *x, T s, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= s;
-}
-template __global__ void scale<float>(float *, float, int);
-"#;
 
 const MAIN: &str = r#"
 #include <cstdio>
@@ -34,12 +22,6 @@ int main() { std::printf("%p %p\n", (void *)add_one, (void *)other); return 0; }
 "#;
 
 const FILES: [&str; 5] = ["k.fatbin", "k.o", "krdc.o", "app", "libk.so"];
-
-fn nvcc(dir: &Path) -> Command {
-    let mut c = Command::new(archbuild_tests::tool("nvcc"));
-    c.current_dir(dir);
-    c
-}
 
 /// The directory holding the nvcc outputs named in `FILES`.
 fn built() -> &'static Path {
