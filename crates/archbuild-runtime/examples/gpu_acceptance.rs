@@ -25,7 +25,7 @@ use std::sync::Arc;
 use archbuild_runtime::{
     CudaDriver, Driver, Error, FatBinary, JitCache, LoadPath, Loader, PlannedRoute, SimDriver,
 };
-use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaModule, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 type Res<T> = Result<T, String>;
 
@@ -101,6 +101,11 @@ fn main() {
         "1",
         "sm_90 cubin loads as cubin and runs",
         check_cubin(&loader, &dir),
+    );
+    t.record(
+        "1b",
+        "the same cubin read in place (load_raw) runs",
+        check_cubin_in_place(&loader, &dir),
     );
     t.record(
         "2",
@@ -227,6 +232,35 @@ fn check_cubin(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
         r.path,
         r.elapsed.as_secs_f64() * 1e3,
         run_saxpy(&c, &l.module)?
+    ))
+}
+
+fn check_cubin_in_place(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
+    let fb = fatbin(dir, "c01_sm90")?;
+    let l = loader.load_raw(&fb, 0).map_err(|e| e.to_string())?;
+    let r = &l.report;
+    if r.path != LoadPath::Cubin || r.image_target.to_string() != "sm_90" {
+        return Err(format!("loaded {} via {}", r.image_target, r.path));
+    }
+    let f = l.module.function("marker").map_err(|e| e.to_string())?;
+    let s = ctx(loader, 0)?.default_stream();
+    let mut out = s.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
+    {
+        let (mut p, _sync) = out.device_ptr_mut(&s);
+        let mut params = [(&mut p as *mut u64).cast::<std::ffi::c_void>()];
+        // SAFETY: marker(unsigned*) writes one u32 into `out`.
+        unsafe { f.launch(&s, LaunchConfig::for_num_elems(1), &mut params) }
+            .map_err(|e| e.to_string())?;
+    }
+    let m = s.clone_dtoh(&out).map_err(|e| e.to_string())?[0];
+    if m != 900 {
+        return Err(format!("marker {m}, expected 900"));
+    }
+    Ok(format!(
+        "{} via {} in {:.3} ms, marker 900",
+        r.image_target,
+        r.path,
+        r.elapsed.as_secs_f64() * 1e3
     ))
 }
 

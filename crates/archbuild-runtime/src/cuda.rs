@@ -92,7 +92,7 @@ impl CudaDriver {
         map.insert(ctx.ordinal(), ctx);
     }
 
-    fn bound(&self, ordinal: usize) -> Result<Arc<CudaContext>> {
+    pub(crate) fn bound(&self, ordinal: usize) -> Result<Arc<CudaContext>> {
         let ctx = self.context(ordinal)?;
         guard(|| ctx.bind_to_thread())?
             .map_err(|e| driver_err("cuCtxSetCurrent", ordinal, e, ""))?;
@@ -249,7 +249,7 @@ fn link_ptx(ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
 }
 
 /// Runs a cudarc call, turning a panic (missing library or symbol) into [`Error::NoDriver`].
-fn guard<T>(f: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn guard<T>(f: impl FnOnce() -> T) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
         let msg = p
             .downcast_ref::<String>()
@@ -260,7 +260,7 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T> {
     })
 }
 
-fn code(e: DriverError) -> u32 {
+pub(crate) fn code(e: DriverError) -> u32 {
     e.0 as u32
 }
 
@@ -268,6 +268,6 @@ fn name(e: DriverError) -> String {
     format!("{:?} ({})", e.0, code(e))
 }
 
-fn driver_err(op: &'static str, ordinal: usize, e: DriverError, log: &str) -> Error {
+pub(crate) fn driver_err(op: &'static str, ordinal: usize, e: DriverError, log: &str) -> Error {
     Error::driver(op, ordinal, code(e), format!("{:?}", e.0), log)
 }

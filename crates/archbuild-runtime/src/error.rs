@@ -178,6 +178,7 @@ pub mod cu {
     pub const NO_DEVICE: u32 = 100;
     pub const INVALID_DEVICE: u32 = 101;
     pub const INVALID_IMAGE: u32 = 200;
+    pub const INVALID_CONTEXT: u32 = 201;
     pub const NO_BINARY_FOR_GPU: u32 = 209;
     pub const INVALID_PTX: u32 = 218;
     pub const JIT_COMPILER_NOT_FOUND: u32 = 221;
@@ -194,6 +195,7 @@ pub mod cu {
             NO_DEVICE => "CUDA_ERROR_NO_DEVICE",
             INVALID_DEVICE => "CUDA_ERROR_INVALID_DEVICE",
             INVALID_IMAGE => "CUDA_ERROR_INVALID_IMAGE",
+            INVALID_CONTEXT => "CUDA_ERROR_INVALID_CONTEXT",
             NO_BINARY_FOR_GPU => "CUDA_ERROR_NO_BINARY_FOR_GPU",
             INVALID_PTX => "CUDA_ERROR_INVALID_PTX",
             JIT_COMPILER_NOT_FOUND => "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
@@ -226,6 +228,14 @@ fn hint_for(code: u32) -> &'static str {
             "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT): unset it or add a cubin for this GPU"
         }
         cu::NO_DEVICE | cu::INVALID_DEVICE => "check `nvidia-smi` and CUDA_VISIBLE_DEVICES",
+        cu::INVALID_CONTEXT => {
+            "use a stream of the context the module was loaded in (`Loader::load_raw_in` loads \
+             into yours)"
+        }
+        cu::NOT_FOUND => {
+            "the module has no kernel of that name: check the spelling; C++ kernels need their \
+             mangled name unless declared `extern \"C\"`"
+        }
         _ => "see the CUDA driver API documentation for this error code",
     }
 }

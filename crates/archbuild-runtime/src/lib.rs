@@ -2,7 +2,8 @@
 //!
 //! A fat binary embedded by archbuild's build.rs helper is parsed once ([`FatBinary`],
 //! [`EmbeddedFatbin`]). For each GPU the [`Loader`] chooses one image with `archbuild-arch`'s
-//! selection rules, loads only that image, and returns a cudarc module with a [`LoadReport`]
+//! selection rules, loads only that image, and returns a cudarc module (or, with
+//! [`Loader::load_raw`], a [`RawModule`] read in place, without a copy) with a [`LoadReport`]
 //! saying what was chosen, how it was loaded (cubin, cached JIT, driver JIT or nvJitLink), how
 //! long it took and why the other images were not used. PTX is JIT-compiled by the driver or
 //! by nvJitLink and the cubin kept in a persistent, verified [`JitCache`].
@@ -36,6 +37,7 @@ mod fatbinary;
 mod loader;
 mod nvjitlink;
 mod preflight;
+mod raw;
 mod report;
 mod sim;
 
@@ -48,6 +50,7 @@ pub use loader::{JitPreference, Loaded, Loader};
 pub use nvjitlink::{
     candidates as nvjitlink_candidates, discover as discover_nvjitlink, NvJitLink,
 };
+pub use raw::{RawFunction, RawModule};
 pub use report::{
     CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
 };

@@ -147,9 +147,20 @@ impl<D: Driver> Loader<D> {
 
     /// Chooses, compiles if needed, and loads the image for GPU `ordinal`.
     pub fn load(&self, fatbin: &FatBinary, ordinal: usize) -> Result<Loaded<D::Module>> {
+        self.load_via(&self.driver, fatbin, ordinal)
+    }
+
+    /// [`Loader::load`] with the module made by `drv`, a view of this loader's driver that
+    /// makes another kind of module (see [`crate::RawModule`]).
+    pub(crate) fn load_via<L: Driver>(
+        &self,
+        drv: &L,
+        fatbin: &FatBinary,
+        ordinal: usize,
+    ) -> Result<Loaded<L::Module>> {
         let start = Instant::now();
-        let driver_version = self.driver.version()?;
-        let dev = self.driver.device(ordinal)?;
+        let driver_version = drv.version()?;
+        let dev = drv.device(ordinal)?;
         let (selection, plan) = self.plan_for(fatbin, &dev, driver_version);
         let (plan, nvj) = plan?;
         let index = plan.image_index;
@@ -157,17 +168,23 @@ impl<D: Driver> Loader<D> {
             PlannedRoute::Cubin => {
                 let data = fatbin.image_data(index)?;
                 (
-                    self.driver.load(ordinal, data)?,
+                    drv.load(ordinal, data)?,
                     LoadPath::Cubin,
                     CacheStatus::NotNeeded,
                     String::new(),
                 )
             }
-            PlannedRoute::DriverJit => {
-                self.jit_load(fatbin, index, &dev, Compiler::Driver(driver_version), None)?
-            }
+            PlannedRoute::DriverJit => self.jit_load(
+                drv,
+                fatbin,
+                index,
+                &dev,
+                Compiler::Driver(driver_version),
+                None,
+            )?,
             PlannedRoute::NvJitLink(v) => {
-                self.jit_load(fatbin, index, &dev, Compiler::NvJitLink(v), nvj.as_deref())?
+                let compiler = Compiler::NvJitLink(v);
+                self.jit_load(drv, fatbin, index, &dev, compiler, nvj.as_deref())?
             }
         };
         let img = &fatbin.images()[index];
@@ -279,14 +296,15 @@ impl<D: Driver> Loader<D> {
 
     /// JIT through archbuild's cache: a verified hit is loaded without compiling; a miss or a
     /// bad entry is compiled, stored (atomically) and loaded.
-    fn jit_load(
+    fn jit_load<L: Driver>(
         &self,
+        drv: &L,
         fatbin: &FatBinary,
         index: usize,
         dev: &DeviceProps,
         compiler: Compiler,
         nvj: Option<&NvJitLink>,
-    ) -> Result<(D::Module, LoadPath, CacheStatus, String)> {
+    ) -> Result<(L::Module, LoadPath, CacheStatus, String)> {
         let ordinal = dev.ordinal;
         // The device's CC with the PTX's variant: compute_90a → sm_90a, compute_100f on 10.3 →
         // sm_103f, compute_80 on 9.0 → sm_90.
@@ -305,7 +323,7 @@ impl<D: Driver> Loader<D> {
         let mut status = CacheStatus::Off;
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             status = match cache.get(key) {
-                Lookup::Hit(cubin) => match self.driver.load(ordinal, Cow::Owned(cubin)) {
+                Lookup::Hit(cubin) => match drv.load(ordinal, Cow::Owned(cubin)) {
                     Ok(m) => {
                         return Ok((
                             m,
@@ -328,7 +346,7 @@ impl<D: Driver> Loader<D> {
                 lib.compile(&ptx, arch, &target.to_string())?,
                 LoadPath::NvJitLink(v),
             ),
-            _ => (self.driver.jit(ordinal, &ptx)?, LoadPath::DriverJit),
+            _ => (drv.jit(ordinal, &ptx)?, LoadPath::DriverJit),
         };
         drop(ptx);
         let JitOutput { cubin, info_log } = out;
@@ -337,7 +355,7 @@ impl<D: Driver> Loader<D> {
                 status = CacheStatus::NotStored(e.to_string());
             }
         }
-        let module = self.driver.load(ordinal, Cow::Owned(cubin))?;
+        let module = drv.load(ordinal, Cow::Owned(cubin))?;
         Ok((module, path, status, info_log))
     }
 }

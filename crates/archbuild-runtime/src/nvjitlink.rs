@@ -28,6 +28,11 @@ type CopyFn = unsafe extern "C" fn(Handle, *mut c_void) -> c_int;
 type LogFn = unsafe extern "C" fn(Handle, *mut c_char) -> c_int;
 type VersionFn = unsafe extern "C" fn(*mut u32, *mut u32) -> c_int;
 
+/// Lets ptxas compile a module's functions in parallel, one thread per CPU. The driver's JIT
+/// has no such option and compiles them one after another: on a module of many kernels this
+/// is what makes nvJitLink's cold JIT faster than the driver's (measured in `docs/runtime.md`).
+pub const PARALLEL_PTXAS: &str = "-Xptxas=--split-compile=0";
+
 /// `NVJITLINK_INPUT_PTX` from `nvJitLink.h`.
 const INPUT_PTX: c_int = 2;
 
@@ -129,9 +134,16 @@ impl NvJitLink {
         &self.path
     }
 
-    /// Compiles PTX (NUL-terminated or not) to a cubin for `arch` (`-arch=sm_90a` …).
+    /// Compiles PTX (NUL-terminated or not) to a cubin for `arch` (`-arch=sm_90a` …), with
+    /// ptxas compiling the module's functions on every CPU ([`PARALLEL_PTXAS`]). A ptxas too old
+    /// for that option gets the PTX again without it.
     pub fn compile(&self, ptx: &[u8], arch: Arch, image_name: &str) -> Result<JitOutput> {
-        self.compile_with(ptx, arch, image_name, &[])
+        match self.compile_with(ptx, arch, image_name, &[PARALLEL_PTXAS]) {
+            Err(Error::NvJitLink { log, .. }) if log.contains("split-compile") => {
+                self.compile_with(ptx, arch, image_name, &[])
+            }
+            r => r,
+        }
     }
 
     /// [`NvJitLink::compile`] with extra nvJitLink options (`-split-compile=0`, `-O3` …).
@@ -256,10 +268,11 @@ pub fn candidates() -> Vec<PathBuf> {
     if let Some(home) = home {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));
-        // `.tmp-*` folders are installs in progress.
+        // `.tmp-*` folders are installs in progress; `NAME.lock` files are their locks.
         kits.retain(|k| {
-            k.file_name()
-                .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+            k.is_dir()
+                && k.file_name()
+                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
         });
         kits.sort();
         kits.reverse();

@@ -89,12 +89,17 @@ fn environment_variables() {
         .join("home/toolkits/cuda-13.5.37/nvidia/cu13/lib");
     std::fs::create_dir_all(&kit).unwrap();
     std::fs::create_dir_all(tmp.path().join("home/toolkits/.tmp-cuda-13.5.37-1")).unwrap();
+    std::fs::write(tmp.path().join("home/toolkits/cuda-13.5.37.lock"), "").unwrap();
     let c = archbuild_runtime::nvjitlink_candidates();
     assert_eq!(c[0], PathBuf::from("/opt/x/libnvJitLink.so.13"));
     assert_eq!(c[1], kit.join("libnvJitLink.so.13"));
     assert!(
         !c.iter().any(|p| p.to_string_lossy().contains(".tmp-")),
         "installs in progress are skipped"
+    );
+    assert!(
+        !c.iter().any(|p| p.to_string_lossy().contains(".lock")),
+        "lock files are not toolkits: {c:?}"
     );
     assert!(c.ends_with(&[
         PathBuf::from("libnvJitLink.so.13"),

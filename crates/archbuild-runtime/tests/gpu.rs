@@ -6,7 +6,7 @@ mod common;
 
 use archbuild_arch::{max_ptx_isa_for_cuda, PtxIsa};
 use archbuild_runtime::{CudaDriver, Driver, Error, JitCache, LoadPath, Loader, Policy};
-use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 /// The real driver, or `None` after printing why the test is skipped.
 fn gpu() -> Option<CudaDriver> {
@@ -138,4 +138,56 @@ fn wrong_cubin_is_refused_with_209() {
     let err = driver.load(0, common::cubin(other).into()).unwrap_err();
     assert_eq!(err.driver_code(), Some(209), "{err}");
     assert!(err.to_string().contains("ARCHBUILD_ARCHS"), "{err}");
+}
+
+#[test]
+fn raw_module_is_read_in_place_and_runs() {
+    let Some(driver) = gpu() else { return };
+    let count = driver.device_count().unwrap();
+    let fb = fixture_fatbin(&driver);
+    let loader = Loader::with_driver(driver);
+    let ctx = CudaContext::new(0).unwrap();
+    let raw = loader.load_raw_in(&fb, &ctx).unwrap();
+    let typed = loader.load_in(&fb, &ctx).unwrap();
+    // Both APIs choose the same image by the same route.
+    assert_eq!(raw.report.image_index, typed.report.image_index);
+    assert_eq!(raw.report.path, typed.report.path);
+
+    let n = 4096usize;
+    let host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let s = ctx.default_stream();
+    let mut x = s.clone_htod(&host).unwrap();
+    let (a, n32) = (2.5f32, n as i32);
+    let f = raw.module.function("scale").unwrap();
+    {
+        let (mut ptr, _sync) = x.device_ptr_mut(&s);
+        let mut params: [*mut std::ffi::c_void; 3] = [
+            (&mut ptr as *mut u64).cast(),
+            (&a as *const f32 as *mut f32).cast(),
+            (&n32 as *const i32 as *mut i32).cast(),
+        ];
+        // SAFETY: scale(float*, float, int) over n elements; x outlives the synchronize below.
+        unsafe { f.launch(&s, LaunchConfig::for_num_elems(n as u32), &mut params) }.unwrap();
+    }
+    let out = s.clone_dtoh(&x).unwrap();
+    for i in 0..n {
+        assert_eq!(out[i], host[i] * a, "element {i}");
+    }
+
+    let err = raw.module.function("no_such_kernel").unwrap_err();
+    assert_eq!(err.driver_code(), Some(500), "{err}");
+    assert!(err.to_string().contains("`no_such_kernel`"), "{err}");
+    assert!(err.to_string().contains("extern \"C\""), "{err}");
+    assert!(raw.module.function("sc\0ale").is_err());
+
+    if count > 1 {
+        let other = CudaContext::new(1).unwrap().default_stream();
+        let mut none: [*mut std::ffi::c_void; 0] = [];
+        // SAFETY: refused before the launch (the stream is another GPU's).
+        let err =
+            unsafe { f.launch(&other, LaunchConfig::for_num_elems(1), &mut none) }.unwrap_err();
+        assert_eq!(err.driver_code(), Some(201), "{err}");
+    } else {
+        eprintln!("SKIPPED the cross-context check: one GPU");
+    }
 }
