@@ -35,6 +35,7 @@ mod env;
 mod error;
 mod fatbinary;
 mod loader;
+mod locate;
 mod nvjitlink;
 mod preflight;
 mod raw;
@@ -47,9 +48,8 @@ pub use driver::{DeviceProps, Driver, JitOutput};
 pub use error::{cu, Error, PtxTooNew, Result};
 pub use fatbinary::{EmbeddedFatbin, FatBinary, Image};
 pub use loader::{JitPreference, Loaded, Loader};
-pub use nvjitlink::{
-    candidates as nvjitlink_candidates, discover as discover_nvjitlink, NvJitLink,
-};
+pub use locate::{candidates as nvjitlink_candidates, discover as discover_nvjitlink};
+pub use nvjitlink::{NvJitLink, PARALLEL_PTXAS};
 pub use raw::{RawFunction, RawModule};
 pub use report::{
     CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,

@@ -21,16 +21,24 @@ use crate::driver::{DeviceProps, Driver, JitOutput};
 use crate::env;
 use crate::error::{Error, Result};
 use crate::fatbinary::FatBinary;
-use crate::nvjitlink::{self, NvJitLink};
+use crate::locate::{self, Located};
+use crate::nvjitlink::NvJitLink;
 use crate::report::{CacheStatus, Compiler, LoadPath, LoadReport, Plan, PlannedRoute};
 
-/// Who compiles PTX that the driver could compile itself.
+/// Who compiles PTX that the driver could compile itself. PTX newer than the driver always
+/// goes to nvJitLink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JitPreference {
-    /// The driver (default); nvJitLink only for PTX newer than the driver.
+    /// nvJitLink when one of the driver's major version is found (its ptxas compiles a
+    /// module's kernels in parallel, several times faster than the driver's JIT on a module
+    /// of many kernels), the driver otherwise. The default of [`Loader::from_env`].
     #[default]
+    Auto,
+    /// The driver. The default of [`Loader::with_driver`], which reads no environment and so
+    /// behaves the same on every machine.
     Driver,
-    /// nvJitLink whenever one is found; the driver otherwise.
+    /// nvJitLink whenever one is found (of any version that compiles the PTX); the driver
+    /// otherwise.
     NvJitLink,
 }
 
@@ -42,12 +50,14 @@ pub struct Loaded<M> {
 }
 
 /// A plan and the nvJitLink it needs, if any.
-pub(crate) type Routed = (Plan, Option<Arc<NvJitLink>>);
+pub(crate) type Routed = (Plan, Option<Arc<Located>>);
 
 #[derive(Debug)]
 enum NvJitLinkSource {
-    Discover(Mutex<Option<Arc<NvJitLink>>>),
-    Given(Arc<NvJitLink>),
+    /// Found on first need and kept; `bool`: an `Auto` search found nothing usable (so the
+    /// search is not repeated for every load).
+    Discover(Mutex<(Option<Arc<Located>>, bool)>),
+    Given(Arc<Located>),
     Off,
 }
 
@@ -70,14 +80,17 @@ impl<D: Driver> Loader<D> {
             policy: Policy::default(),
             cache: None,
             jit: JitPreference::Driver,
-            nvjitlink: NvJitLinkSource::Discover(Mutex::new(None)),
+            nvjitlink: NvJitLinkSource::Discover(Mutex::new((None, false))),
         }
     }
 
     /// A loader configured by the environment: `ARCHBUILD_LOAD_POLICY`, `ARCHBUILD_JIT_CACHE`
-    /// (+ `_MAX_BYTES`), `ARCHBUILD_JIT`, `ARCHBUILD_NVJITLINK` (see `docs/runtime.md`).
+    /// (+ `_MAX_BYTES`), `ARCHBUILD_JIT` (default `auto`), `ARCHBUILD_NVJITLINK` (see
+    /// `docs/runtime.md`).
     pub fn from_env(driver: D) -> Result<Self> {
-        let mut l = Self::with_driver(driver).cache(JitCache::from_env()?);
+        let mut l = Self::with_driver(driver)
+            .cache(JitCache::from_env()?)
+            .jit_preference(JitPreference::Auto);
         if let Some(v) = env::var(env::LOAD_POLICY) {
             let p = Policy::from_str(&v).map_err(|e| Error::Env {
                 var: env::LOAD_POLICY,
@@ -87,18 +100,18 @@ impl<D: Driver> Loader<D> {
             l = l.policy(p);
         }
         if let Some(v) = env::var(env::JIT) {
-            let pref =
-                match v.to_ascii_lowercase().as_str() {
-                    "driver" => JitPreference::Driver,
-                    "nvjitlink" => JitPreference::NvJitLink,
-                    _ => return Err(Error::Env {
-                        var: env::JIT,
-                        value: v,
-                        detail:
-                            "expected `driver` or `nvjitlink`; unset it for the default `driver`"
-                                .into(),
-                    }),
-                };
+            let pref = match v.to_ascii_lowercase().as_str() {
+                "auto" => JitPreference::Auto,
+                "driver" => JitPreference::Driver,
+                "nvjitlink" => JitPreference::NvJitLink,
+                _ => return Err(Error::Env {
+                    var: env::JIT,
+                    value: v,
+                    detail:
+                        "expected `auto`, `driver` or `nvjitlink`; unset it for the default `auto`"
+                            .into(),
+                }),
+            };
             l = l.jit_preference(pref);
         }
         Ok(l)
@@ -125,7 +138,7 @@ impl<D: Driver> Loader<D> {
     /// Uses this nvJitLink (`Some`) or none at all (`None`) instead of discovering one.
     pub fn nvjitlink(mut self, lib: Option<NvJitLink>) -> Self {
         self.nvjitlink = lib.map_or(NvJitLinkSource::Off, |l| {
-            NvJitLinkSource::Given(Arc::new(l))
+            NvJitLinkSource::Given(Arc::new(Located::opened(l)))
         });
         self
     }
@@ -143,6 +156,11 @@ impl<D: Driver> Loader<D> {
     /// The policy in force.
     pub fn current_policy(&self) -> Policy {
         self.policy
+    }
+
+    /// Who compiles PTX the driver could compile itself.
+    pub fn current_jit_preference(&self) -> JitPreference {
+        self.jit
     }
 
     /// Chooses, compiles if needed, and loads the image for GPU `ordinal`.
@@ -184,7 +202,17 @@ impl<D: Driver> Loader<D> {
             )?,
             PlannedRoute::NvJitLink(v) => {
                 let compiler = Compiler::NvJitLink(v);
-                self.jit_load(drv, fatbin, index, &dev, compiler, nvj.as_deref())?
+                match self.jit_load(drv, fatbin, index, &dev, compiler, nvj.as_deref()) {
+                    // nvJitLink was chosen for speed (the driver can compile this PTX) but the
+                    // library would not open: the driver compiles it instead.
+                    Err(Error::NvJitLinkLoad { .. })
+                        if matches!(selection.chosen.map(|c| c.route), Some(Route::DriverJit)) =>
+                    {
+                        let compiler = Compiler::Driver(driver_version);
+                        self.jit_load(drv, fatbin, index, &dev, compiler, None)?
+                    }
+                    r => r?,
+                }
             }
         };
         let img = &fatbin.images()[index];
@@ -241,17 +269,21 @@ impl<D: Driver> Loader<D> {
         };
         let (route, lib) = match chosen.route {
             Route::Cubin => (PlannedRoute::Cubin, None),
-            Route::DriverJit => match self.jit {
-                JitPreference::NvJitLink => match self.find_nvjitlink(img.ptx_isa) {
-                    Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
-                    Err(_) => (PlannedRoute::DriverJit, None),
-                },
-                JitPreference::Driver => (PlannedRoute::DriverJit, None),
-            },
+            Route::DriverJit => {
+                let found = match self.jit {
+                    JitPreference::Driver => None,
+                    JitPreference::NvJitLink => self.find_nvjitlink(img.ptx_isa, None).ok(),
+                    JitPreference::Auto => self.find_nvjitlink(img.ptx_isa, Some(driver)).ok(),
+                };
+                match found {
+                    Some(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
+                    None => (PlannedRoute::DriverJit, None),
+                }
+            }
             Route::NeedsNewerJit {
                 ptx_isa,
                 driver_max,
-            } => match self.find_nvjitlink(Some(ptx_isa)) {
+            } => match self.find_nvjitlink(Some(ptx_isa), None) {
                 Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
                 Err(why) => {
                     return Err(ptx_too_new(
@@ -268,28 +300,47 @@ impl<D: Driver> Loader<D> {
         Ok((plan(route), lib))
     }
 
-    /// An nvJitLink that can compile PTX of `isa`, found once and then reused.
-    fn find_nvjitlink(&self, isa: Option<PtxIsa>) -> std::result::Result<Arc<NvJitLink>, String> {
-        let accepts = |v: CudaVersion| match (isa, max_ptx_isa_for_cuda(v)) {
-            (Some(isa), Some(max)) => isa <= max,
-            _ => true,
+    /// An nvJitLink that can compile PTX of `isa` (and, with `same_major_as`, is of that
+    /// driver's major version, so its cubins are ones the driver is sure to load), found once
+    /// and then reused.
+    fn find_nvjitlink(
+        &self,
+        isa: Option<PtxIsa>,
+        same_major_as: Option<CudaVersion>,
+    ) -> std::result::Result<Arc<Located>, String> {
+        let accepts = |v: CudaVersion| {
+            let isa_ok = match (isa, max_ptx_isa_for_cuda(v)) {
+                (Some(isa), Some(max)) => isa <= max,
+                _ => true,
+            };
+            isa_ok && same_major_as.is_none_or(|d| d.major() == v.major())
         };
         match &self.nvjitlink {
             NvJitLinkSource::Off => Err("nvJitLink is turned off for this loader".into()),
             NvJitLinkSource::Given(lib) if accepts(lib.version()) => Ok(lib.clone()),
             NvJitLinkSource::Given(lib) => Err(format!(
-                "the nvJitLink given ({}) is version {}, too old",
-                lib.path().display(),
+                "the nvJitLink given is version {}, too old",
                 lib.version()
             )),
             NvJitLinkSource::Discover(slot) => {
                 let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(lib) = slot.as_ref().filter(|l| accepts(l.version())) {
+                if let Some(lib) = slot.0.as_ref().filter(|l| accepts(l.version())) {
                     return Ok(lib.clone());
                 }
-                let lib = Arc::new(nvjitlink::discover(accepts)?);
-                *slot = Some(lib.clone());
-                Ok(lib)
+                if same_major_as.is_some() && slot.1 {
+                    return Err("no nvJitLink of the driver's version was found".into());
+                }
+                match locate::locate(accepts, self.cache.as_ref()) {
+                    Ok(lib) => {
+                        let lib = Arc::new(lib);
+                        slot.0 = Some(lib.clone());
+                        Ok(lib)
+                    }
+                    Err(why) => {
+                        slot.1 |= same_major_as.is_some();
+                        Err(why)
+                    }
+                }
             }
         }
     }
@@ -303,7 +354,7 @@ impl<D: Driver> Loader<D> {
         index: usize,
         dev: &DeviceProps,
         compiler: Compiler,
-        nvj: Option<&NvJitLink>,
+        nvj: Option<&Located>,
     ) -> Result<(L::Module, LoadPath, CacheStatus, String)> {
         let ordinal = dev.ordinal;
         // The device's CC with the PTX's variant: compute_90a → sm_90a, compute_100f on 10.3 →
@@ -343,7 +394,7 @@ impl<D: Driver> Loader<D> {
         let ptx = fatbin.image_data(index)?;
         let (out, path) = match (compiler, nvj) {
             (Compiler::NvJitLink(v), Some(lib)) => (
-                lib.compile(&ptx, arch, &target.to_string())?,
+                lib.open()?.compile(&ptx, arch, &target.to_string())?,
                 LoadPath::NvJitLink(v),
             ),
             _ => (drv.jit(ordinal, &ptx)?, LoadPath::DriverJit),
@@ -431,5 +482,37 @@ mod tests {
         send_sync::<Loader<crate::CudaDriver>>();
         send_sync::<Loader<crate::SimDriver>>();
         send_sync::<FatBinary>();
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_driver_when_nvjitlink_will_not_open() {
+        use archbuild_arch::Arch;
+        use archbuild_fatbin::FatbinWriter;
+
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("libnvJitLink.so.13");
+        std::fs::write(&lib, b"not a library").unwrap();
+        let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/compute_80.ptx");
+        let ptx = std::fs::read_to_string(fixture).unwrap();
+        let fatbin = |isa: &str| {
+            let text = ptx.replace(".version 9.5\n", &format!(".version {isa}\n"));
+            let mut w = FatbinWriter::new();
+            w.add_ptx(text.as_bytes(), Arch::plain(8, 0)).unwrap();
+            FatBinary::from_vec(w.write().unwrap()).unwrap()
+        };
+        let driver = crate::SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6);
+        let mut loader = Loader::with_driver(&driver).jit_preference(JitPreference::Auto);
+        loader.nvjitlink =
+            NvJitLinkSource::Given(Arc::new(Located::unopened(lib, CudaVersion::new(13, 5))));
+        // The plan names nvJitLink (its version is known) …
+        let pf = loader.preflight(&fatbin("9.0")).unwrap();
+        let route = &pf.gpus[0].outcome.as_ref().unwrap().route;
+        assert_eq!(*route, PlannedRoute::NvJitLink(CudaVersion::new(13, 5)));
+        // … but it will not open, and the driver can compile this PTX: the driver does.
+        let r = loader.load(&fatbin("9.0"), 0).unwrap();
+        assert_eq!(r.report.path, LoadPath::DriverJit, "{}", r.report);
+        // PTX only nvJitLink could compile gets the error instead.
+        let err = loader.load(&fatbin("9.5"), 0).unwrap_err();
+        assert!(matches!(err, Error::NvJitLinkLoad { .. }), "{err}");
     }
 }

@@ -2,9 +2,7 @@
 //! version, independent of the driver's. This is how PTX built by a newer toolkit (CUDA 13.5,
 //! PTX ISA 9.5) runs on an older driver (CUDA 13.0), which refuses that PTX with error 222.
 //!
-//! The library is found (first that loads wins) at `ARCHBUILD_NVJITLINK`, in archbuild's
-//! provisioned toolkits, in pip's `nvidia/cu13/lib`, under `CUDA_HOME`/`CUDA_PATH`, and on the
-//! system search path. Its entry points are versioned (`__nvJitLinkCreate_13_5`): we resolve the
+//! Where the library is found is [`crate::locate`]'s business. Its entry points are versioned (`__nvJitLinkCreate_13_5`): we resolve the
 //! ones of the library's own version (from the unversioned `nvJitLinkVersion`) and fall back to
 //! the unversioned exports.
 
@@ -15,7 +13,6 @@ use archbuild_arch::{Arch, CudaVersion};
 use libloading::Library;
 
 use crate::driver::{nul_terminated, JitOutput};
-use crate::env;
 use crate::error::{Error, Result};
 
 type Handle = *mut c_void;
@@ -251,126 +248,4 @@ impl Drop for HandleGuard {
         // SAFETY: created by nvJitLinkCreate, destroyed once.
         unsafe { (self.destroy)(&mut self.h) };
     }
-}
-
-/// Where to look for nvJitLink, in order. `ARCHBUILD_NVJITLINK=off` yields nothing.
-pub fn candidates() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(v) = env::var(env::NVJITLINK) {
-        if env::is_off(&v) {
-            return out;
-        }
-        out.push(PathBuf::from(v));
-    }
-    let home = env::var(env::HOME)
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")));
-    if let Some(home) = home {
-        // Newest provisioned toolkit first (names sort by version).
-        let mut kits = list_dir(&home.join("toolkits"));
-        // `.tmp-*` folders are installs in progress; `NAME.lock` files are their locks.
-        kits.retain(|k| {
-            k.is_dir()
-                && k.file_name()
-                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
-        });
-        kits.sort();
-        kits.reverse();
-        out.extend(
-            kits.into_iter()
-                .map(|k| k.join("nvidia/cu13/lib/libnvJitLink.so.13")),
-        );
-    }
-    let mut py_roots: Vec<PathBuf> = Vec::new();
-    py_roots.extend(env::paths(env::PYTHONPATH));
-    let mut prefixes: Vec<PathBuf> = [env::VIRTUAL_ENV, env::CONDA_PREFIX]
-        .iter()
-        .filter_map(|v| env::var(v).map(PathBuf::from))
-        .collect();
-    if let Some(h) = dirs::home_dir() {
-        prefixes.push(h.join(".local"));
-    }
-    // The environment of the `python3` on PATH (a venv's bin/ is on PATH without VIRTUAL_ENV
-    // in images that activate it that way).
-    for dir in env::paths(env::PATH) {
-        if let (true, Some(prefix)) = (dir.join("python3").exists(), dir.parent()) {
-            prefixes.push(prefix.to_path_buf());
-        }
-    }
-    prefixes.extend(["/usr/local", "/usr"].map(PathBuf::from));
-    for prefix in prefixes {
-        for lib in list_dir(&prefix.join("lib")) {
-            let is_python = lib
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("python3"));
-            if is_python {
-                py_roots.push(lib.join("site-packages"));
-                py_roots.push(lib.join("dist-packages"));
-            }
-        }
-    }
-    for root in py_roots {
-        out.push(root.join("nvidia/cu13/lib/libnvJitLink.so.13"));
-        out.push(root.join("nvidia/nvjitlink/lib/libnvJitLink.so.12"));
-    }
-    for var in [env::CUDA_HOME, env::CUDA_PATH] {
-        if let Some(v) = env::var(var) {
-            out.push(Path::new(&v).join("lib64/libnvJitLink.so"));
-        }
-    }
-    out.push(PathBuf::from("/usr/local/cuda/lib64/libnvJitLink.so"));
-    // Bare names go through the dynamic linker's search (LD_LIBRARY_PATH, ldconfig).
-    out.extend(["libnvJitLink.so.13", "libnvJitLink.so"].map(PathBuf::from));
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.clone()));
-    out
-}
-
-/// Loads the first candidate that opens and whose version satisfies `accept`; the error part
-/// of the result lists what was tried, for the message the user sees.
-pub fn discover(accept: impl Fn(CudaVersion) -> bool) -> std::result::Result<NvJitLink, String> {
-    let explicit = env::var(env::NVJITLINK);
-    if explicit.as_deref().is_some_and(env::is_off) {
-        return Err("nvJitLink is disabled (ARCHBUILD_NVJITLINK=off)".into());
-    }
-    let mut tried = Vec::new();
-    for path in candidates() {
-        let bare = path.components().count() == 1;
-        if !bare && !path.exists() {
-            if explicit.as_deref() == path.to_str() {
-                tried.push(format!(
-                    "ARCHBUILD_NVJITLINK={} does not exist",
-                    path.display()
-                ));
-            }
-            continue;
-        }
-        match NvJitLink::open(&path) {
-            Ok(lib) if accept(lib.version()) => return Ok(lib),
-            Ok(lib) => tried.push(format!(
-                "{} is version {}, too old",
-                path.display(),
-                lib.version()
-            )),
-            Err(e) if !bare => tried.push(format!("{}: {e}", path.display())),
-            Err(_) => {}
-        }
-    }
-    if tried.is_empty() {
-        Err(
-            "no nvJitLink was found (set ARCHBUILD_NVJITLINK, or `pip install nvidia-nvjitlink`)"
-                .into(),
-        )
-    } else {
-        Err(format!(
-            "no suitable nvJitLink was found ({})",
-            tried.join("; ")
-        ))
-    }
-}
-
-fn list_dir(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default()
 }

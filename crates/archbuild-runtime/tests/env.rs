@@ -74,12 +74,20 @@ fn environment_variables() {
 
     // JIT preference.
     std::env::set_var("ARCHBUILD_JIT_CACHE", "off");
-    std::env::set_var("ARCHBUILD_JIT", "nvjitlink");
-    assert!(Loader::from_env(sim()).is_ok());
+    let pref = || Loader::from_env(sim()).unwrap().current_jit_preference();
+    assert_eq!(pref(), JitPreference::Auto, "auto unless told otherwise");
+    assert_eq!(JitPreference::default(), JitPreference::Auto);
+    for (value, want) in [
+        ("nvjitlink", JitPreference::NvJitLink),
+        ("Driver", JitPreference::Driver),
+        ("auto", JitPreference::Auto),
+    ] {
+        std::env::set_var("ARCHBUILD_JIT", value);
+        assert_eq!(pref(), want, "{value}");
+    }
     std::env::set_var("ARCHBUILD_JIT", "gcc");
     insta::assert_snapshot!("bad_jit", Loader::from_env(sim()).unwrap_err().to_string());
     std::env::remove_var("ARCHBUILD_JIT");
-    let _ = JitPreference::default();
 
     // nvJitLink search order: explicit path first, then provisioned toolkits, … ; `off` = none.
     std::env::set_var("ARCHBUILD_NVJITLINK", "/opt/x/libnvJitLink.so.13");

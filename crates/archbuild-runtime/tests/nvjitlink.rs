@@ -150,3 +150,38 @@ fn a_missing_library_is_an_error_naming_the_fix() {
     );
     assert!(msg.ends_with("point ARCHBUILD_NVJITLINK at a libnvJitLink.so.13 (from `pip install nvidia-nvjitlink` or a CUDA toolkit), or unset it"), "{msg}");
 }
+
+#[test]
+fn auto_takes_nvjitlink_of_the_drivers_major_version_only() {
+    let Some(lib) = nvjitlink() else { return };
+    let version = lib.version();
+    let fb = common::fatbin(&["compute_80@8.5"]);
+    // Same major as the driver: nvJitLink compiles (ptxas in parallel), the driver does not.
+    let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6);
+    let loader = Loader::with_driver(&driver)
+        .nvjitlink(Some(lib))
+        .jit_preference(JitPreference::Auto);
+    let r = loader.load(&fb, 0).unwrap();
+    assert_eq!(r.report.path, LoadPath::NvJitLink(version), "{}", r.report);
+    assert_eq!(r.module.machine_arch, Arch::plain(8, 6));
+    assert_eq!(driver.jit_count(), 0);
+
+    // Another major than the driver's: its cubins are not the driver's to vouch for.
+    let old = SimDriver::new(CudaVersion::new(12, 8)).with_gpu(8, 6);
+    let Some(lib) = nvjitlink() else { return };
+    let loader = Loader::with_driver(&old)
+        .nvjitlink(Some(lib))
+        .jit_preference(JitPreference::Auto);
+    let r = loader.load(&fb, 0).unwrap();
+    assert_eq!(r.report.path, LoadPath::DriverJit, "{}", r.report);
+    assert_eq!(old.jit_count(), 1);
+
+    // `with_driver` reads no environment and keeps the driver's JIT.
+    let Some(lib) = nvjitlink() else { return };
+    let loader = Loader::with_driver(&driver).nvjitlink(Some(lib));
+    assert_eq!(loader.current_jit_preference(), JitPreference::Driver);
+    assert_eq!(
+        loader.load(&fb, 0).unwrap().report.path,
+        LoadPath::DriverJit
+    );
+}
