@@ -9,8 +9,9 @@ pub(crate) const JIT_CACHE: &str = "ARCHBUILD_JIT_CACHE";
 pub(crate) const JIT_CACHE_MAX_BYTES: &str = "ARCHBUILD_JIT_CACHE_MAX_BYTES";
 /// `ARCHBUILD_NVJITLINK`: path of libnvJitLink.so to use, or `off`.
 pub(crate) const NVJITLINK: &str = "ARCHBUILD_NVJITLINK";
-/// `ARCHBUILD_JIT`: who compiles PTX the driver could compile itself: `driver` (default) or
-/// `nvjitlink` (PTX too new for the driver always goes to nvJitLink).
+/// `ARCHBUILD_JIT`: who compiles PTX the driver could compile itself: `auto` (default: nvJitLink
+/// of the driver's major version when found), `driver` or `nvjitlink` (PTX too new for the
+/// driver always goes to nvJitLink).
 pub(crate) const JIT: &str = "ARCHBUILD_JIT";
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
 pub(crate) const HOME: &str = "ARCHBUILD_HOME";

@@ -1,8 +1,9 @@
 //! The loader: for one GPU, choose an image with `archbuild-arch`'s selection, extract only that
 //! image and load it, JIT-compiling PTX through archbuild's cache when needed.
 //!
-//! Routes: a cubin is loaded as is. PTX the driver can compile goes to the driver's JIT (the
-//! linker API, so the cubin can be cached) unless `ARCHBUILD_JIT=nvjitlink`. PTX newer than the
+//! Routes: a cubin is loaded as is. PTX the driver can compile goes to nvJitLink of the driver's
+//! major version when one is found (`auto`, the environment's default: its ptxas runs on every
+//! CPU), else to the driver's JIT (the linker API, so the cubin can be cached). PTX newer than the
 //! driver (the driver would fail with 222) goes to nvJitLink; without a suitable nvJitLink the
 //! load fails *before* touching the driver, with an error naming both fixes.
 
