@@ -139,6 +139,10 @@ impl Driver for CudaDriver {
         })?
     }
 
+    fn prepare(&self, ordinal: usize) -> Result<()> {
+        self.bound(ordinal).map(drop)
+    }
+
     fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<Self::Module> {
         let ctx = self.bound(ordinal)?;
         let data = image.into_owned();

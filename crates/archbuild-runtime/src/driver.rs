@@ -47,6 +47,12 @@ pub trait Driver {
     /// Name and compute capability of GPU `ordinal`.
     fn device(&self, ordinal: usize) -> Result<DeviceProps>;
 
+    /// Makes GPU `ordinal` ready for loads (the real driver creates its primary context on
+    /// first use, 50–100 ms), so that a [`crate::LoadReport`]'s time is the load's own.
+    fn prepare(&self, _ordinal: usize) -> Result<()> {
+        Ok(())
+    }
+
     /// `cuModuleLoadData` on GPU `ordinal`.
     fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<Self::Module>;
 
@@ -66,6 +72,9 @@ impl<D: Driver + ?Sized> Driver for &D {
     }
     fn device(&self, ordinal: usize) -> Result<DeviceProps> {
         (**self).device(ordinal)
+    }
+    fn prepare(&self, ordinal: usize) -> Result<()> {
+        (**self).prepare(ordinal)
     }
     fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<Self::Module> {
         (**self).load(ordinal, image)

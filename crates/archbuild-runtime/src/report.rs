@@ -84,7 +84,8 @@ pub struct LoadReport {
     pub cache: CacheStatus,
     /// The JIT compiler's info log (empty for cubins and cache hits).
     pub jit_log: String,
-    /// Wall time of the whole load: selection, extraction, JIT or cache, `cuModuleLoadData`.
+    /// Wall time of the whole load: selection, extraction, JIT or cache, `cuModuleLoadData`
+    /// (not the creation of the GPU's context on its first use).
     pub elapsed: Duration,
     /// The selection: every image with why it was chosen or not (its `Display` explains).
     pub selection: Selection,
