@@ -95,17 +95,51 @@ fn ptx_newer_than_the_driver_needs_nvjitlink_or_fails_with_both_fixes() {
         err.contains("PTX ISA 9.5") && err.contains("nvJitLink") && err.contains("update"),
         "{err}"
     );
-    // With a driver new enough for the PTX, the driver JITs it.
+    // With a driver new enough for the PTX, who compiles it follows ARCHBUILD_JIT: the driver
+    // when asked for, and under the default `auto` too when no nvJitLink is at hand.
+    for jit in [Some("driver"), None] {
+        let mut cmd = cli();
+        cmd.env("ARCHBUILD_SIMULATED_GPUS", "9.0@13.5")
+            .env("ARCHBUILD_NVJITLINK", "off");
+        if let Some(jit) = jit {
+            cmd.env("ARCHBUILD_JIT", jit);
+        }
+        let v = json(
+            cmd.arg("doctor")
+                .arg(&built().fatbin)
+                .args(["--message-format", "json"]),
+        );
+        let h100 = gpu(&v["file"]["modules"][0], 0);
+        assert_eq!(h100["image"], "compute_86");
+        assert_eq!(h100["route"], "JIT by the driver", "ARCHBUILD_JIT={jit:?}");
+    }
+    // `auto` prefers an nvJitLink of the driver's major version (13) when one is found.
+    let Some(lib) = toolkit_nvjitlink() else {
+        eprintln!("skipping the nvJitLink half: the test toolkit has no libnvJitLink.so.13");
+        return;
+    };
     let v = json(
         cli()
             .env("ARCHBUILD_SIMULATED_GPUS", "9.0@13.5")
+            .env("ARCHBUILD_NVJITLINK", &lib)
             .arg("doctor")
             .arg(&built().fatbin)
             .args(["--message-format", "json"]),
     );
     let h100 = gpu(&v["file"]["modules"][0], 0);
     assert_eq!(h100["image"], "compute_86");
-    assert_eq!(h100["route"], "JIT by the driver");
+    let route = h100["route"].as_str().unwrap();
+    assert!(route.starts_with("JIT by nvJitLink 13."), "{route}");
+}
+
+/// The toolkit's own `libnvJitLink.so.13` (the provisioned wheels ship it in `lib/`).
+fn toolkit_nvjitlink() -> Option<std::path::PathBuf> {
+    let nvcc = archbuild_tests::tool("nvcc");
+    let root = nvcc.parent()?.parent()?;
+    ["lib", "lib64"]
+        .iter()
+        .map(|d| root.join(d).join("libnvJitLink.so.13"))
+        .find(|p| p.is_file())
 }
 
 #[test]
