@@ -82,23 +82,40 @@ pub(crate) fn resolve_archs(
     toolkit: &Toolkit,
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
-    let (input, source) = if let Some(e) = explicit.filter(|e| !e.trim().is_empty()) {
-        (e.to_owned(), ArchSource::Explicit)
-    } else if let Some(v) = env.var("ARCHBUILD_ARCHS") {
-        (v, ArchSource::Var("ARCHBUILD_ARCHS"))
-    } else if let Some(m) = manifest
-        .and_then(|m| m.archs.clone())
-        .filter(|m| !m.trim().is_empty())
-    {
-        (m, ArchSource::Manifest)
-    } else if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
+    let (input, source) = choose_arch_list(explicit, env, || {
+        Ok::<_, crate::Error>(manifest.and_then(|m| m.archs.clone()))
+    })?;
+    parse_checked(&input, source, toolkit, devices)
+}
+
+/// The arch-list text a build would parse, and where it came from, by the precedence above
+/// (CMake's `CUDAARCHS` already rewritten into archbuild's syntax). Tools that plan builds
+/// (`cargo archbuild matrix`) use this so they agree with the build script.
+///
+/// `manifest` yields the package's `[package.metadata.archbuild] archs`; it is called only when
+/// neither an explicit list nor `ARCHBUILD_ARCHS` is set, so a caller that must run
+/// `cargo metadata` to answer pays for it only when the answer matters.
+pub fn choose_arch_list<E>(
+    explicit: Option<&str>,
+    env: &Env,
+    manifest: impl FnOnce() -> std::result::Result<Option<String>, E>,
+) -> std::result::Result<(String, ArchSource), E> {
+    if let Some(e) = explicit.filter(|e| !e.trim().is_empty()) {
+        return Ok((e.to_owned(), ArchSource::Explicit));
+    }
+    if let Some(v) = env.var("ARCHBUILD_ARCHS") {
+        return Ok((v, ArchSource::Var("ARCHBUILD_ARCHS")));
+    }
+    if let Some(m) = manifest()?.filter(|m| !m.trim().is_empty()) {
+        return Ok((m, ArchSource::Manifest));
+    }
+    Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
         (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
     } else if let Some(v) = env.var("CUDAARCHS") {
         (cmake_to_archbuild(&v), ArchSource::Var("CUDAARCHS"))
     } else {
         ("all-major".to_owned(), ArchSource::Default)
-    };
-    parse_checked(&input, source, toolkit, devices)
+    })
 }
 
 /// Parses one list (from any source) and checks the toolkit can build every target.
@@ -167,6 +184,59 @@ mod tests {
             input: String::new(),
         };
         assert_eq!(chosen.announcement(), None);
+    }
+
+    #[test]
+    fn precedence_asks_the_manifest_only_when_it_matters() {
+        let pick = |vars: &[(&str, &str)], explicit: Option<&str>, manifest: Option<&str>| {
+            let env = Env::from_vars(vars.iter().copied());
+            let asked = std::cell::Cell::new(false);
+            let r = choose_arch_list(explicit, &env, || {
+                asked.set(true);
+                Ok::<_, ()>(manifest.map(str::to_owned))
+            })
+            .unwrap();
+            (r.0, r.1, asked.get())
+        };
+        let all = [
+            ("ARCHBUILD_ARCHS", "8.6"),
+            ("TORCH_CUDA_ARCH_LIST", "7.5"),
+            ("CUDAARCHS", "90"),
+        ];
+        assert_eq!(
+            pick(&all, Some("8.9"), Some("8.0")),
+            ("8.9".into(), ArchSource::Explicit, false)
+        );
+        assert_eq!(
+            pick(&all, Some("  "), Some("8.0")),
+            ("8.6".into(), ArchSource::Var("ARCHBUILD_ARCHS"), false)
+        );
+        assert_eq!(
+            pick(&all[1..], None, Some("8.0")),
+            ("8.0".into(), ArchSource::Manifest, true)
+        );
+        assert_eq!(
+            pick(&all[1..], None, Some(" ")),
+            ("7.5".into(), ArchSource::Var("TORCH_CUDA_ARCH_LIST"), true)
+        );
+        assert_eq!(
+            pick(&all[2..], None, None),
+            (
+                "90-real 90-virtual".into(),
+                ArchSource::Var("CUDAARCHS"),
+                true
+            )
+        );
+        assert_eq!(
+            pick(&[], None, None),
+            ("all-major".into(), ArchSource::Default, true)
+        );
+        // An error from the manifest lookup is the caller's, passed through.
+        let env = Env::from_vars([("CUDAARCHS", "90")]);
+        assert_eq!(
+            choose_arch_list(None, &env, || Err("no cargo")),
+            Err("no cargo")
+        );
     }
 
     #[test]

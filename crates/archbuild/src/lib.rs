@@ -42,7 +42,7 @@ mod toolkit;
 pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
 pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
-pub use config::{ArchSource, ResolvedArchs};
+pub use config::{choose_arch_list, ArchSource, ResolvedArchs};
 pub use discover::{Candidate, Discovery};
 pub use env::Env;
 pub use error::{Error, Result};

@@ -225,13 +225,22 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Arch list to split (default: resolved as `build` would)
+    /// Arch list to split (default: resolved as a build would: ARCHBUILD_ARCHS, Cargo.toml,
+    /// TORCH_CUDA_ARCH_LIST, CUDAARCHS, then all-major)
     #[arg(long, value_name = "LIST")]
     pub archs: Option<String>,
 
     /// Number of shards (CI jobs)
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub shards: usize,
+
+    /// Take `archs` from this package's [package.metadata.archbuild]
+    #[arg(long = "package", short = 'p', value_name = "SPEC")]
+    pub package: Option<String>,
+
+    /// Path to Cargo.toml
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,7 @@
 //! Facts from outside the arch rules that some commands need, fetched lazily and once: the
 //! CUDA toolkit (for `all`/`all-major` and builds) and the visible GPUs (for `native`).
 
-use archbuild::{Discovery, Env, Home, Toolkit};
+use archbuild::{ArchSource, Discovery, Env, Home, Toolkit};
 use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
 
 use crate::error::CliError;
@@ -78,26 +78,21 @@ impl Facts {
         Ok(ArchList::parse(text, &ctx)?)
     }
 
-    /// The arch list a build would use, by archbuild's precedence: `--archs`, then
-    /// `ARCHBUILD_ARCHS`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`, then the toolkit's `all-major`.
+    /// The arch list a build would use, by archbuild's precedence ([`archbuild::choose_arch_list`]):
+    /// `--archs`, `ARCHBUILD_ARCHS`, the manifest's `archs` (asked of `manifest` only when it
+    /// matters), `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`, then the toolkit's `all-major`.
     /// Returns the list and where it came from.
     pub(crate) fn configured_list(
         &mut self,
         explicit: Option<&str>,
+        manifest: impl FnOnce() -> Result<Option<String>, CliError>,
         shell: &Shell,
     ) -> Result<(ArchList, String), CliError> {
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let (text, origin) = if let Some(e) = explicit {
-            (e.to_string(), "--archs".to_string())
-        } else if let Some(v) = env("ARCHBUILD_ARCHS") {
-            (v, "ARCHBUILD_ARCHS".into())
-        } else if let Some(v) = env("TORCH_CUDA_ARCH_LIST") {
-            (v, "TORCH_CUDA_ARCH_LIST".into())
-        } else {
-            (
-                "all-major".to_string(),
-                "the default (`all-major` of the toolkit)".into(),
-            )
+        let env = Env::process().with_cargo_metadata(false);
+        let (text, source) = archbuild::choose_arch_list(explicit, &env, manifest)?;
+        let origin = match source {
+            ArchSource::Explicit => "--archs".to_string(),
+            other => other.to_string(),
         };
         let list = self.resolve_list(&text, &origin, shell)?;
         Ok((list, origin))

@@ -15,6 +15,7 @@ mod gpus;
 mod modules;
 mod report;
 mod shell;
+mod workspace;
 
 use error::{exit, CliError};
 

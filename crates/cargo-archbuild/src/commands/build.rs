@@ -9,13 +9,14 @@
 use std::path::PathBuf;
 
 use archbuild::{Build, PackageConfig};
-use cargo_metadata::{Metadata, MetadataCommand, Package};
+use cargo_metadata::{Metadata, Package};
 use serde::Serialize;
 
 use crate::building::{cli_env, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
 use crate::cli::BuildArgs;
 use crate::error::CliError;
 use crate::shell::Shell;
+use crate::workspace::{self, has_table};
 
 #[derive(Debug, Serialize)]
 struct BuildCommandReport<'a> {
@@ -25,7 +26,7 @@ struct BuildCommandReport<'a> {
 }
 
 pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
-    let metadata = metadata(args)?;
+    let metadata = workspace::metadata(args.manifest_path.as_deref(), "build")?;
     let packages = select(&metadata, &args.packages)?;
     let profile_dir = match (&args.profile, args.release) {
         (Some(p), _) if p == "dev" || p == "test" => "debug".to_string(),
@@ -119,26 +120,15 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn metadata(args: &BuildArgs) -> Result<Metadata, CliError> {
-    let mut cmd = MetadataCommand::new();
-    cmd.no_deps();
-    if let Some(m) = &args.manifest_path {
-        cmd.manifest_path(m);
-    }
-    cmd.exec().map_err(|e| CliError::Cargo {
-        message: format!("`cargo metadata` failed: {}", e.to_string().trim_end()),
-        help: "run `cargo archbuild build` inside a Cargo workspace, or pass --manifest-path path/to/Cargo.toml"
-            .into(),
-    })
-}
-
 /// The packages to build: those named with `-p` (each must be a workspace member with
 /// `[package.metadata.archbuild]`), else every workspace member that has the table.
 fn select<'a>(metadata: &'a Metadata, specs: &[String]) -> Result<Vec<&'a Package>, CliError> {
-    let members = metadata.workspace_packages();
-    let has_table = |p: &Package| p.metadata.get("archbuild").is_some_and(|v| v.is_object());
     if specs.is_empty() {
-        let with: Vec<&Package> = members.iter().copied().filter(|p| has_table(p)).collect();
+        let with: Vec<&Package> = metadata
+            .workspace_packages()
+            .into_iter()
+            .filter(|p| has_table(p))
+            .collect();
         if with.is_empty() {
             return Err(CliError::Cargo {
                 message: "no package in this workspace has [package.metadata.archbuild]".into(),
@@ -151,29 +141,10 @@ fn select<'a>(metadata: &'a Metadata, specs: &[String]) -> Result<Vec<&'a Packag
     }
     let mut out = Vec::new();
     for spec in specs {
-        let name = spec.split('@').next().unwrap_or(spec);
-        let pkg = members
-            .iter()
-            .copied()
-            .find(|p| p.name.as_str() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = members
-                    .iter()
-                    .filter(|p| has_table(p))
-                    .map(|p| p.name.as_str())
-                    .collect();
-                CliError::Cargo {
-                    message: format!("package `{spec}` is not a member of this workspace"),
-                    help: if names.is_empty() {
-                        "no member has [package.metadata.archbuild] yet".into()
-                    } else {
-                        format!("packages with kernels: {}", names.join(", "))
-                    },
-                }
-            })?;
+        let pkg = workspace::member(metadata, spec)?;
         if !has_table(pkg) {
             return Err(CliError::Cargo {
-                message: format!("package `{name}` has no [package.metadata.archbuild]"),
+                message: format!("package `{}` has no [package.metadata.archbuild]", pkg.name),
                 help: format!(
                     "add `[package.metadata.archbuild]` with `kernels = [\"kernels/name.cu\"]` to {}",
                     pkg.manifest_path

@@ -2,6 +2,10 @@
 //! Actions matrix (`{"include":[{"shard":1,"archs":"7.5 8.0",…},…]}`) on one line, ready for
 //! `echo "matrix=$(cargo archbuild matrix --shards 3)" >> "$GITHUB_OUTPUT"`.
 //!
+//! The list is the one a build would use, by the same precedence (`--archs`, `ARCHBUILD_ARCHS`,
+//! the package's `[package.metadata.archbuild] archs`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`,
+//! `all-major`), so the shards cover exactly what the build scripts compile.
+//!
 //! The cubin and the PTX of one arch stay in one shard: the build driver compiles the PTX once
 //! and feeds it to ptxas, so splitting them would compile it twice. Shards are contiguous runs of
 //! archs balanced by their number of targets, and each shard's `archs` string is the canonical
@@ -14,6 +18,7 @@ use crate::cli::MatrixArgs;
 use crate::error::CliError;
 use crate::facts::Facts;
 use crate::shell::Shell;
+use crate::workspace;
 
 /// The matrix object GitHub Actions expects under `strategy.matrix`.
 #[derive(Debug, Serialize, PartialEq)]
@@ -43,7 +48,17 @@ pub(crate) fn run(args: &MatrixArgs, shell: &mut Shell) -> Result<(), CliError> 
         ));
     }
     let mut facts = Facts::new();
-    let (list, origin) = facts.configured_list(args.archs.as_deref(), shell)?;
+    let (list, origin) = facts.configured_list(
+        args.archs.as_deref(),
+        || {
+            workspace::manifest_archs(
+                args.package.as_deref(),
+                args.manifest_path.as_deref(),
+                "matrix",
+            )
+        },
+        shell,
+    )?;
     let matrix = split(&list, args.shards);
     if matrix.include.len() < args.shards {
         shell.warn(format!(

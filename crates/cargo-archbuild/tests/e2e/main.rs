@@ -11,4 +11,5 @@ mod doctor;
 mod explain;
 mod inspect;
 mod matrix_merge;
+mod matrix_precedence;
 mod snapshots;
