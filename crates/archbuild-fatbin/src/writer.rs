@@ -126,7 +126,8 @@ impl FatbinWriter {
         })
     }
 
-    /// Adds NVVM LTO-IR (from `nvcc -dlto`) for `arch`, stored as is.
+    /// Adds NVVM LTO-IR (the `.ltoir` file of `nvcc -dlto -ltoir -arch=lto_90`) for `arch`,
+    /// stored uncompressed with an empty NVVM options string; nvJitLink links it with `-lto`.
     pub fn add_ltoir(&mut self, ir: &[u8], arch: Arch) -> Result<&mut Self, Error> {
         if ir.is_empty() {
             return Err(Error::Unpackable {
@@ -134,12 +135,18 @@ impl FatbinWriter {
                 reason: "it is empty; pass the file `nvcc -dlto -dc` wrote".into(),
             });
         }
+        // nvcc records the NVVM IR version from the `.ltoir` header (bytes 4 and 5 after the
+        // magic; 1.67 from CUDA 13.5 for every arch) as the entry's "code version".
+        let (major, minor) = match ir {
+            [0xed, 0x43, 0x4e, 0x7f, major, minor, ..] => (u16::from(*major), u16::from(*minor)),
+            _ => (0, 0),
+        };
         self.push(Image {
             kind: EntryKind::LtoIr,
             arch,
             bytes: ir.to_vec(),
-            major: 0,
-            minor: 0,
+            major,
+            minor,
             compat: None,
         })
     }
@@ -201,7 +208,13 @@ fn raw_entry(img: &Image, how: Compression) -> Result<RawEntry<'_>, Error> {
                 flags |= FLAG_COMPAT_COPY;
             }
         }
-        EntryKind::LtoIr => flags |= FLAG_LTOIR,
+        EntryKind::LtoIr => {
+            // Like PTX, an LTO-IR entry must carry the options descriptor (here: no NVVM
+            // options): without it `cuobjdump` calls the header invalid and nvJitLink 13.5
+            // crashes on the fat binary (both seen here; nvcc always writes one).
+            options = Some(Cow::Borrowed(&[][..]));
+            flags |= FLAG_LTOIR;
+        }
     }
     let kind = match img.kind {
         EntryKind::Elf => KIND_ELF,

@@ -32,6 +32,8 @@ pub const PARALLEL_PTXAS: &str = "-Xptxas=--split-compile=0";
 
 /// `NVJITLINK_INPUT_PTX` from `nvJitLink.h`.
 const INPUT_PTX: c_int = 2;
+/// `NVJITLINK_INPUT_FATBIN` from `nvJitLink.h`.
+const INPUT_FATBIN: c_int = 4;
 
 struct Fns {
     create: CreateFn,
@@ -151,6 +153,31 @@ impl NvJitLink {
         image_name: &str,
         extra: &[&str],
     ) -> Result<JitOutput> {
+        self.link(INPUT_PTX, &nul_terminated(ptx), arch, image_name, extra)
+    }
+
+    /// Links the LTO-IR of a fat binary (`nvcc -dlto`, or [`archbuild_fatbin::FatbinWriter::add_ltoir`])
+    /// into a cubin for `arch`, with link-time optimisation (`-lto`). nvJitLink picks the
+    /// fat binary's entry for `arch` itself.
+    pub fn link_lto_fatbin(
+        &self,
+        fatbin: &[u8],
+        arch: Arch,
+        image_name: &str,
+    ) -> Result<JitOutput> {
+        self.link(INPUT_FATBIN, fatbin, arch, image_name, &["-lto"])
+    }
+
+    /// One nvJitLink session: create with `-arch=sm_XX` and `extra`, add one input, complete,
+    /// and take the cubin and the info log.
+    fn link(
+        &self,
+        input_kind: c_int,
+        data: &[u8],
+        arch: Arch,
+        image_name: &str,
+        extra: &[&str],
+    ) -> Result<JitOutput> {
         let mut owned = vec![CString::new(format!("-arch=sm_{}", arch.sm_name())).expect("no NUL")];
         owned.extend(
             extra
@@ -180,13 +207,12 @@ impl NvJitLink {
             h,
             destroy: self.fns.destroy,
         };
-        let data = nul_terminated(ptx);
         let name = CString::new(image_name.replace('\0', "")).expect("NULs removed");
         // SAFETY: data outlives the call; nvJitLink copies it.
         let rc = unsafe {
             (self.fns.add_data)(
                 guard.h,
-                INPUT_PTX,
+                input_kind,
                 data.as_ptr().cast(),
                 data.len(),
                 name.as_ptr(),
