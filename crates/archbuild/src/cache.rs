@@ -5,8 +5,18 @@
 //! the hash; a torn, truncated or tampered entry is treated as a miss and removed, so a killed
 //! build leaves nothing a later build trusts. Keys are built from length-prefixed fields, so
 //! `("ab", "c")` and `("a", "bc")` never collide.
+//!
+//! A hit (`get`, `contains`) sets the entry's mtime to now, and the store remembers every entry
+//! it read or wrote: after the build, `evict` removes the least recently used entries beyond
+//! the size cap and spares those.
 
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
@@ -69,31 +79,46 @@ impl KeyBuilder {
 }
 
 /// A directory of verified entries, grouped by namespace (`ptx`, `cubin`, `deps`, ...).
+/// Clones share what they remember of the build's use.
 #[derive(Debug, Clone)]
 pub(crate) struct Store {
     dir: PathBuf,
+    /// Entries read or written through this store: eviction spares them.
+    used: Arc<Mutex<HashSet<PathBuf>>>,
+    /// Whether anything was written (else there is nothing new to evict for).
+    wrote: Arc<AtomicBool>,
 }
 
 impl Store {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            used: Arc::default(),
+            wrote: Arc::default(),
+        }
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    fn path(&self, ns: &str, key: &Key) -> PathBuf {
+    /// Where the entry for `key` lives: `<dir>/<ns>/<2 hex digits>/<62 hex digits>`.
+    pub fn entry_path(&self, ns: &str, key: &Key) -> PathBuf {
         let hex = key.hex();
         self.dir.join(ns).join(&hex[..2]).join(&hex[2..])
     }
 
-    /// The payload stored under `key`, if present and intact.
+    /// The payload stored under `key`, if present and intact; a hit marks the entry used.
     pub fn get(&self, ns: &str, key: &Key) -> Option<Vec<u8>> {
-        let path = self.path(ns, key);
-        let bytes = std::fs::read(&path).ok()?;
+        let path = self.entry_path(ns, key);
+        let mut file = File::open(&path).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
         match decode(&bytes) {
-            Some(payload) => Some(payload.to_vec()),
+            Some(payload) => {
+                self.mark_used(path, &file);
+                Some(payload.to_vec())
+            }
             None => {
                 // Corrupt: never trust it, and don't trip over it again.
                 let _ = std::fs::remove_file(&path);
@@ -102,9 +127,17 @@ impl Store {
         }
     }
 
-    /// Whether an entry exists (not verified: `get` verifies when the payload is read).
+    /// Whether an entry exists (not verified: `get` verifies when the payload is read); a hit
+    /// marks the entry used.
     pub fn contains(&self, ns: &str, key: &Key) -> bool {
-        self.path(ns, key).is_file()
+        let path = self.entry_path(ns, key);
+        match File::open(&path) {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => {
+                self.mark_used(path, &file);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Stores `payload` under `key` atomically.
@@ -114,28 +147,38 @@ impl Store {
         bytes.extend_from_slice(&Key::of(payload).0);
         bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         bytes.extend_from_slice(payload);
-        write_atomic(&self.path(ns, key), &bytes)
+        let path = self.entry_path(ns, key);
+        write_atomic(&path, &bytes)?;
+        self.wrote.store(true, Ordering::Relaxed);
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(path);
+        }
+        Ok(())
     }
 
-    /// Number of entries and their total size on disk.
-    pub fn stats(&self) -> (u64, u64) {
-        fn walk(dir: &Path, acc: &mut (u64, u64)) {
-            let Ok(rd) = std::fs::read_dir(dir) else {
-                return;
-            };
-            for e in rd.flatten() {
-                let Ok(md) = e.metadata() else { continue };
-                if md.is_dir() {
-                    walk(&e.path(), acc);
-                } else if !e.file_name().to_string_lossy().starts_with(".tmp-") {
-                    acc.0 += 1;
-                    acc.1 += md.len();
-                }
-            }
+    /// Remembers a hit and sets its mtime to now (best effort: a read-only cache still serves).
+    fn mark_used(&self, path: PathBuf, file: &File) {
+        // futimens works on a read-only descriptor of a file we own.
+        let _ = file.set_modified(SystemTime::now());
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(path);
         }
-        let mut acc = (0, 0);
-        walk(&self.dir, &mut acc);
-        acc
+    }
+
+    /// Whether this store (or a clone) read or wrote the entry at `path`.
+    pub fn used_this_build(&self, path: &Path) -> bool {
+        self.used.lock().is_ok_and(|used| used.contains(path))
+    }
+
+    /// Whether this store (or a clone) wrote anything.
+    pub fn wrote(&self) -> bool {
+        self.wrote.load(Ordering::Relaxed)
+    }
+
+    /// Number of entries and their total size on disk (temp files not counted).
+    pub fn stats(&self) -> (u64, u64) {
+        let (entries, _) = crate::evict::scan(&self.dir, SystemTime::now());
+        (entries.len() as u64, entries.iter().map(|e| e.len).sum())
     }
 }
 
@@ -177,7 +220,7 @@ mod tests {
         assert_eq!(store.stats().0, 1);
 
         // Flip one payload byte: the entry must not be served, and is removed.
-        let path = store.path("ptx", &key);
+        let path = store.entry_path("ptx", &key);
         let mut bytes = std::fs::read(&path).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         std::fs::write(&path, &bytes).unwrap();

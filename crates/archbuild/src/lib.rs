@@ -27,6 +27,7 @@ mod discover;
 mod driver;
 mod env;
 mod error;
+mod evict;
 mod exec;
 mod manifest;
 mod pack;
@@ -51,11 +52,18 @@ pub use paths::Home;
 pub use provision::{
     provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
 };
-pub use report::{BuildReport, JobRecord, ModuleReport};
+pub use report::{BuildReport, CacheEviction, JobRecord, ModuleReport};
 pub use run::PlanListing;
 pub use toolkit::{FoundBy, Toolkit};
 
 /// Statistics of a build cache directory: `(entries, bytes)`.
 pub fn cache_stats(home: &Home) -> (u64, u64) {
     cache::Store::new(home.cache_dir()).stats()
+}
+
+/// The build cache's size cap in bytes: `ARCHBUILD_CACHE_MAX_BYTES` (`512M`, `2G`, bytes), else
+/// 2 GiB. After each build that stored something, the least recently used entries beyond it
+/// are removed (see `docs/build.md`).
+pub fn cache_max_bytes(env: &Env) -> Result<u64> {
+    evict::max_bytes(env)
 }

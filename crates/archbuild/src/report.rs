@@ -39,6 +39,37 @@ pub struct ModuleReport {
     pub kernels: Vec<String>,
 }
 
+/// Least recently used entries the build removed from the build cache to keep it under its cap
+/// (`ARCHBUILD_CACHE_MAX_BYTES`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheEviction {
+    /// Entries removed and their bytes.
+    pub entries: u64,
+    pub bytes: u64,
+    /// The cap in bytes.
+    pub cap: u64,
+    /// Bytes of entries left (above the cap when this build's own entries alone exceed it).
+    pub remaining: u64,
+}
+
+impl fmt::Display for CacheEviction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "build cache over its cap of {} (ARCHBUILD_CACHE_MAX_BYTES): removed {} least \
+             recently used entries ({}), {} left",
+            mib(self.cap),
+            self.entries,
+            mib(self.bytes),
+            mib(self.remaining)
+        )
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
 /// The result of [`crate::Build::try_compile`].
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildReport {
@@ -70,6 +101,8 @@ pub struct BuildReport {
     pub dependencies: Vec<PathBuf>,
     /// Every environment variable the build read.
     pub env_vars: Vec<String>,
+    /// What was evicted from the build cache after the build; `None` when nothing was.
+    pub cache_eviction: Option<CacheEviction>,
     pub seconds: f64,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,
@@ -131,6 +164,9 @@ impl fmt::Display for BuildReport {
                 m.bytes,
                 m.kernels.len()
             )?;
+        }
+        if let Some(e) = &self.cache_eviction {
+            writeln!(f, "  {e}")?;
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use archbuild_arch::{ComputeCapability, Target};
 use archbuild_fatbin::CompressionChoice;
@@ -46,6 +46,8 @@ pub(crate) struct Prepared {
     pub compression: CompressionChoice,
     pub home: Home,
     pub cache_on: bool,
+    /// The build cache's size cap (read only when the cache is on).
+    pub cache_max: u64,
     pub spawned: usize,
     pub watch: Vec<PathBuf>,
 }
@@ -83,6 +85,11 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
             Some("0" | "off" | "false" | "no")
         )
     });
+    let cache_max = if cache_on {
+        crate::evict::max_bytes(&env)?
+    } else {
+        0
+    };
     let toolkit = match &b.toolkit {
         // Queried by the caller, before this build.
         Some(t) => {
@@ -138,6 +145,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         compression,
         home,
         cache_on,
+        cache_max,
         spawned,
         watch,
     })
@@ -220,10 +228,11 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
 }
 
 pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
-    compile_attempt(b, name, true)
+    // Cache entries used since then are this build's (or a concurrent one's): never evicted.
+    compile_attempt(b, name, true, SystemTime::now())
 }
 
-fn compile_attempt(b: &Build, name: &str, retry: bool) -> Result<BuildReport> {
+fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> Result<BuildReport> {
     let start = Instant::now();
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
@@ -277,7 +286,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool) -> Result<BuildReport> {
             // A cache entry vanished or was corrupt (and is now deleted): build once more,
             // which recompiles exactly the missing outputs.
             if retry {
-                return compile_attempt(b, name, false);
+                return compile_attempt(b, name, false, started);
             }
             return Err(Error::CacheUnstable {
                 dir: p.home.cache_dir().to_path_buf(),
@@ -330,6 +339,18 @@ fn compile_attempt(b: &Build, name: &str, retry: bool) -> Result<BuildReport> {
         }
     }
 
+    // Once per build, after everything is packed; a build that stored nothing adds nothing to
+    // evict for, and an unchanged rebuild stays a few milliseconds.
+    let cache_eviction = compiler
+        .store
+        .as_ref()
+        .filter(|s| s.wrote())
+        .map(|s| crate::evict::evict(s, p.cache_max, started))
+        .filter(|e| e.entries > 0);
+    if let Some(e) = cache_eviction.filter(|_| !b.quiet) {
+        eprintln!("archbuild: {e}");
+    }
+
     let records: Vec<JobRecord> = done
         .iter()
         .enumerate()
@@ -353,6 +374,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool) -> Result<BuildReport> {
         rust_module,
         dependencies: deps,
         env_vars: p.env.read_names(),
+        cache_eviction,
         seconds: start.elapsed().as_secs_f64(),
         arch_list: p.archs.list.clone(),
     })

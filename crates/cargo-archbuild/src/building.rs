@@ -151,6 +151,9 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
             r.jobs_run, r.cache_hits, r.processes_started, r.toolkit, r.seconds
         ),
     );
+    if let Some(e) = &r.cache_eviction {
+        shell.note(e.to_string());
+    }
 }
 
 /// Reads each fat binary back: kernel coverage, and the local GPUs' verdicts.

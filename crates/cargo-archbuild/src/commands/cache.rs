@@ -1,11 +1,12 @@
 //! `cargo archbuild cache stats|clean`: where the build cache (per-target compile results) and
 //! the JIT cache (cubins compiled from PTX at load time) live, what they hold, and clearing them.
 //! Both caches verify entries before use, so clearing is never needed for correctness — only
-//! to reclaim space.
+//! to reclaim space. Both have a size cap (`ARCHBUILD_CACHE_MAX_BYTES`,
+//! `ARCHBUILD_JIT_CACHE_MAX_BYTES`) enforced by evicting the least recently used entries.
 
 use std::path::{Path, PathBuf};
 
-use archbuild::{cache_stats, Home};
+use archbuild::{cache_max_bytes, cache_stats, Home};
 use archbuild_runtime::JitCache;
 use serde::Serialize;
 
@@ -20,6 +21,8 @@ struct CacheJson {
     dir: Option<String>,
     entries: u64,
     bytes: u64,
+    /// The size cap in bytes (`None`: the cache is off).
+    max_bytes: Option<u64>,
     /// For `clean`: entries and bytes removed.
     removed_entries: u64,
     removed_bytes: u64,
@@ -33,7 +36,8 @@ struct CacheReport {
 }
 
 pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError> {
-    let home = Home::from_env(&cli_env());
+    let env = cli_env();
+    let home = Home::from_env(&env);
     let jit = JitCache::from_env().map_err(|e| CliError::Driver {
         message: e.to_string(),
     })?;
@@ -51,6 +55,7 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
             dir: Some(home.cache_dir().display().to_string()),
             entries,
             bytes,
+            max_bytes: Some(cache_max_bytes(&env)?),
             removed_entries: 0,
             removed_bytes: 0,
         };
@@ -67,12 +72,14 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
             dir: None,
             entries: 0,
             bytes: 0,
+            max_bytes: None,
             removed_entries: 0,
             removed_bytes: 0,
         };
         if let Some(cache) = &jit {
             let entries = cache.entries();
             c.dir = Some(cache.dir().display().to_string());
+            c.max_bytes = Some(cache.max_bytes());
             c.entries = entries.len() as u64;
             c.bytes = entries.iter().map(|e| e.1).sum();
             if action == "clean" {
@@ -107,11 +114,13 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
                 ),
             );
         } else {
+            let cap = c.max_bytes.map(human_bytes).unwrap_or_else(|| "-".into());
             shell.println(format!(
-                "{:<6} cache  {:>6} entries  {:>10}  {dir}",
+                "{:<6} cache  {:>6} entries  {:>10} of {:>10} cap  {dir}",
                 c.name,
                 c.entries,
-                human_bytes(c.bytes)
+                human_bytes(c.bytes),
+                cap
             ))?;
         }
     }
