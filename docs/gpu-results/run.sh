@@ -21,5 +21,7 @@ step "runtime gpu tests"; timeout 120 bin/runtime_gpu_tests --test-threads=1 --n
 } 2>&1 | tee $OUT/examples.log
 step "gpu_acceptance" | tee $OUT/acceptance.log
 (cd runtime && ARCHBUILD_NVJITLINK=/tmp/libnvJitLink.so.13 timeout 200 ./gpu_acceptance fixtures; echo "rc=$?") 2>&1 | tee -a $OUT/acceptance.log
+# SKIP_BENCH=1: acceptance only (the benchmark takes ~4 of the session's device minutes).
+[ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 step "load_bench (GPU 0)" | tee $OUT/bench.log
 (cd runtime && CUDA_VISIBLE_DEVICES=0 ARCHBUILD_NVJITLINK=/tmp/libnvJitLink.so.13 timeout 240 ./load_bench fixtures; echo "rc=$?") 2>&1 | tee -a $OUT/bench.log

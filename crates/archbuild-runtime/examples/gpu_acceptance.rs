@@ -7,7 +7,9 @@
 //! 4. the image the loader reports equals the one the driver picks from the whole fat binary
 //!    (each image's `marker` kernel writes its own constant), for every composition;
 //! 5. with two or more GPUs, preflight covers all and a kernel runs on each;
-//! 6. the simulated driver's error codes match the real driver's.
+//! 6. the simulated driver's error codes match the real driver's;
+//! 7. LTO-IR packed by `FatbinWriter::add_ltoir` links through nvJitLink (`-lto`) into a cubin
+//!    the driver loads and runs.
 //!
 //! ```text
 //! gpu_acceptance FIXTURES_DIR
@@ -23,7 +25,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use archbuild_runtime::{
-    CudaDriver, Driver, Error, FatBinary, JitCache, LoadPath, Loader, PlannedRoute, SimDriver,
+    CudaDriver, Driver, Error, FatBinary, JitCache, LoadPath, Loader, NvJitLink, PlannedRoute,
+    SimDriver, Target,
 };
 use cudarc::driver::{CudaContext, CudaModule, DevicePtrMut, LaunchConfig, PushKernelArg};
 
@@ -155,6 +158,11 @@ fn main() {
     for (what, r) in sim_fidelity(&loader, &dir) {
         t.record("6", &what, r);
     }
+    t.record(
+        "7",
+        "archbuild's LTO-IR fat binary links with nvJitLink and runs",
+        check_lto(&loader, &dir),
+    );
     println!(
         "acceptance: {} passed, {} failed, {} skipped",
         t.pass, t.fail, t.skip
@@ -496,4 +504,34 @@ fn sim_fidelity(loader: &Loader<CudaDriver>, dir: &Path) -> Vec<(String, Res<Str
             (format!("simulated driver matches on {what}"), res)
         })
         .collect()
+}
+
+fn check_lto(loader: &Loader<CudaDriver>, dir: &Path) -> Res<String> {
+    let Some(lib) = std::env::var_os("ARCHBUILD_NVJITLINK") else {
+        return Ok("SKIP: set ARCHBUILD_NVJITLINK to the carried libnvJitLink.so.13".into());
+    };
+    let path = support::file(dir, "lto90");
+    let bytes = std::fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let jit = NvJitLink::open(Path::new(&lib)).map_err(|e| e.to_string())?;
+    let sm90 = Target::parse_nvcc_name("sm_90").ok_or("sm_90")?.arch;
+    let started = std::time::Instant::now();
+    let out = jit
+        .link_lto_fatbin(&bytes, sm90, "lto90.fatbin")
+        .map_err(|e| e.to_string())?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let c = ctx(loader, 0)?;
+    let m = c
+        .load_module(cudarc::nvrtc::Ptx::from_binary(out.cubin.clone()))
+        .map_err(|e| format!("cuModuleLoadData on the linked cubin: {e}"))?;
+    let marker = run_marker(&c, &m)?;
+    if marker != support::LTO_MARKER {
+        return Err(format!("marker {marker}, expected {}", support::LTO_MARKER));
+    }
+    Ok(format!(
+        "nvJitLink {} linked {} bytes of fat binary into a {}-byte sm_90 cubin in {ms:.1} ms; marker {marker}; {}",
+        jit.version(),
+        bytes.len(),
+        out.cubin.len(),
+        run_saxpy(&c, &m)?
+    ))
 }

@@ -105,12 +105,43 @@ fn run() -> Res<()> {
         );
     }
 
+    lto_fixture(&nvcc, &src, &out)?;
+
     if args.iter().any(|a| a == "--bench") {
         let dir = opt("--bench-dir").map(PathBuf::from).unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
         });
         bench_fixtures(&nvcc, &bin, &dir, &out)?;
     }
+    Ok(())
+}
+
+/// `lto90.fatbin`: the kernels as NVVM LTO-IR for sm_90 (`nvcc -dlto -ltoir`, marker
+/// [`support::LTO_MARKER`]), packed by `FatbinWriter::add_ltoir`, for gpu_acceptance check 7.
+fn lto_fixture(nvcc: &Path, src: &Path, out: &Path) -> Res<()> {
+    let ir_path = src.join("lto_90.ltoir");
+    let def = format!("-DMARKER={}u", support::LTO_MARKER);
+    let cu = src.join("kernel.cu");
+    nvcc_run(
+        nvcc,
+        &[
+            "-dlto",
+            "-ltoir",
+            "-arch=lto_90",
+            &def,
+            "-o",
+            ir_path.to_str().unwrap(),
+            cu.to_str().unwrap(),
+        ],
+    )?;
+    let ir = std::fs::read(&ir_path).map_err(|e| format!("reading {}: {e}", ir_path.display()))?;
+    let bytes = FatbinWriter::new()
+        .add_ltoir(&ir, target("sm_90")?.arch)
+        .and_then(|w| w.write())
+        .map_err(|e| e.to_string())?;
+    let path = support::file(out, "lto90");
+    std::fs::write(&path, &bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    println!("wrote {} ({} bytes): lto_90", path.display(), bytes.len());
     Ok(())
 }
 

@@ -33,6 +33,9 @@ pub fn marker(target: Target) -> u32 {
     ptx + target.arch.cc.sm() * 10 + variant
 }
 
+/// The marker of the sm_90 LTO-IR fixture (`lto90.fatbin`): no image kind shares it.
+pub const LTO_MARKER: u32 = 200_900;
+
 /// The target a marker stands for (for messages).
 pub fn target_of_marker(m: u32) -> String {
     let (prefix, rest) = if m >= 100_000 {
@@ -111,6 +114,8 @@ pub const COMPARED: &[Composition] = &[
     c("c14_all_zstd", &["sm_80", "sm_90", "compute_80"], "zstd"),
     c("c15_all_lz4", &["compute_80", "compute_86"], "lz4"),
     c("c16_stored", &["sm_86", "compute_80"], "none"),
+    // LZ4HC cubins (the `lz4` crate since session 3), chosen over the PTX on a 9.0 GPU.
+    c("c17_lz4_cubins", &["sm_75", "sm_90", "compute_80"], "lz4"),
 ];
 
 /// PTX ISA 9.5 only: the 13.0 driver refuses it (222); nvJitLink 13.5 compiles it (acceptance 3).
