@@ -204,7 +204,7 @@ impl JitCache {
             .map_err(|e| err("writing an entry", e))?;
         tmp.persist(&path)
             .map_err(|e| err("renaming an entry into place", e.error))?;
-        self.evict(&path);
+        self.evict(Some(&path));
         Ok(())
     }
 
@@ -239,20 +239,30 @@ impl JitCache {
         self.entries().iter().map(|e| e.1).sum()
     }
 
-    fn evict(&self, keep: &Path) {
+    /// Applies the size cap now (`cargo archbuild cache trim`), least recently used first;
+    /// returns the entries and bytes removed.
+    pub fn trim(&self) -> (u64, u64) {
+        self.evict(None)
+    }
+
+    fn evict(&self, keep: Option<&Path>) -> (u64, u64) {
         let entries = self.entries();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
+        let mut removed = (0, 0);
         for (path, len, _) in entries {
             if total <= self.max_bytes {
                 break;
             }
-            if path == keep {
+            if Some(path.as_path()) == keep {
                 continue;
             }
             // Another process may have evicted it already; either way it is gone.
-            let _ = fs::remove_file(&path);
+            if fs::remove_file(&path).is_ok() {
+                removed = (removed.0 + 1, removed.1 + len);
+            }
             total = total.saturating_sub(len);
         }
+        removed
     }
 }
 

@@ -61,6 +61,17 @@ pub fn cache_stats(home: &Home) -> (u64, u64) {
     cache::Store::new(home.cache_dir()).stats()
 }
 
+/// Applies the size cap now (`cargo archbuild cache trim`): removes stale temp files, then the
+/// least recently used entries until the build cache fits `max_bytes`. Entries used in the last
+/// couple of seconds (a build running now) are spared.
+pub fn cache_trim(home: &Home, max_bytes: u64) -> CacheEviction {
+    evict::evict(
+        &cache::Store::new(home.cache_dir()),
+        max_bytes,
+        std::time::SystemTime::now(),
+    )
+}
+
 /// The build cache's size cap in bytes: `ARCHBUILD_CACHE_MAX_BYTES` (`512M`, `2G`, bytes), else
 /// 2 GiB. After each build that stored something, the least recently used entries beyond it
 /// are removed (see `docs/build.md`).

@@ -270,14 +270,16 @@ pub enum CacheCommand {
     Stats,
     /// Delete cache entries
     Clean(CacheCleanArgs),
+    /// Apply the size caps now: remove least recently used entries until each cache fits
+    Trim(CacheCleanArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct CacheCleanArgs {
-    /// Clean only the build cache
+    /// Only the build cache
     #[arg(long, conflicts_with = "jit")]
     pub build: bool,
-    /// Clean only the JIT cache
+    /// Only the JIT cache
     #[arg(long)]
     pub jit: bool,
 }

@@ -1,12 +1,13 @@
-//! `cargo archbuild cache stats|clean`: where the build cache (per-target compile results) and
-//! the JIT cache (cubins compiled from PTX at load time) live, what they hold, and clearing them.
+//! `cargo archbuild cache stats|clean|trim`: where the build cache (per-target compile results)
+//! and the JIT cache (cubins compiled from PTX at load time) live, what they hold, clearing them,
+//! and applying their size caps now (builds and loads apply them as they store entries).
 //! Both caches verify entries before use, so clearing is never needed for correctness — only
 //! to reclaim space. Both have a size cap (`ARCHBUILD_CACHE_MAX_BYTES`,
 //! `ARCHBUILD_JIT_CACHE_MAX_BYTES`) enforced by evicting the least recently used entries.
 
 use std::path::{Path, PathBuf};
 
-use archbuild::{cache_max_bytes, cache_stats, Home};
+use archbuild::{cache_max_bytes, cache_stats, cache_trim, Home};
 use archbuild_runtime::JitCache;
 use serde::Serialize;
 
@@ -46,6 +47,9 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
         CacheCommand::Clean(CacheCleanArgs { build, jit }) => {
             ("clean", *build || !*jit, *jit || !*build)
         }
+        CacheCommand::Trim(CacheCleanArgs { build, jit }) => {
+            ("trim", *build || !*jit, *jit || !*build)
+        }
     };
     let mut caches = Vec::new();
     if want_build {
@@ -62,6 +66,10 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
         if action == "clean" {
             remove_tree(home.cache_dir())?;
             (c.removed_entries, c.removed_bytes) = (entries, bytes);
+            (c.entries, c.bytes) = cache_stats(&home);
+        } else if action == "trim" {
+            let e = cache_trim(&home, c.max_bytes.unwrap_or(u64::MAX));
+            (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
             (c.entries, c.bytes) = cache_stats(&home);
         }
         caches.push(c);
@@ -88,9 +96,11 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
                     c.removed_entries += 1;
                     c.removed_bytes += len;
                 }
-                c.entries -= c.removed_entries;
-                c.bytes -= c.removed_bytes;
+            } else if action == "trim" {
+                (c.removed_entries, c.removed_bytes) = cache.trim();
             }
+            c.entries = c.entries.saturating_sub(c.removed_entries);
+            c.bytes = c.bytes.saturating_sub(c.removed_bytes);
         }
         caches.push(c);
     }
@@ -103,11 +113,19 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
     }
     for c in &caches {
         let dir = c.dir.as_deref().unwrap_or("off (ARCHBUILD_JIT_CACHE=off)");
-        if action == "clean" {
+        if action != "stats" {
+            let cap = match (action, c.max_bytes) {
+                ("trim", Some(m)) => format!(
+                    ", {} left under its {} cap",
+                    human_bytes(c.bytes),
+                    human_bytes(m)
+                ),
+                _ => String::new(),
+            };
             shell.status(
                 "Removed",
                 format!(
-                    "{} {} cache entries ({}) from {dir}",
+                    "{} {} cache entries ({}) from {dir}{cap}",
                     c.removed_entries,
                     c.name,
                     human_bytes(c.removed_bytes)

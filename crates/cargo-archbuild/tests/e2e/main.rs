@@ -6,6 +6,7 @@
 
 mod support;
 
+mod cache_trim;
 mod compile;
 mod doctor;
 mod explain;

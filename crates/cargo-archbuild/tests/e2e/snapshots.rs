@@ -20,6 +20,7 @@ fn help_of_every_subcommand() {
     }
     insta::assert_snapshot!("help_toolkit_install", help(&["toolkit", "install"]));
     insta::assert_snapshot!("help_cache_clean", help(&["cache", "clean"]));
+    insta::assert_snapshot!("help_cache_trim", help(&["cache", "trim"]));
 }
 
 #[test]
