@@ -43,8 +43,8 @@ pub enum Error {
     Fatbin(#[from] Box<archbuild_fatbin::Error>),
 
     /// The fat binary parsed but holds nothing the loader can use.
-    #[error("the fat binary holds {detail}; rebuild it with archbuild (ARCHBUILD_ARCHS names the archs)")]
-    NoImages { detail: String },
+    #[error("the fat binary holds {detail}; {fix}")]
+    NoImages { detail: String, fix: String },
 
     /// One image of the fat binary could not be extracted (bad compression, bad PTX).
     #[error("image [{index}] {target} of the fat binary: {source}")]

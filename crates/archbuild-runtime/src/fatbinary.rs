@@ -15,6 +15,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
+/// The usual fix when a fat binary holds nothing loadable.
+const REBUILD: &str = "rebuild it with archbuild (ARCHBUILD_ARCHS names the archs)";
+
 /// One loadable image (cubin or PTX) of a fat binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
@@ -52,14 +55,20 @@ impl FatBinary {
     }
 
     fn parse(bytes: Cow<'static, [u8]>) -> Result<Self> {
+        // LTO-IR entries (no target the driver loads), named for the error when nothing else is.
+        let mut lto = Vec::new();
         let images = {
             let containers = read_fatbin(&bytes).map_err(Box::new)?;
             let first = containers.first().ok_or_else(|| Error::NoImages {
                 detail: "no container".into(),
+                fix: REBUILD.into(),
             })?;
             let mut images = Vec::new();
             for e in &first.entries {
-                let Some(target) = e.target() else { continue };
+                let Some(target) = e.target() else {
+                    lto.push(format!("lto_{}", e.arch.sm_name()));
+                    continue;
+                };
                 images.push(Image {
                     index: images.len(),
                     target,
@@ -72,8 +81,19 @@ impl FatBinary {
             images
         };
         if images.is_empty() {
-            return Err(Error::NoImages {
-                detail: "no cubin and no PTX (only LTO-IR, or nothing)".into(),
+            return Err(if lto.is_empty() {
+                Error::NoImages {
+                    detail: "no cubin and no PTX".into(),
+                    fix: REBUILD.into(),
+                }
+            } else {
+                Error::NoImages {
+                    detail: format!("only LTO-IR ({}), which no driver loads", lto.join(", ")),
+                    fix: format!(
+                        "link it into a cubin first (nvJitLink with `-lto`, as \
+                         `NvJitLink::link_lto_fatbin` does, or `nvcc -dlink`), or {REBUILD}"
+                    ),
+                }
             });
         }
         let digests = images.iter().map(|_| OnceLock::new()).collect();
@@ -143,6 +163,7 @@ impl FatBinary {
     fn entry(&self, index: usize) -> Result<(&Image, Vec<Container<'_>>)> {
         let img = self.images.get(index).ok_or_else(|| Error::NoImages {
             detail: format!("no image [{index}] (it has {})", self.images.len()),
+            fix: "ask for an index from `FatBinary::images`".into(),
         })?;
         Ok((img, read_fatbin(&self.bytes).map_err(Box::new)?))
     }
@@ -154,6 +175,7 @@ impl FatBinary {
             .find(|e| e.offset == img.header_offset)
             .ok_or_else(|| Error::NoImages {
                 detail: format!("no entry at offset {}", img.header_offset),
+                fix: REBUILD.into(),
             })
     }
 
@@ -193,8 +215,13 @@ impl EmbeddedFatbin {
             .get_or_init(|| FatBinary::new(self.bytes).map_err(|e| e.to_string()))
         {
             Ok(f) => Ok(f),
-            Err(msg) => Err(Error::NoImages {
-                detail: format!("an unreadable embedded image ({msg})"),
+            // Parsing is deterministic: parse again for the error itself (the error path only).
+            Err(msg) => Err(match FatBinary::new(self.bytes) {
+                Err(e) => e,
+                Ok(_) => Error::NoImages {
+                    detail: format!("an unreadable embedded image ({msg})"),
+                    fix: REBUILD.into(),
+                },
             }),
         }
     }

@@ -252,3 +252,19 @@ fn bad_ordinal_and_bad_fatbin_are_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn a_fat_binary_of_only_lto_ir_names_both_ways_out() {
+    // What `nvcc -dlto -fatbin -arch=lto_90` makes: nothing a driver loads.
+    let sm90 = archbuild_arch::Target::parse_nvcc_name("sm_90")
+        .unwrap()
+        .arch;
+    let bytes = archbuild_fatbin::FatbinWriter::new()
+        .add_ltoir(b"not really NVVM IR, never read here", sm90)
+        .unwrap()
+        .write()
+        .unwrap();
+    let err = archbuild_runtime::FatBinary::from_vec(bytes).unwrap_err();
+    assert!(matches!(err, Error::NoImages { .. }), "{err:?}");
+    insta::assert_snapshot!("lto_ir_only", err.to_string());
+}

@@ -187,10 +187,39 @@ fn check_file(
 ) -> Result<FileJson, CliError> {
     let mut out = Vec::new();
     for m in modules {
-        let fatbin = FatBinary::from_vec(m.bytes.clone()).map_err(|e| CliError::Format {
-            path: path.to_path_buf(),
-            message: format!("{}: {e}", m.location),
-        })?;
+        let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
+            Ok(f) => f,
+            // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
+            Err(e @ archbuild_runtime::Error::NoImages { .. }) if !lto_images(m).is_empty() => {
+                out.push(ModuleJson {
+                    location: m.location.clone(),
+                    images: lto_images(m),
+                    checked: true,
+                    gpus: facts
+                        .gpus
+                        .iter()
+                        .map(|g| GpuVerdict {
+                            ordinal: g.ordinal,
+                            name: g.name.clone(),
+                            cc: g.cc.to_string(),
+                            ok: false,
+                            image: None,
+                            image_index: None,
+                            route: None,
+                            error: Some(format!("GPU {} {} ({}): {e}", g.ordinal, g.name, g.cc)),
+                            explanation: None,
+                        })
+                        .collect(),
+                });
+                continue;
+            }
+            Err(e) => {
+                return Err(CliError::Format {
+                    path: path.to_path_buf(),
+                    message: format!("{}: {e}", m.location),
+                })
+            }
+        };
         let images = fatbin
             .images()
             .iter()
@@ -214,6 +243,16 @@ fn check_file(
         ok,
         modules: out,
     })
+}
+
+/// The LTO-IR images of a module (`lto_90`), listed as `inspect` reads them.
+fn lto_images(m: &Module) -> Vec<String> {
+    archbuild_fatbin::read_any(&m.bytes)
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| r.kind == archbuild_fatbin::EntryKind::LtoIr)
+        .map(|r| format!("lto_{}", r.arch.sm_name()))
+        .collect()
 }
 
 fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {

@@ -193,3 +193,53 @@ fn policy_cubin_only_refuses_jit() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("cubin-only"), "{stdout}");
 }
+
+#[test]
+fn a_fat_binary_of_only_lto_ir_fails_each_gpu_with_the_way_out() {
+    // `nvcc -dlto -fatbin -arch=lto_90` output: readable, but nothing a driver loads.
+    let dir = crate::support::scratch();
+    let path = dir.path().join("lto.fatbin");
+    let sm90 = archbuild_fatbin::Target::parse_nvcc_name("sm_90")
+        .unwrap()
+        .arch;
+    let bytes = archbuild_fatbin::FatbinWriter::new()
+        .add_ltoir(b"NVVM IR stand-in", sm90)
+        .unwrap()
+        .write()
+        .unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    let out = cli()
+        .env("ARCHBUILD_SIMULATED_GPUS", "9.0,8.6@13.0")
+        .arg("doctor")
+        .arg(&path)
+        .args(["--message-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed check, not an unreadable file"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &v["file"]["modules"][0];
+    assert_eq!(m["images"], serde_json::json!(["lto_90"]));
+    for ordinal in 0..2 {
+        let g = gpu(m, ordinal);
+        assert_eq!(g["ok"], false);
+        let err = g["error"].as_str().unwrap();
+        assert!(
+            err.contains("only LTO-IR (lto_90)")
+                && err.contains("-lto")
+                && err.contains("ARCHBUILD_ARCHS"),
+            "{err}"
+        );
+    }
+    // `inspect` lists it and says its kernels cannot be known from LTO-IR.
+    let (code, stdout, _) = run(cli().arg("inspect").arg(&path));
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("LTO-IR  sm_90")
+            && stdout.contains("kernel coverage: not known (LTO-IR only"),
+        "{stdout}"
+    );
+}
