@@ -189,35 +189,22 @@ fn check_file(
     for m in modules {
         let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
             Ok(f) => f,
-            // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
-            Err(e @ archbuild_runtime::Error::NoImages { .. }) if !lto_images(m).is_empty() => {
+            Err(e) => {
+                // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
+                let lto = lto_images(m);
+                if lto.is_empty() || !matches!(e, archbuild_runtime::Error::NoImages { .. }) {
+                    return Err(CliError::Format {
+                        path: path.to_path_buf(),
+                        message: format!("{}: {e}", m.location),
+                    });
+                }
                 out.push(ModuleJson {
                     location: m.location.clone(),
-                    images: lto_images(m),
+                    images: lto,
                     checked: true,
-                    gpus: facts
-                        .gpus
-                        .iter()
-                        .map(|g| GpuVerdict {
-                            ordinal: g.ordinal,
-                            name: g.name.clone(),
-                            cc: g.cc.to_string(),
-                            ok: false,
-                            image: None,
-                            image_index: None,
-                            route: None,
-                            error: Some(format!("GPU {} {} ({}): {e}", g.ordinal, g.name, g.cc)),
-                            explanation: None,
-                        })
-                        .collect(),
+                    gpus: facts.gpus.iter().map(|g| lto_verdict(g, &e)).collect(),
                 });
                 continue;
-            }
-            Err(e) => {
-                return Err(CliError::Format {
-                    path: path.to_path_buf(),
-                    message: format!("{}: {e}", m.location),
-                })
             }
         };
         let images = fatbin
@@ -243,6 +230,21 @@ fn check_file(
         ok,
         modules: out,
     })
+}
+
+/// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.
+fn lto_verdict(g: &archbuild_runtime::DeviceProps, e: &archbuild_runtime::Error) -> GpuVerdict {
+    GpuVerdict {
+        ordinal: g.ordinal,
+        name: g.name.clone(),
+        cc: g.cc.to_string(),
+        ok: false,
+        image: None,
+        image_index: None,
+        route: None,
+        error: Some(format!("GPU {} {} ({}): {e}", g.ordinal, g.name, g.cc)),
+        explanation: None,
+    }
 }
 
 /// The LTO-IR images of a module (`lto_90`), listed as `inspect` reads them.
