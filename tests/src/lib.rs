@@ -11,6 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use archbuild::{Discovery, Env, Home, Toolkit};
+pub mod servers;
 
 /// The toolkit the tests use (found or provisioned once per test process).
 pub fn toolkit() -> &'static Toolkit {

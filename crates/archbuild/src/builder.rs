@@ -49,6 +49,9 @@ pub struct Build {
     pub(crate) devices: Option<Vec<ComputeCapability>>,
     pub(crate) quiet: bool,
     pub(crate) on_job: Option<JobCallback>,
+    pub(crate) remote_cache: Option<String>,
+    pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
+    pub(crate) prebuilt: Option<PathBuf>,
 }
 
 /// A callback run after every job, cached or not (from the worker threads).
@@ -64,6 +67,29 @@ impl std::fmt::Debug for JobCallback {
 impl Build {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Shares results through a remote cache (`redis://host:port/db`, `webdav://host/path`,
+    /// `s3://bucket/prefix`, `gs://…`, `azblob://…`, `gha`, `file:///shared/dir`); overrides
+    /// `ARCHBUILD_REMOTE_CACHE` and Cargo.toml's `remote-cache`; `off` turns it off. Needs the
+    /// `remote` feature to reach anything (without it, one warning and the local cache only).
+    pub fn remote_cache(&mut self, url: &str) -> &mut Self {
+        self.remote_cache = Some(url.to_owned());
+        self
+    }
+
+    /// Whether this build may write to the remote cache (pull-request builds: read-only).
+    pub fn remote_cache_mode(&mut self, mode: archbuild_store::RemoteMode) -> &mut Self {
+        self.remote_cache_mode = Some(mode);
+        self
+    }
+
+    /// Uses prebuilt fat binaries from `dir` (what `cargo archbuild merge` or a CI job wrote)
+    /// when they match this build's sources, flags and targets; overrides
+    /// `ARCHBUILD_PREBUILT`. A module without a matching prebuilt fat binary is compiled.
+    pub fn prebuilt(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.prebuilt = Some(dir.as_ref().to_path_buf());
+        self
     }
 
     /// Adds a kernel source; it becomes its own fat binary, named after the file stem.

@@ -3,22 +3,34 @@
 //! The cicc phase runs with `-Xcompiler -MD,-MF,FILE`: the host compiler writes the files that
 //! nvcc's *device* preprocessing pass for this target (`__CUDA_ARCH__` set) read — exactly the
 //! inputs of the PTX. A header included only under `#if __CUDA_ARCH__ >= 800` is in
-//! compute_80's list and not in compute_75's; a header under `#ifndef __CUDA_ARCH__` is in
-//! none (no PTX depends on it). So the per-arch unsoundness of caches that scan dependencies
-//! once per source cannot happen, and the list costs nothing: the preprocessing runs anyway
-//! (see `docs/build.md` for the measurements and the alternatives).
+//! compute_80's list and not in compute_75's. The list costs nothing: the preprocessing runs
+//! anyway (see `docs/build.md`).
 //!
 //! A *manifest* per (source, flags, target) records, for each result seen, every dependency's
 //! content hash and the result's key. The next build hashes those files (each once per build)
-//! and, when all match, knows the result key without running anything.
+//! and, when all match, knows the result key without running anything. Two more things must
+//! match, or a new file could change the result while every recorded one is unchanged:
+//!
+//! * **probes** — paths the preprocessor looked at or could have looked at and that might
+//!   appear later: every `__has_include`/`__has_include_next` name under every include
+//!   directory and next to every including file, and for every header found through an include
+//!   directory, the same name in each directory searched before it (a header created there
+//!   would shadow it). Each probe records the file's hash or its absence.
+//! * **toolkit headers** are recorded like any other dependency (a pip toolkit upgrades its
+//!   header wheels on their own), only relative to the toolkit root.
+//!
+//! Paths are recorded *portably*: relative to the package directory (`b:`), relative to the
+//! toolkit root (`t:`), or absolute for system headers (`a:`). Two checkouts at different
+//! paths, with toolkits installed in different homes, therefore share manifests through a
+//! remote cache.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{Key, KeyBuilder, Store};
+use crate::cache::{Key, Store};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
@@ -59,7 +71,7 @@ fn find_colon(line: &str) -> Option<usize> {
     (0..b.len()).find(|&i| b[i] == b':' && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
 }
 
-/// Content hashes of files, each computed once per build.
+/// Content hashes of files, each computed once per build (`None`: absent or unreadable).
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
     map: Mutex<HashMap<PathBuf, Option<Key>>>,
@@ -79,10 +91,72 @@ impl FileHashes {
     }
 }
 
-/// One result a manifest remembers: the dependencies with their hashes, and the result key.
+/// The roots that make recorded paths portable.
+#[derive(Debug, Clone)]
+pub(crate) struct Roots {
+    pub base: PathBuf,
+    pub toolkit: PathBuf,
+}
+
+impl Roots {
+    /// `b:rel` under the package, `t:rel` under the toolkit, else `a:/abs`.
+    pub fn portable(&self, p: &Path) -> String {
+        let p = lexical(&self.base.join(p));
+        if let Ok(r) = p.strip_prefix(&self.toolkit) {
+            return format!("t:{}", r.display());
+        }
+        if let Ok(r) = p.strip_prefix(&self.base) {
+            return format!("b:{}", r.display());
+        }
+        format!("a:{}", p.display())
+    }
+
+    /// The local path of a portable one.
+    pub fn local(&self, s: &str) -> Option<PathBuf> {
+        let (kind, rest) = s.split_once(':')?;
+        Some(match kind {
+            "b" => self.base.join(rest),
+            "t" => self.toolkit.join(rest),
+            "a" => PathBuf::from(rest),
+            _ => return None,
+        })
+    }
+
+    pub fn in_toolkit(&self, p: &Path) -> bool {
+        lexical(&self.base.join(p)).starts_with(&self.toolkit)
+    }
+}
+
+/// Removes `.` and `a/..` without touching the file system (nvcc reports `dir/../x.h`).
+pub(crate) fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What a result depends on: every dependency with its hash, every probe with its state.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Inputs {
+    pub deps: Vec<(String, String)>,
+    /// `(portable path, hash or "-" for absent)`.
+    pub probes: Vec<(String, String)>,
+}
+
+/// One result a manifest remembers.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 struct Entry {
-    deps: Vec<(PathBuf, String)>,
+    inputs: Inputs,
     result: String,
 }
 
@@ -94,49 +168,175 @@ struct Manifest {
 /// How many different results a manifest keeps (e.g. switching branches back and forth).
 const MAX_ENTRIES: usize = 4;
 
-/// The result key for a set of dependencies with their hashes.
-pub(crate) fn result_key(manifest_key: &Key, deps: &[(PathBuf, Key)]) -> Key {
-    let mut b = KeyBuilder::new("cicc-result");
-    b.key("manifest", manifest_key);
-    for (p, h) in deps {
-        b.str("dep", &p.to_string_lossy()).key("hash", h);
-    }
-    b.finish()
+fn state(hashes: &FileHashes, path: &Path) -> String {
+    hashes
+        .hash(path)
+        .map_or_else(|| "-".to_owned(), |h| h.hex())
 }
 
-/// Finds the result key for the current content of the dependencies, if a manifest entry
-/// matches; returns it with the dependency paths.
+/// Records the current state of `deps` (hashes) and of the probes they imply. `None` when a
+/// dependency is unreadable (nothing is then recorded).
+pub(crate) fn inputs(
+    roots: &Roots,
+    deps: &[PathBuf],
+    include_dirs: &[PathBuf],
+    hashes: &FileHashes,
+) -> Option<Inputs> {
+    let mut rec = Inputs::default();
+    for d in deps {
+        let h = hashes.hash(d)?;
+        rec.deps.push((roots.portable(d), h.hex()));
+    }
+    let mut probes: BTreeMap<String, String> = BTreeMap::new();
+    for p in probe_paths(roots, deps, include_dirs) {
+        let key = roots.portable(&p);
+        probes.entry(key).or_insert_with(|| state(hashes, &p));
+    }
+    rec.probes = probes.into_iter().collect();
+    Some(rec)
+}
+
+/// The paths whose appearance or change could alter what the preprocessor reads.
+fn probe_paths(roots: &Roots, deps: &[PathBuf], include_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = include_dirs
+        .iter()
+        .map(|d| lexical(&roots.base.join(d)))
+        .collect();
+    let user: Vec<PathBuf> = deps
+        .iter()
+        .map(|d| lexical(&roots.base.join(d)))
+        .filter(|d| !d.starts_with(&roots.toolkit) && !is_system(d))
+        .collect();
+    let includer_dirs: Vec<PathBuf> = {
+        let mut v: Vec<PathBuf> = user
+            .iter()
+            .filter_map(|d| d.parent().map(Path::to_path_buf))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut out = Vec::new();
+    // Shadowing: a header found through include dir k could be shadowed by the same name in
+    // any includer's directory (quoted includes look there first) or in include dirs 0..k.
+    for d in &user {
+        for (k, dir) in dirs.iter().enumerate() {
+            let Ok(name) = d.strip_prefix(dir) else {
+                continue;
+            };
+            for earlier in includer_dirs.iter().chain(&dirs[..k]) {
+                let candidate = earlier.join(name);
+                if candidate != *d {
+                    out.push(candidate);
+                }
+            }
+        }
+    }
+    // `__has_include("x")`: the answer depends on whether x exists anywhere it is searched.
+    for d in &user {
+        let Ok(text) = std::fs::read_to_string(d) else {
+            continue;
+        };
+        for name in has_include_names(&text) {
+            for dir in includer_dirs.iter().chain(&dirs) {
+                out.push(dir.join(&name));
+            }
+        }
+    }
+    out
+}
+
+/// The names tested by `__has_include(...)` / `__has_include_next(...)` in a source.
+pub(crate) fn has_include_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("__has_include") {
+        rest = &rest[i + "__has_include".len()..];
+        let r = rest.strip_prefix("_next").unwrap_or(rest).trim_start();
+        let Some(r) = r.strip_prefix('(') else {
+            continue;
+        };
+        let r = r.trim_start();
+        let close = match r.chars().next() {
+            Some('"') => '"',
+            Some('<') => '>',
+            _ => continue,
+        };
+        if let Some(end) = r[1..].find(close) {
+            let name = &r[1..1 + end];
+            if !name.is_empty() && !name.contains('\n') {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn is_system(p: &Path) -> bool {
+    p.starts_with("/usr") || p.starts_with("/lib")
+}
+
+/// Finds the result key for the current state of the inputs, if a manifest entry matches;
+/// returns it with the dependency paths.
 pub(crate) fn lookup(
     store: &Store,
     manifest_key: &Key,
+    roots: &Roots,
     hashes: &FileHashes,
-) -> Option<(Key, Vec<PathBuf>)> {
-    let bytes = store.get("deps", manifest_key)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes).ok()?;
-    'entries: for e in manifest.entries {
-        let mut deps = Vec::with_capacity(e.deps.len());
-        for (path, hex) in &e.deps {
-            match hashes.hash(path) {
-                Some(h) if h.hex() == *hex => deps.push((path.clone(), h)),
+) -> Lookup {
+    let Some(bytes) = store.get("deps", manifest_key) else {
+        return Lookup::Unknown;
+    };
+    let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
+        return Lookup::Unknown;
+    };
+    'entries: for e in &manifest.entries {
+        let mut deps = Vec::with_capacity(e.inputs.deps.len());
+        for (path, hex) in &e.inputs.deps {
+            let Some(local) = roots.local(path) else {
+                continue 'entries;
+            };
+            match hashes.hash(&local) {
+                Some(h) if h.hex() == *hex => deps.push(local),
                 _ => continue 'entries,
             }
         }
-        let key = result_key(manifest_key, &deps);
-        if key.hex() == e.result {
-            return Some((key, deps.into_iter().map(|(p, _)| p).collect()));
+        for (path, want) in &e.inputs.probes {
+            let Some(local) = roots.local(path) else {
+                continue 'entries;
+            };
+            if state(hashes, &local) != *want {
+                continue 'entries;
+            }
+        }
+        if let Some(key) = Key::from_hex(&e.result) {
+            return Lookup::Hit(key, deps);
         }
     }
-    None
+    Lookup::Changed
 }
 
-/// Records that these dependencies (with these hashes) produce `result`.
-pub(crate) fn record(store: &Store, manifest_key: &Key, deps: &[(PathBuf, Key)], result: &Key) {
+/// What direct mode found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// The result key, with the dependencies' local paths.
+    Hit(Key, Vec<PathBuf>),
+    /// A manifest exists but no entry matches (something changed since).
+    Changed,
+    /// No manifest: this (source, flags, target) was never built here or remotely.
+    Unknown,
+}
+
+/// Records that these inputs produce `result`.
+pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: &Key) {
     let mut manifest: Manifest = store
         .get("deps", manifest_key)
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let entry = Entry {
-        deps: deps.iter().map(|(p, h)| (p.clone(), h.hex())).collect(),
+        inputs,
         result: result.hex(),
     };
     manifest.entries.retain(|e| e != &entry);
@@ -168,24 +368,71 @@ mod tests {
         );
     }
 
+    fn roots(dir: &Path) -> Roots {
+        Roots {
+            base: dir.join("pkg"),
+            toolkit: dir.join("tk"),
+        }
+    }
+
     #[test]
-    fn manifest_hits_only_on_identical_content() {
+    fn portable_paths_round_trip() {
+        let r = roots(Path::new("/x"));
+        assert_eq!(r.portable(Path::new("k/a.cu")), "b:k/a.cu");
+        assert_eq!(r.portable(Path::new("/x/pkg/k/../h.cuh")), "b:h.cuh");
+        assert_eq!(r.portable(Path::new("/x/tk/include/c.h")), "t:include/c.h");
+        assert_eq!(
+            r.portable(Path::new("/usr/include/s.h")),
+            "a:/usr/include/s.h"
+        );
+        for p in ["b:k/a.cu", "t:include/c.h", "a:/usr/include/s.h"] {
+            assert_eq!(r.portable(&r.local(p).unwrap()), p);
+        }
+    }
+
+    #[test]
+    fn has_include_names_are_found() {
+        let text = "#if __has_include(\"tune.cuh\")\n#elif __has_include_next( <x/y.h> )\n\
+                    #endif\n#define H __has_include";
+        assert_eq!(has_include_names(text), ["tune.cuh", "x/y.h"]);
+    }
+
+    #[test]
+    fn manifest_hits_only_on_identical_content_and_probes() {
         let dir = tempfile::tempdir().unwrap();
+        let r = roots(dir.path());
+        std::fs::create_dir_all(r.base.join("inc")).unwrap();
         let store = Store::new(dir.path().join("cache"));
-        let h = dir.path().join("h.cuh");
+        let src = r.base.join("a.cu");
+        let h = r.base.join("inc/h.cuh");
+        std::fs::write(
+            &src,
+            "#include \"h.cuh\"\n#if __has_include(\"opt.cuh\")\n#endif\n",
+        )
+        .unwrap();
         std::fs::write(&h, "one").unwrap();
         let mk = Key::of(b"manifest");
-        let hashes = FileHashes::default();
-        let deps = vec![(h.clone(), hashes.hash(&h).unwrap())];
-        let result = result_key(&mk, &deps);
-        record(&store, &mk, &deps, &result);
-        assert_eq!(
-            lookup(&store, &mk, &FileHashes::default()).map(|r| r.0),
-            Some(result)
-        );
+        let deps = vec![src.clone(), h.clone()];
+        let incs = vec![PathBuf::from("inc")];
+        let rec = inputs(&r, &deps, &incs, &FileHashes::default()).unwrap();
+        let result = Key::of(b"result");
+        record(&store, &mk, rec, &result);
+        let look = || lookup(&store, &mk, &r, &FileHashes::default());
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // A header that would shadow inc/h.cuh, next to the source: a miss.
+        std::fs::write(r.base.join("h.cuh"), "shadow").unwrap();
+        assert_eq!(look(), Lookup::Changed);
+        std::fs::remove_file(r.base.join("h.cuh")).unwrap();
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // The file `__has_include` asks about appears: a miss.
+        std::fs::write(r.base.join("inc/opt.cuh"), "").unwrap();
+        assert_eq!(look(), Lookup::Changed);
+        std::fs::remove_file(r.base.join("inc/opt.cuh")).unwrap();
         std::fs::write(&h, "two").unwrap();
-        assert_eq!(lookup(&store, &mk, &FileHashes::default()), None);
-        std::fs::remove_file(&h).unwrap();
-        assert_eq!(lookup(&store, &mk, &FileHashes::default()), None);
+        assert_eq!(look(), Lookup::Changed);
+        assert_eq!(
+            lookup(&store, &Key::of(b"other"), &r, &FileHashes::default()),
+            Lookup::Unknown
+        );
     }
 }

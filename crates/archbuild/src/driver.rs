@@ -1,31 +1,42 @@
 //! Executing a plan: for each job, look it up in the cache, else run its command; then check
 //! the results. This is where the cache keys are defined.
 //!
-//! * cicc phase: the *manifest key* hashes the toolkit (nvcc's version and build lines), the host
-//!   compiler (path, size, mtime), `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS`/`NVCC_CCBIN`, the
-//!   working directory, the source path, the virtual arch, nvcc flags, include dirs and
-//!   defines. The *result key* adds every dependency nvcc reported for this arch with its
-//!   content hash (see `deps`). Headers inside the toolkit are covered by its version.
-//! * ptxas phase: the key hashes the toolkit, the PTX content, the arch and the ptxas flags —
+//! * cicc phase, three ways to a result, cheapest first:
+//!   1. *direct mode*: the *manifest key* hashes the build's base (the toolkit's files by
+//!      content, the host compiler by content, `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS`/
+//!      `NVCC_CCBIN`), the source's path relative to the package, the virtual arch, nvcc
+//!      flags, include dirs and defines. Its manifest (`deps`) maps the state of every input
+//!      the preprocessor read or probed to the PTX's key: when all match, nothing runs.
+//!   2. *preprocessor mode*: when a manifest exists but no entry matches (a source changed),
+//!      `nvcc -E` preprocesses the source for this arch (one process, no cicc); the PTX is
+//!      keyed on the preprocessed text (line markers and blank lines dropped unless line
+//!      information is requested), so a comment-only edit finds the PTX it already has.
+//!   3. the compile, `nvcc -ptx --keep`, whose kept preprocessed text gives the same key.
+//! * ptxas phase: the key hashes the base, the PTX content, the arch and the ptxas flags —
 //!   exactly ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An
-//!   alias keyed on the cicc result key points at it, so a rebuild finds the cubin without
-//!   reading the PTX.
+//!   alias keyed on the PTX's key points at the cubin, so a rebuild finds it without reading
+//!   the PTX.
 //!
-//! Hits only check that the entry exists; payloads are read and verified when packing needs
-//! them (`pack`), which an up-to-date output does not.
+//! No key holds an absolute path of the package, the home or the toolkit, so machines with
+//! different checkouts share entries through a remote tier. Hits only check that the entry
+//! exists; payloads are read and verified when packing needs them (`pack`), which an
+//! up-to-date output does not.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime};
 
 use crate::builder::JobCallback;
 use crate::cache::{Key, KeyBuilder, Store};
-use crate::deps::{self, FileHashes};
+use crate::deps::{self, FileHashes, Lookup, Roots};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
-use crate::plan::{cicc_command, ptxas_command, Job, Module, Phase, Settings};
+use crate::plan::{
+    cicc_command, cicc_command_keep, preprocess_command, ptxas_command, relative, Job, Module,
+    Phase, Settings,
+};
 use crate::process::Cmd;
 use crate::report::JobRecord;
 use crate::toolkit::Toolkit;
@@ -38,6 +49,8 @@ pub(crate) struct JobOut {
     pub key: Option<Key>,
     bytes: OnceLock<Vec<u8>>,
     pub cached: bool,
+    /// Served after a preprocessor run (preprocessor mode).
+    pub preprocessed: bool,
     pub seconds: f64,
     /// Dependencies outside the toolkit (cicc jobs only).
     pub deps: Vec<PathBuf>,
@@ -49,6 +62,7 @@ impl JobOut {
             key: Some(key),
             bytes: OnceLock::new(),
             cached: true,
+            preprocessed: false,
             seconds: 0.0,
             deps,
         }
@@ -59,6 +73,7 @@ impl JobOut {
             key,
             bytes: OnceLock::from(bytes),
             cached: false,
+            preprocessed: false,
             seconds,
             deps,
         }
@@ -91,10 +106,13 @@ pub(crate) struct Compiler<'a> {
     pub jobs: &'a [Job],
     pub store: Option<Store>,
     pub hashes: FileHashes,
+    roots: Roots,
     base: Key,
     tmp: tempfile::TempDir,
     limiter: Limiter,
     pub spawned: AtomicUsize,
+    /// Preprocessor runs (preprocessor mode), part of `spawned`.
+    pub preprocessed: AtomicUsize,
 }
 
 impl<'a> Compiler<'a> {
@@ -116,8 +134,8 @@ impl<'a> Compiler<'a> {
             .tempdir_in(&tmp_parent)
             .map_err(|e| Error::io("create a temporary directory in", &tmp_parent, e))?;
         let mut b = KeyBuilder::new("base");
-        b.str("toolkit", tk.identity())
-            .str("host", &host_compiler_id(settings, env));
+        b.key("toolkit", &crate::fingerprint::toolkit(tk, store.as_ref()))
+            .str("host", &host_compiler_id(settings, env, store.as_ref()));
         for var in ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"] {
             b.str(var, &env.var(var).unwrap_or_default());
         }
@@ -128,10 +146,15 @@ impl<'a> Compiler<'a> {
             jobs,
             store,
             hashes: FileHashes::default(),
+            roots: Roots {
+                base: deps::lexical(&settings.base_dir),
+                toolkit: deps::lexical(tk.root()),
+            },
             base: b.finish(),
             tmp,
             limiter: Limiter::new(env),
             spawned: AtomicUsize::new(0),
+            preprocessed: AtomicUsize::new(0),
         })
     }
 
@@ -167,6 +190,7 @@ impl<'a> Compiler<'a> {
             },
             target: job.label(),
             cached: out.cached,
+            preprocessed: out.preprocessed,
             seconds: out.seconds,
         }
     }
@@ -175,17 +199,42 @@ impl<'a> Compiler<'a> {
         let s = self.settings;
         let mut b = KeyBuilder::new("cicc");
         b.key("base", &self.base)
-            .str("cwd", &s.base_dir.to_string_lossy())
-            .str("source", &module.source.to_string_lossy())
+            .str("source", &self.roots.portable(&module.source))
             .str("arch", &arch.sm_name());
         for f in &s.nvcc_flags {
             b.str("flag", f);
         }
         for i in &s.includes {
-            b.str("include", &i.to_string_lossy());
+            b.str("include", &relative(&s.base_dir, i).to_string_lossy());
         }
         for d in &s.defines {
             b.str("define", d);
+        }
+        b.str("launcher", if s.launcher.is_some() { "yes" } else { "no" });
+        b.finish()
+    }
+
+    /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
+    /// source's text replaced by the preprocessed text.
+    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8]) -> Key {
+        KeyBuilder::new("ptx-preprocessed")
+            .key("inputs", mk_inputs)
+            .key(
+                "text",
+                &Key::of(&normalize_preprocessed(ii, &self.settings.nvcc_flags)),
+            )
+            .finish()
+    }
+
+    /// Whatever preprocessing cannot see that still shapes the PTX: base, arch, flags, and the
+    /// source's relative path (cicc's original path, which seeds internal symbol names).
+    fn compile_inputs_key(&self, module: &Module, arch: archbuild_arch::Arch) -> Key {
+        let mut b = KeyBuilder::new("cicc-compile");
+        b.key("base", &self.base)
+            .str("source", &self.roots.portable(&module.source))
+            .str("arch", &arch.sm_name());
+        for f in &self.settings.nvcc_flags {
+            b.str("flag", f);
         }
         b.finish()
     }
@@ -195,32 +244,7 @@ impl<'a> Compiler<'a> {
         let module = &self.modules[job.module];
         let store = self.store.as_ref();
         match job.phase {
-            Phase::Cicc(arch) => {
-                let mk = self.manifest_key(module, arch);
-                if let Some(store) = store {
-                    if let Some((rk, deps)) = deps::lookup(store, &mk, &self.hashes) {
-                        if store.contains("ptx", &rk) {
-                            let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                            return Ok(JobOut::cached(rk, deps));
-                        }
-                    }
-                }
-                let out = self.tmp.path().join(format!("{j}.ptx"));
-                let depfile = self.tmp.path().join(format!("{j}.d"));
-                let cmd =
-                    cicc_command(self.tk, self.settings, &module.source, arch, &out, &depfile);
-                let started = SystemTime::now();
-                let (bytes, seconds) = self.execute(&cmd, &out)?;
-                let text = std::fs::read_to_string(&depfile).unwrap_or_default();
-                let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
-                all.push(self.settings.base_dir.join(&module.source));
-                let mut deps: Vec<PathBuf> =
-                    all.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                deps.sort();
-                deps.dedup();
-                let key = store.and_then(|s| self.remember(s, &mk, &deps, &bytes, started));
-                Ok(JobOut::fresh(key, bytes, seconds, deps))
-            }
+            Phase::Cicc(arch) => self.run_cicc(j, module, arch),
             Phase::Ptxas(arch) => {
                 let missing = || Failure {
                     command: job.label(),
@@ -283,34 +307,139 @@ impl<'a> Compiler<'a> {
         b.finish()
     }
 
-    /// Caches a cicc result unless a dependency is unreadable or changed while compiling (the
-    /// output might then belong to the old content); returns its key when cached.
-    fn remember(
+    /// A cicc job: direct mode, then preprocessor mode, then the compile.
+    fn run_cicc(
+        &self,
+        j: usize,
+        module: &Module,
+        arch: archbuild_arch::Arch,
+    ) -> Result<JobOut, Failure> {
+        let store = self.store.as_ref();
+        let mk = self.manifest_key(module, arch);
+        let mut known = false;
+        if let Some(store) = store {
+            match deps::lookup(store, &mk, &self.roots, &self.hashes) {
+                Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
+                    let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+                    return Ok(JobOut::cached(rk, deps));
+                }
+                Lookup::Unknown => {}
+                _ => known = true,
+            }
+        }
+        let depfile = self.tmp.path().join(format!("{j}.d"));
+        let inputs_key = self.compile_inputs_key(module, arch);
+        let launcher = self.settings.launcher.is_some();
+        let mut pre: Option<(Key, Vec<PathBuf>)> = None;
+        // Preprocessor mode pays off only when something was built before: on a first build it
+        // would be a second preprocessing (the compile's kept output gives the same key).
+        if let (Some(store), true) = (store, known) {
+            let ii = self.tmp.path().join(format!("{j}.ii"));
+            let cmd =
+                preprocess_command(self.tk, self.settings, &module.source, arch, &ii, &depfile);
+            let started = SystemTime::now();
+            let (text, _) = self.execute(&cmd, &ii)?;
+            self.preprocessed.fetch_add(1, Ordering::SeqCst);
+            let pk = self.preprocessed_key(&inputs_key, &text);
+            let deps = self.read_deps(&depfile, module);
+            if store.contains("ptx", &pk) {
+                self.record_manifest(store, &mk, &deps, &pk, started);
+                let mut out = JobOut::cached(
+                    pk,
+                    deps.into_iter().filter(|d| !self.in_toolkit(d)).collect(),
+                );
+                out.preprocessed = true;
+                return Ok(out);
+            }
+            pre = Some((pk, deps));
+        }
+        let out = self.tmp.path().join(format!("{j}.ptx"));
+        let keep = self.tmp.path().join(format!("{j}.keep"));
+        let keep_ii = store.is_some() && pre.is_none() && !launcher;
+        let cmd = if keep_ii {
+            let _ = std::fs::create_dir_all(&keep);
+            cicc_command_keep(
+                self.tk,
+                self.settings,
+                &module.source,
+                arch,
+                &out,
+                &depfile,
+                &keep,
+            )
+        } else {
+            cicc_command(self.tk, self.settings, &module.source, arch, &out, &depfile)
+        };
+        let started = SystemTime::now();
+        let (bytes, seconds) = self.execute(&cmd, &out)?;
+        let deps = self.read_deps(&depfile, module);
+        let mut key = None;
+        if let Some(store) = store {
+            let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
+            let rk = match (&pre, kept) {
+                (Some((pk, _)), _) => Some(*pk),
+                (None, Some(ii)) => Some(self.preprocessed_key(&inputs_key, &ii)),
+                // Through a launcher there is no preprocessed text: the key is the inputs'
+                // state, which direct mode alone can find again.
+                (None, None) => {
+                    deps::inputs(&self.roots, &deps, &self.settings.includes, &self.hashes)
+                        .and_then(|i| serde_json::to_vec(&i).ok())
+                        .map(|i| {
+                            KeyBuilder::new("ptx-direct")
+                                .key("manifest", &mk)
+                                .field("inputs", &i)
+                                .finish()
+                        })
+                }
+            };
+            if let Some(rk) = rk {
+                if store.put("ptx", &rk, &bytes).is_ok() {
+                    self.record_manifest(store, &mk, &deps, &rk, started);
+                    key = Some(rk);
+                }
+            }
+        }
+        let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+        Ok(JobOut::fresh(key, bytes, seconds, deps))
+    }
+
+    /// The dependencies a compile or preprocessing run reported (plus the source itself).
+    fn read_deps(&self, depfile: &Path, module: &Module) -> Vec<PathBuf> {
+        let text = std::fs::read_to_string(depfile).unwrap_or_default();
+        let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
+        all.push(self.settings.base_dir.join(&module.source));
+        let mut all: Vec<PathBuf> = all.iter().map(|p| deps::lexical(p)).collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Records a manifest entry unless an input is unreadable or changed while compiling (the
+    /// output might then belong to the old content).
+    fn record_manifest(
         &self,
         store: &Store,
         mk: &Key,
         deps: &[PathBuf],
-        bytes: &[u8],
+        result: &Key,
         started: SystemTime,
-    ) -> Option<Key> {
-        let mut hashed = Vec::with_capacity(deps.len());
-        for d in deps {
-            let fresh = std::fs::metadata(d)
+    ) {
+        let fresh = deps.iter().all(|d| {
+            std::fs::metadata(d)
                 .and_then(|m| m.modified())
-                .is_ok_and(|t| t < started);
-            match self.hashes.hash(d) {
-                Some(h) if fresh => hashed.push((d.clone(), h)),
-                _ => return None,
-            }
+                .is_ok_and(|t| t < started)
+        });
+        if !fresh {
+            return;
         }
-        let rk = deps::result_key(mk, &hashed);
-        store.put("ptx", &rk, bytes).ok()?;
-        deps::record(store, mk, &hashed, &rk);
-        Some(rk)
+        if let Some(inputs) = deps::inputs(&self.roots, deps, &self.settings.includes, &self.hashes)
+        {
+            deps::record(store, mk, inputs, result);
+        }
     }
 
     fn in_toolkit(&self, p: &Path) -> bool {
-        p.starts_with(self.tk.root())
+        self.roots.in_toolkit(p)
     }
 
     /// Runs a command under a token; returns the output file's bytes and the wall time.
@@ -350,9 +479,50 @@ fn key_from(bytes: &[u8]) -> Option<Key> {
     Some(Key(bytes.try_into().ok()?))
 }
 
+/// The preprocessed text that decides the PTX: without line information in the output, line
+/// markers (which carry absolute paths of headers) and blank lines (where comments were) do not
+/// reach the PTX — `__LINE__` and `__FILE__` are already expanded — so they are dropped.
+pub(crate) fn normalize_preprocessed(ii: &[u8], flags: &[String]) -> Vec<u8> {
+    let line_info = flags.iter().any(|f| {
+        let name = f.split('=').next().unwrap_or(f);
+        matches!(
+            name,
+            "-lineinfo" | "--generate-line-info" | "-G" | "--device-debug" | "-g" | "--debug"
+        )
+    });
+    if line_info {
+        return ii.to_vec();
+    }
+    let mut out = Vec::with_capacity(ii.len());
+    for line in ii.split(|&b| b == b'\n') {
+        let t = line.trim_ascii();
+        if t.is_empty() {
+            continue;
+        }
+        let marker = t.starts_with(b"# ") && t.get(2).is_some_and(u8::is_ascii_digit)
+            || t.starts_with(b"#line ");
+        if marker {
+            continue;
+        }
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The preprocessed source `nvcc --keep` left in `dir`.
+fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
+    let rd = std::fs::read_dir(dir).ok()?;
+    let path = rd
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".cpp1.ii"))?;
+    std::fs::read(path).ok()
+}
+
 /// The host compiler nvcc will use (`-ccbin`, `NVCC_CCBIN`, else `gcc` on PATH), identified by
 /// its resolved path, size and modification time.
-fn host_compiler_id(s: &Settings, env: &Env) -> String {
+fn host_compiler_id(s: &Settings, env: &Env, store: Option<&Store>) -> String {
     let mut ccbin = None;
     let mut it = s.nvcc_flags.iter();
     while let Some(f) = it.next() {
@@ -380,14 +550,9 @@ fn host_compiler_id(s: &Settings, env: &Env) -> String {
             path = found;
         }
     }
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
-    let md = std::fs::metadata(&path);
-    let size = md.as_ref().map(|m| m.len()).unwrap_or(0);
-    let mtime = md
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("{}:{size}:{mtime}", path.display())
+    // By content, not path or time: the same compiler on two machines shares entries.
+    match crate::fingerprint::file_hash(&path, store) {
+        Some(h) => format!("content:{}", h.hex()),
+        None => format!("missing:{}", path.display()),
+    }
 }

@@ -51,27 +51,7 @@ pub(crate) fn max_bytes(env: &Env) -> Result<u64> {
     })
 }
 
-/// A size: digits, then optionally a unit `K`, `M`, `G` or `T` (any case, powers of 1024, `B`
-/// or `iB` may follow, a space may precede). `None` for anything else or on overflow.
-pub(crate) fn parse_size(text: &str) -> Option<u64> {
-    let lower = text.trim().to_ascii_lowercase();
-    let digits = lower
-        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-        .trim_end();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let unit = lower[digits.len()..].trim_start();
-    let prefix = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(unit);
-    let power = ["", "k", "m", "g", "t"].iter().position(|p| *p == prefix)?;
-    digits
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(1024u64.checked_pow(power as u32)?)
-}
+pub(crate) use archbuild_store::parse_size;
 
 /// A cache entry: where it is, its size, when it was last used.
 #[derive(Debug)]
@@ -193,8 +173,8 @@ mod tests {
 
     const HOUR: Duration = Duration::from_secs(3600);
     const PAYLOAD: &[u8] = &[7; 100];
-    /// Header (magic, hash, length) plus payload.
-    const ENTRY: u64 = 48 + 100;
+    /// Header (magic, key, hash, length) plus payload.
+    const ENTRY: u64 = archbuild_store::entry::HEADER as u64 + 100;
 
     fn ago(d: Duration) -> SystemTime {
         SystemTime::now() - d
@@ -368,7 +348,10 @@ mod tests {
         ];
 
         // Only the entry counts; temp files, young or old, do not.
-        assert_eq!(Store::new(root).stats(), (1, ENTRY));
+        assert_eq!(
+            crate::cache_stats(&crate::Home::at(root).with_cache_dir(root)),
+            (1, ENTRY)
+        );
         let out = evict(&Store::new(root), 0, SystemTime::now());
         assert_eq!((out.entries, out.remaining), (1, 0));
         assert!(!entry.exists());

@@ -29,18 +29,21 @@ mod env;
 mod error;
 mod evict;
 mod exec;
+mod fingerprint;
 mod manifest;
 mod pack;
 mod paths;
 mod plan;
 mod process;
 mod provision;
+mod remote;
 mod report;
 mod run;
 mod setup;
 mod toolkit;
 
 pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
+pub use archbuild_store::{RemoteMode, RemoteStats};
 pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use config::{choose_arch_list, ArchSource, ResolvedArchs};
@@ -58,7 +61,8 @@ pub use toolkit::{FoundBy, Toolkit};
 
 /// Statistics of a build cache directory: `(entries, bytes)`.
 pub fn cache_stats(home: &Home) -> (u64, u64) {
-    cache::Store::new(home.cache_dir()).stats()
+    let (entries, _) = evict::scan(home.cache_dir(), std::time::SystemTime::now());
+    (entries.len() as u64, entries.iter().map(|e| e.len).sum())
 }
 
 /// Applies the size cap now (`cargo archbuild cache trim`): removes stale temp files, then the

@@ -10,6 +10,8 @@
 //! include = ["kernels/include"]        # relative to the package directory
 //! defines = ["TILE=32", "USE_FAST"]
 //! compression = "default"              # none | default | zstd | lz4 | size
+//! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
+//! remote-cache-mode = "read-write"     # or read-only
 //!
 //! [package.metadata.archbuild.file-archs]
 //! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
@@ -34,6 +36,10 @@ pub struct PackageConfig {
     pub compression: Option<String>,
     /// Per-file arch lists, keyed by the path as written (relative to the package).
     pub file_archs: BTreeMap<String, String>,
+    /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
+    pub remote_cache: Option<String>,
+    /// `remote-cache-mode`: `read-write` or `read-only`.
+    pub remote_cache_mode: Option<String>,
 }
 
 impl PackageConfig {
@@ -80,6 +86,18 @@ impl PackageConfig {
                         bad("`compression` must be a string such as \"default\" or \"size\"".into())
                     })?)
                 }
+                "remote-cache" | "remote-cache-mode" => {
+                    let v = value.as_str().map(str::to_owned).ok_or_else(|| {
+                        bad(format!(
+                            "`{key}` must be a string such as \"redis://cache:6379/0\" or \"read-only\""
+                        ))
+                    })?;
+                    if key == "remote-cache" {
+                        cfg.remote_cache = Some(v);
+                    } else {
+                        cfg.remote_cache_mode = Some(v);
+                    }
+                }
                 "file-archs" => {
                     let t = value.as_table().ok_or_else(|| {
                         bad("`file-archs` must be a table of \"path\" = \"arch list\"".into())
@@ -92,7 +110,8 @@ impl PackageConfig {
                 other => {
                     return Err(bad(format!(
                         "unknown key `{other}`; known keys are archs, kernels, nvcc-flags, \
-                         ptxas-flags, include, defines, compression, file-archs"
+                         ptxas-flags, include, defines, compression, file-archs, remote-cache, \
+                         remote-cache-mode"
                     )))
                 }
             }

@@ -55,19 +55,7 @@ impl Home {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, then rename, so a
-/// reader sees the old content or the new, never a torn file (and a killed writer leaves only a
-/// temp file nobody reads).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_data().ok();
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
+pub(crate) use archbuild_store::write_atomic;
 
 /// Like [`write_atomic`], but leaves the file alone when it already holds `bytes`, so Cargo and
 /// `include_bytes!` see an unchanged modification time after a no-op build.

@@ -206,6 +206,11 @@ pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
 }
 
 /// The cicc-phase command: PTX for `arch`, with its dependency list written to `depfile`.
+///
+/// Paths under the package directory are passed relative to it (the compile runs there), and
+/// cicc is told the source's relative path as its original path: nvcc would otherwise hand it
+/// the absolute one, which seeds the module ID in the names of internal-linkage device symbols
+/// (`_INTERNAL_<id>_…`) and would make two checkouts produce different PTX.
 pub(crate) fn cicc_command(
     tk: &Toolkit,
     s: &Settings,
@@ -214,27 +219,102 @@ pub(crate) fn cicc_command(
     out: &Path,
     depfile: &Path,
 ) -> Cmd {
+    device_command(tk, s, source, arch, "-ptx", out, depfile)
+}
+
+/// `cicc_command` that also keeps nvcc's intermediate files (the preprocessed device source)
+/// in `keep_dir`; the PTX is byte-identical.
+pub(crate) fn cicc_command_keep(
+    tk: &Toolkit,
+    s: &Settings,
+    source: &Path,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+    keep_dir: &Path,
+) -> Cmd {
+    let cmd = device_command(tk, s, source, arch, "-ptx", out, depfile);
+    let mut args = cmd.args.clone();
+    let at = args.len() - 3;
+    args.splice(
+        at..at,
+        [
+            OsString::from("--keep"),
+            "--keep-dir".into(),
+            keep_dir.as_os_str().to_owned(),
+        ],
+    );
+    Cmd { args, ..cmd }
+}
+
+/// The preprocessing nvcc runs before cicc for `arch` (`nvcc -E -arch=compute_XY`, the same
+/// `gcc -E` line as in `nvcc -ptx --dryrun`), with its dependency list.
+pub(crate) fn preprocess_command(
+    tk: &Toolkit,
+    s: &Settings,
+    source: &Path,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    device_command(tk, s, source, arch, "-E", out, depfile)
+}
+
+/// A path as passed to the compiler: relative to the package directory when under it.
+pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
+    let abs = crate::deps::lexical(&base.join(p));
+    match abs.strip_prefix(crate::deps::lexical(base)) {
+        Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+        Ok(_) => PathBuf::from("."),
+        Err(_) => abs,
+    }
+}
+
+fn device_command(
+    tk: &Toolkit,
+    s: &Settings,
+    source: &Path,
+    arch: Arch,
+    phase: &str,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    let source = relative(&s.base_dir, source);
     let mut args: Vec<OsString> = vec![
-        "-ptx".into(),
+        phase.into(),
         format!("-arch=compute_{}", arch.sm_name()).into(),
     ];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     for inc in &s.includes {
         let mut a = OsString::from("-I");
-        a.push(inc);
+        a.push(relative(&s.base_dir, inc));
         args.push(a);
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
+    if phase == "-ptx" {
+        args.extend([
+            "-Xcicc".into(),
+            "--orig_src_path_name".into(),
+            "-Xcicc".into(),
+            source.as_os_str().to_owned(),
+        ]);
+    }
     args.extend(depfile_args(depfile));
     args.extend([
         "-o".into(),
         out.as_os_str().to_owned(),
         source.as_os_str().to_owned(),
     ]);
+    // Preprocessing is not worth a launcher's round trip (and sccache would not cache it).
+    let launcher = if phase == "-ptx" {
+        s.launcher.as_deref()
+    } else {
+        None
+    };
     let mut cmd = Cmd::new(tk.nvcc())
         .args(args)
         .envs(s.child_env.clone())
-        .with_launcher(s.launcher.as_deref());
+        .with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }

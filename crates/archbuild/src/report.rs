@@ -16,8 +16,12 @@ pub struct JobRecord {
     pub phase: &'static str,
     /// `compute_89` for cicc jobs, `sm_89` for ptxas jobs.
     pub target: String,
-    /// Served from the cache (no process started).
+    /// Served from the cache (no compiler process started).
     pub cached: bool,
+    /// Served from the cache after preprocessing (a cicc job whose sources changed in ways that
+    /// leave the preprocessed device code unchanged, e.g. comments): one preprocessor run, no
+    /// compiler.
+    pub preprocessed: bool,
     /// Wall time of the process, 0 when cached.
     pub seconds: f64,
 }
@@ -103,6 +107,10 @@ pub struct BuildReport {
     pub env_vars: Vec<String>,
     /// What was evicted from the build cache after the build; `None` when nothing was.
     pub cache_eviction: Option<CacheEviction>,
+    /// The remote cache's use, when one is configured.
+    pub remote: Option<archbuild_store::RemoteStats>,
+    /// Modules taken from prebuilt fat binaries (`ARCHBUILD_PREBUILT`) instead of compiled.
+    pub prebuilt: Vec<String>,
     pub seconds: f64,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,

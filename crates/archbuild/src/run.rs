@@ -48,6 +48,7 @@ pub(crate) struct Prepared {
     pub cache_on: bool,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
+    pub remote: Option<archbuild_store::RemoteConfig>,
     pub spawned: usize,
     pub watch: Vec<PathBuf>,
 }
@@ -90,6 +91,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
     } else {
         0
     };
+    let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
     let toolkit = match &b.toolkit {
         // Queried by the caller, before this build.
         Some(t) => {
@@ -146,6 +148,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         home,
         cache_on,
         cache_max,
+        remote,
         spawned,
         watch,
     })
@@ -239,7 +242,14 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     let out = out_root.join(name);
     let p = prepare(b, name, Some(&out))?;
     let jobs = plan::plan_jobs(&p.modules);
-    let store = p.cache_on.then(|| Store::new(p.home.cache_dir()));
+    let remote = if p.cache_on {
+        crate::remote::open(p.remote.clone())
+    } else {
+        None
+    };
+    let store = p
+        .cache_on
+        .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
     let compiler = Compiler::new(&p.toolkit, &p.settings, &p.modules, &jobs, store, &p.env)?;
     let workers = exec::parallelism(&p.env, b.jobs);
     let outcomes = compiler.run(workers, b.on_job.as_ref());
@@ -351,6 +361,16 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         eprintln!("archbuild: {e}");
     }
 
+    let remote_stats = remote.map(|r| r.stats());
+    if let Some(stats) = remote_stats.as_ref().filter(|_| !b.quiet) {
+        for w in &stats.warnings {
+            if p.env.cargo_metadata() {
+                println!("cargo:warning=archbuild: {w}");
+            } else {
+                eprintln!("archbuild: warning: {w}");
+            }
+        }
+    }
     let records: Vec<JobRecord> = done
         .iter()
         .enumerate()
@@ -375,6 +395,8 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         dependencies: deps,
         env_vars: p.env.read_names(),
         cache_eviction,
+        remote: remote_stats,
+        prebuilt: Vec::new(),
         seconds: start.elapsed().as_secs_f64(),
         arch_list: p.archs.list.clone(),
     })

@@ -34,11 +34,20 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     assert_eq!(cicc.len(), 3, "one cicc job per virtual arch: {calls:#?}");
     let mut expected = Vec::new();
     for (j, sm) in ["75", "86", "89"].iter().enumerate() {
+        // Paths relative to the package, cicc told the relative source path (no checkout
+        // path reaches an output), and the preprocessed source kept for preprocessor mode.
         expected.push(vec![
             "-ptx".to_string(),
             format!("-arch=compute_{sm}"),
+            "-Xcicc".into(),
+            "--orig_src_path_name".into(),
+            "-Xcicc".into(),
+            "kernels/add.cu".into(),
             "-Xcompiler".into(),
             format!("-MD,-MF,<tmp>/{j}.d"),
+            "--keep".into(),
+            "--keep-dir".into(),
+            format!("<tmp>/{j}.keep"),
             "-o".into(),
             format!("<tmp>/{j}.ptx"),
             "kernels/add.cu".into(),
@@ -250,7 +259,8 @@ fn flags_defines_includes_and_launcher_reach_the_commands() {
         .iter()
         .any(|d| d.ends_with("include/inc.cuh")));
     let calls = f.compiles();
-    let inc = format!("-I{}", f.pkg().join("include").display());
+    // Include directories under the package are passed relative to it.
+    let inc = "-Iinclude".to_owned();
     let cicc = &calls.iter().find(|c| c.tool == "nvcc").unwrap().args;
     assert_eq!(
         cicc[..8],

@@ -1,0 +1,29 @@
+//! The store's errors: configuration mistakes. A remote that fails at run time is never an
+//! error (it is a warning and the local tier carries on).
+
+/// A store configuration error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "the remote cache URL `{url}` from {origin} is not usable: {why}\n  \
+         hint: use redis://host:port/db, webdav://host:port/path, s3://bucket/prefix, \
+         gs://bucket/prefix, azblob://container/prefix, gha or file:///shared/dir"
+    )]
+    BadUrl {
+        origin: String,
+        url: String,
+        why: String,
+    },
+    #[error(
+        "the remote cache mode `{value}` from {origin} is not one archbuild knows\n  \
+         hint: use `read-write` (the default) or `read-only` (pull-request builds)"
+    )]
+    BadMode { origin: String, value: String },
+    #[error(
+        "the remote cache timeout `{value}` from {origin} is not a number of seconds\n  \
+         hint: use whole seconds such as `10`, or unset it for the default of 10"
+    )]
+    BadTimeout { origin: String, value: String },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

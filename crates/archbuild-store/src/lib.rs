@@ -1,0 +1,52 @@
+//! archbuild's cache store, shared by the build cache (`archbuild`) and the JIT cache
+//! (`archbuild-runtime`): keys built from every input that shapes an output, one verified entry
+//! format, a local tier of atomically written files, and a remote tier on storage people
+//! already run (Redis, WebDAV, S3, GCS, Azure Blob, the GitHub Actions cache, a shared
+//! directory) behind the `remote` feature. The words every switch and size accepts live here
+//! too, so all of archbuild spells them alike.
+//!
+//! ```
+//! use archbuild_store::{Key, KeyBuilder, Store};
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = Store::new(dir.path());
+//! let key = KeyBuilder::new("example").str("input", "x").finish();
+//! store.put("ptx", &key, b"payload").unwrap();
+//! assert_eq!(store.get("ptx", &key).as_deref(), Some(&b"payload"[..]));
+//! ```
+
+mod atomic;
+mod config;
+pub mod entry;
+mod error;
+mod key;
+mod local;
+#[cfg(feature = "remote")]
+mod remote;
+mod tier;
+mod vocab;
+
+pub use atomic::write_atomic;
+pub use config::{endpoint, Endpoint, RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
+pub use error::{Error, Result};
+pub use key::{Key, KeyBuilder};
+pub use local::{Store, BUILD_MAGIC};
+pub use tier::{Remote, RemoteStats, Tier};
+pub use vocab::{is_off, is_on, parse_size};
+
+/// Whether this build can reach remote caches (the `remote` feature).
+pub const REMOTE_SUPPORTED: bool = cfg!(feature = "remote");
+
+#[cfg(feature = "remote")]
+fn open_tier(config: &RemoteConfig) -> std::result::Result<Box<dyn Tier>, String> {
+    remote::open(config)
+}
+
+#[cfg(not(feature = "remote"))]
+fn open_tier(_: &RemoteConfig) -> std::result::Result<Box<dyn Tier>, String> {
+    Err(
+        "this build of archbuild has no remote tier: enable the `remote` feature of the \
+         `archbuild` (build.rs) or `archbuild-runtime` crate, or use `cargo archbuild`, which \
+         has it"
+            .into(),
+    )
+}

@@ -1,0 +1,299 @@
+//! The store: a directory of verified entries grouped by namespace (`ptx`, `cubin`, `deps`,
+//! ...), in front of an optional remote tier.
+//!
+//! An entry (`entry`) is written to a temp file in its directory and renamed into place, so a
+//! reader sees a whole entry or none; every read checks key and checksum, and an entry that
+//! fails is removed and treated as a miss, so a killed build leaves nothing a later build
+//! trusts. A local miss asks the remote tier; what it returns is verified the same way and kept
+//! locally, so the next lookup makes no network round trip. A hit sets the entry's mtime to now,
+//! and the store remembers every entry it read or wrote: eviction (least recently used first)
+//! spares those.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use crate::atomic::write_atomic;
+use crate::entry;
+use crate::key::Key;
+use crate::tier::Remote;
+
+/// The build cache's entry magic (the JIT cache has its own).
+pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC02";
+
+/// A directory of verified entries, with an optional remote tier. Clones share what they
+/// remember of the build's use.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+    magic: [u8; 8],
+    remote: Option<Arc<Remote>>,
+    /// Entries read or written through this store: eviction spares them.
+    used: Arc<Mutex<HashSet<PathBuf>>>,
+    /// Whether anything was written (else there is nothing new to evict for).
+    wrote: Arc<AtomicBool>,
+}
+
+impl Store {
+    /// A build cache at `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            magic: *BUILD_MAGIC,
+            remote: None,
+            used: Arc::default(),
+            wrote: Arc::default(),
+        }
+    }
+
+    /// Entries carry `magic` (each cache its own, so one never reads the other's entries).
+    pub fn with_magic(mut self, magic: &[u8; 8]) -> Self {
+        self.magic = *magic;
+        self
+    }
+
+    /// Puts a remote tier behind the local one.
+    pub fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
+        self.remote = remote;
+        self
+    }
+
+    pub fn remote(&self) -> Option<&Arc<Remote>> {
+        self.remote.as_ref()
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the entry for `key` lives: `<dir>/<ns>/<2 hex digits>/<62 hex digits>`.
+    pub fn entry_path(&self, ns: &str, key: &Key) -> PathBuf {
+        let hex = key.hex();
+        self.dir.join(ns).join(&hex[..2]).join(&hex[2..])
+    }
+
+    /// The payload stored under `key`, if present and intact here or in the remote tier; a hit
+    /// marks the entry used.
+    pub fn get(&self, ns: &str, key: &Key) -> Option<Vec<u8>> {
+        self.get_local(ns, key)
+            .or_else(|| self.fetch_remote(ns, key))
+    }
+
+    /// The local entry only (no network).
+    pub fn get_local(&self, ns: &str, key: &Key) -> Option<Vec<u8>> {
+        let path = self.entry_path(ns, key);
+        let mut file = File::open(&path).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        match entry::verify(&self.magic, key, &bytes) {
+            Ok(payload) => {
+                self.mark_used(path, &file);
+                Some(payload.to_vec())
+            }
+            Err(_) => {
+                // Corrupt: never trust it, and don't trip over it again.
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Downloads a verified entry and keeps it locally.
+    fn fetch_remote(&self, ns: &str, key: &Key) -> Option<Vec<u8>> {
+        let payload = self.remote.as_ref()?.get(&self.magic, ns, key)?;
+        let path = self.entry_path(ns, key);
+        // Best effort: a read-only local cache still serves what the remote returned.
+        if write_atomic(&path, &entry::encode(&self.magic, key, &payload)).is_ok() {
+            self.wrote.store(true, Ordering::Relaxed);
+        }
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(path);
+        }
+        Some(payload)
+    }
+
+    /// Whether an entry exists. A local entry is not read (`get` verifies it when the payload
+    /// is needed); a remote one is downloaded, verified and kept locally. A hit marks the entry
+    /// used.
+    pub fn contains(&self, ns: &str, key: &Key) -> bool {
+        let path = self.entry_path(ns, key);
+        match File::open(&path) {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => {
+                self.mark_used(path, &file);
+                true
+            }
+            _ => self.fetch_remote(ns, key).is_some(),
+        }
+    }
+
+    /// Stores `payload` under `key` atomically, locally and (read-write mode) remotely.
+    pub fn put(&self, ns: &str, key: &Key, payload: &[u8]) -> std::io::Result<()> {
+        let bytes = entry::encode(&self.magic, key, payload);
+        let path = self.entry_path(ns, key);
+        let local = write_atomic(&path, &bytes);
+        if local.is_ok() {
+            self.wrote.store(true, Ordering::Relaxed);
+            if let Ok(mut used) = self.used.lock() {
+                used.insert(path);
+            }
+        }
+        if let Some(r) = &self.remote {
+            r.put_encoded(ns, key, &bytes);
+        }
+        local
+    }
+
+    /// Stores `payload` locally only: facts about this machine (file stamps) that mean nothing
+    /// elsewhere.
+    pub fn put_local(&self, ns: &str, key: &Key, payload: &[u8]) -> std::io::Result<()> {
+        let path = self.entry_path(ns, key);
+        write_atomic(&path, &entry::encode(&self.magic, key, payload))?;
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(path);
+        }
+        Ok(())
+    }
+
+    /// Remembers a hit and sets its mtime to now (best effort: a read-only cache still serves).
+    fn mark_used(&self, path: PathBuf, file: &File) {
+        // futimens works on a read-only descriptor of a file we own.
+        let _ = file.set_modified(SystemTime::now());
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(path);
+        }
+    }
+
+    /// Whether this store (or a clone) read or wrote the entry at `path`.
+    pub fn used_this_build(&self, path: &Path) -> bool {
+        self.used.lock().is_ok_and(|used| used.contains(path))
+    }
+
+    /// Whether this store (or a clone) wrote anything locally.
+    pub fn wrote(&self) -> bool {
+        self.wrote.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{RemoteConfig, RemoteMode};
+    use crate::tier::Tier;
+    use std::collections::HashMap;
+
+    /// An in-memory engine (the real engines are tested against real servers in `tests/`).
+    #[derive(Debug, Default, Clone)]
+    struct Mem(Arc<Mutex<HashMap<String, Vec<u8>>>>);
+    impl Tier for Mem {
+        fn get(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self.0.lock().unwrap().get(path).cloned())
+        }
+        fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+            self.0.lock().unwrap().insert(path.into(), bytes.to_vec());
+            Ok(())
+        }
+    }
+    #[derive(Debug)]
+    struct Down;
+    impl Tier for Down {
+        fn get(&self, _: &str) -> Result<Option<Vec<u8>>, String> {
+            Err("connection refused".into())
+        }
+        fn put(&self, _: &str, _: &[u8]) -> Result<(), String> {
+            Err("connection refused".into())
+        }
+    }
+
+    fn remote(tier: impl Tier + 'static, mode: RemoteMode) -> Option<Arc<Remote>> {
+        let c = RemoteConfig::new("file:///mem", "test")
+            .unwrap()
+            .with_mode(mode);
+        Some(Remote::with_tier(c, Box::new(tier)))
+    }
+
+    #[test]
+    fn round_trip_and_corruption_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let key = Key::of(b"k");
+        assert_eq!(store.get("ptx", &key), None);
+        store.put("ptx", &key, b"payload").unwrap();
+        assert_eq!(store.get("ptx", &key).as_deref(), Some(&b"payload"[..]));
+
+        let path = store.entry_path("ptx", &key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(store.get("ptx", &key), None);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_second_home_is_served_by_the_remote_and_keeps_the_entry() {
+        let mem = Mem::default();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let key = Key::of(b"k");
+        let sa = Store::new(a.path()).with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
+        sa.put("ptx", &key, b"ptx text").unwrap();
+        let sb = Store::new(b.path()).with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
+        assert!(sb.contains("ptx", &key));
+        assert!(sb.entry_path("ptx", &key).is_file(), "kept locally");
+        assert_eq!(sb.get_local("ptx", &key).as_deref(), Some(&b"ptx text"[..]));
+        assert_eq!(sb.remote().unwrap().stats().hits, 1);
+    }
+
+    #[test]
+    fn read_only_writes_nothing_remote() {
+        let mem = Mem::default();
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::new(dir.path()).with_remote(remote(mem.clone(), RemoteMode::ReadOnly));
+        s.put("ptx", &Key::of(b"k"), b"x").unwrap();
+        assert!(mem.0.lock().unwrap().is_empty());
+        assert!(s.get_local("ptx", &Key::of(b"k")).is_some());
+    }
+
+    #[test]
+    fn swapped_and_corrupted_remote_entries_are_never_served() {
+        let mem = Mem::default();
+        let dir = tempfile::tempdir().unwrap();
+        let (k1, k2) = (Key::of(b"1"), Key::of(b"2"));
+        let writer = Store::new(dir.path().join("w"))
+            .with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
+        writer.put("cubin", &k1, b"one").unwrap();
+        writer.put("cubin", &k2, b"two").unwrap();
+        {
+            let mut m = mem.0.lock().unwrap();
+            let one = m[&format!("cubin/{}", k1.hex())].clone();
+            m.insert(format!("cubin/{}", k2.hex()), one); // swapped
+            let e = m.get_mut(&format!("cubin/{}", k1.hex())).unwrap();
+            *e.last_mut().unwrap() ^= 0x40; // corrupted
+        }
+        let reader =
+            Store::new(dir.path().join("r")).with_remote(remote(mem.clone(), RemoteMode::ReadOnly));
+        assert_eq!(reader.get("cubin", &k1), None);
+        assert!(!reader.contains("cubin", &k2));
+        let stats = reader.remote().unwrap().stats();
+        assert_eq!(stats.rejected, 2);
+        assert!(stats.warnings[0].contains("checksum mismatch"), "{stats:?}");
+        assert!(stats.warnings[1].contains("another key"), "{stats:?}");
+    }
+
+    #[test]
+    fn a_failing_remote_warns_once_and_the_local_tier_carries_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::new(dir.path()).with_remote(remote(Down, RemoteMode::ReadWrite));
+        for i in 0..5u8 {
+            assert_eq!(s.get("ptx", &Key::of(&[i])), None);
+            s.put("ptx", &Key::of(&[i]), b"x").unwrap();
+        }
+        assert_eq!(s.get("ptx", &Key::of(&[0])).as_deref(), Some(&b"x"[..]));
+        let stats = s.remote().unwrap().stats();
+        assert!(stats.disabled);
+        assert_eq!(stats.warnings.len(), 1, "{stats:?}");
+        assert!(stats.warnings[0].contains("connection refused"));
+    }
+}

@@ -1,0 +1,131 @@
+//! Which remote cache a build uses, from one precedence: the build script or CLI
+//! (`Build::remote_cache`), then `ARCHBUILD_REMOTE_CACHE`, then `remote-cache` in
+//! `[package.metadata.archbuild]`; the mode likewise (`ARCHBUILD_REMOTE_CACHE_MODE`,
+//! `remote-cache-mode`). An environment value of `off` (or `none`, `0`, …) turns off a remote
+//! that Cargo.toml names, e.g. for a laptop away from the office network.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use archbuild_store::{is_off, Remote, RemoteConfig, RemoteMode};
+
+use crate::builder::Build;
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::manifest::PackageConfig;
+
+pub(crate) const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
+pub(crate) const MODE_VAR: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
+pub(crate) const TIMEOUT_VAR: &str = "ARCHBUILD_REMOTE_CACHE_TIMEOUT";
+
+/// The remote configured for this build, if any (checked, not yet connected).
+pub(crate) fn resolve(
+    b: &Build,
+    env: &Env,
+    pkg: Option<&PackageConfig>,
+) -> Result<Option<RemoteConfig>> {
+    let manifest_origin = "Cargo.toml [package.metadata.archbuild]";
+    let (url, origin) = if let Some(u) = &b.remote_cache {
+        (u.clone(), "Build::remote_cache")
+    } else if let Some(u) = env.var(URL_VAR) {
+        (u, URL_VAR)
+    } else if let Some(u) = pkg.and_then(|p| p.remote_cache.clone()) {
+        (u, manifest_origin)
+    } else {
+        return Ok(None);
+    };
+    if is_off(&url) {
+        return Ok(None);
+    }
+    let store_err = |e: archbuild_store::Error| Error::Config {
+        what: "remote cache setting",
+        origin: origin.to_owned(),
+        value: url.clone(),
+        hint: e.to_string(),
+    };
+    let mut config = RemoteConfig::new(&url, origin).map_err(store_err)?;
+    let mode = if let Some(m) = b.remote_cache_mode {
+        Some(m)
+    } else if let Some(m) = env.var(MODE_VAR) {
+        Some(RemoteMode::parse(&m, MODE_VAR).map_err(store_err)?)
+    } else if let Some(m) = pkg.and_then(|p| p.remote_cache_mode.clone()) {
+        Some(RemoteMode::parse(&m, manifest_origin).map_err(store_err)?)
+    } else {
+        None
+    };
+    if let Some(m) = mode {
+        config = config.with_mode(m);
+    }
+    if let Some(t) = env.var(TIMEOUT_VAR) {
+        let secs: u64 = t.trim().parse().map_err(|_| Error::Config {
+            what: "remote cache timeout",
+            origin: TIMEOUT_VAR.to_owned(),
+            value: t.clone(),
+            hint: "use whole seconds such as `10`, or unset it for the default of 10".into(),
+        })?;
+        config = config.with_timeout(Duration::from_secs(secs.max(1)));
+    }
+    Ok(Some(config))
+}
+
+/// Opens the remote tier (lazily: nothing connects until a local miss).
+pub(crate) fn open(config: Option<RemoteConfig>) -> Option<Arc<Remote>> {
+    config.map(Remote::open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_off() {
+        let pkg = PackageConfig {
+            remote_cache: Some("redis://pkg:6379/0".into()),
+            remote_cache_mode: Some("read-only".into()),
+            ..Default::default()
+        };
+        let b = Build::new();
+        let env = Env::from_vars([("X", "")]);
+        let c = resolve(&b, &env, Some(&pkg)).unwrap().unwrap();
+        assert_eq!(
+            (c.url.as_str(), c.mode),
+            ("redis://pkg:6379/0", RemoteMode::ReadOnly)
+        );
+        let env = Env::from_vars([
+            (URL_VAR, "webdav://env:80/c"),
+            (MODE_VAR, "read-write"),
+            (TIMEOUT_VAR, "3"),
+        ]);
+        let c = resolve(&b, &env, Some(&pkg)).unwrap().unwrap();
+        assert_eq!(
+            (c.url.as_str(), c.mode, c.timeout),
+            (
+                "webdav://env:80/c",
+                RemoteMode::ReadWrite,
+                Duration::from_secs(3)
+            )
+        );
+        let env = Env::from_vars([(URL_VAR, "off")]);
+        assert_eq!(resolve(&b, &env, Some(&pkg)).unwrap(), None);
+        let mut b = Build::new();
+        b.remote_cache("file:///shared");
+        assert_eq!(
+            resolve(&b, &env, Some(&pkg)).unwrap().unwrap().url,
+            "file:///shared"
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_variable_and_the_fix() {
+        let b = Build::new();
+        let env = Env::from_vars([(URL_VAR, "redis:/oops")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(
+            e.contains(URL_VAR) && e.contains("redis://host:port/db"),
+            "{e}"
+        );
+        let env = Env::from_vars([(URL_VAR, "gha"), (MODE_VAR, "maybe")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(e.contains(MODE_VAR) && e.contains("read-only"), "{e}");
+    }
+}

@@ -1,0 +1,196 @@
+//! The build cache never serves a stale result, with the real toolkit: a toolkit component
+//! that changes while `nvcc --version` does not, a header that `__has_include` asks about
+//! appearing later, and a new header shadowing another earlier on the include path. And the
+//! other side of soundness: a comment-only edit starts no compiler at all (preprocessor mode).
+
+use std::path::Path;
+
+use archbuild::{Build, BuildReport, Env, Toolkit};
+
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join("pkg").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn build(&self, tk: &Toolkit, cache: bool) -> BuildReport {
+        let out = if cache { "out" } else { "out-nocache" };
+        Build::new()
+            .toolkit(tk.clone())
+            .env(Env::from_vars([(
+                "PATH",
+                std::env::var_os("PATH").unwrap_or_default(),
+            )]))
+            .manifest_dir(self.dir.path().join("pkg"))
+            .cache_dir(self.dir.path().join("cache"))
+            .cache(cache)
+            .out_dir(self.dir.path().join(out))
+            .file("kernels/k.cu")
+            .include("inc")
+            .archs("8.6")
+            .quiet(true)
+            .try_compile("kernels")
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The fat binary of a cached build, and of a build that uses no cache at all.
+    fn both(&self, tk: &Toolkit) -> (BuildReport, Vec<u8>, Vec<u8>) {
+        let cached = self.build(tk, true);
+        let fresh = self.build(tk, false);
+        let a = std::fs::read(&cached.modules[0].fatbin).unwrap();
+        let b = std::fs::read(&fresh.modules[0].fatbin).unwrap();
+        (cached, a, b)
+    }
+}
+
+fn tk() -> &'static Toolkit {
+    archbuild_tests::toolkit()
+}
+
+const KERNEL: &str = r#"#include "params.cuh"
+#if __has_include("optional_tuning.cuh")
+#include "optional_tuning.cuh"
+#endif
+#ifndef TUNE
+#define TUNE 1.0f
+#endif
+extern "C" __global__ void k(float *x) { x[0] = SCALE * TUNE; }
+"#;
+
+#[test]
+fn a_header_that_has_include_asks_about_appearing_later_is_a_miss() {
+    let p = Project::new();
+    p.write("kernels/k.cu", KERNEL);
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    let first = p.build(tk(), true);
+    assert!(first.jobs_run > 0);
+    p.write("inc/optional_tuning.cuh", "#define TUNE 3.0f\n");
+    let (r, cached, fresh) = p.both(tk());
+    assert!(r.jobs_run > 0, "served a stale result: {r}");
+    assert!(
+        cached == fresh,
+        "the cached build differs from a build without cache"
+    );
+}
+
+#[test]
+fn a_new_header_shadowing_one_later_on_the_include_path_is_a_miss() {
+    let p = Project::new();
+    p.write("kernels/k.cu", KERNEL);
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    p.build(tk(), true);
+    // Quoted includes look next to the including file before `-I inc`.
+    p.write("kernels/params.cuh", "#define SCALE 5.0f\n");
+    let (r, cached, fresh) = p.both(tk());
+    assert!(r.jobs_run > 0, "served a stale result: {r}");
+    assert!(
+        cached == fresh,
+        "the cached build differs from a build without cache"
+    );
+}
+
+/// A copy of the toolkit whose ptxas is another program (here: the real one with other
+/// optimisation settings), with `nvcc --version` unchanged — what upgrading one pip wheel does.
+fn toolkit_with_other_ptxas(dir: &Path) -> Toolkit {
+    let real = tk().root().to_path_buf();
+    let root = dir.join("cuda");
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for e in std::fs::read_dir(real.join("bin")).unwrap().flatten() {
+        let to = bin.join(e.file_name());
+        if e.file_name() == "ptxas" {
+            continue;
+        }
+        if e.path().is_dir() {
+            std::os::unix::fs::symlink(e.path(), &to).unwrap();
+        } else if std::fs::hard_link(e.path(), &to).is_err() {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+    let script = format!(
+        "#!/bin/sh\nexec {} -O1 \"$@\"\n",
+        real.join("bin/ptxas").display()
+    );
+    std::fs::write(bin.join("ptxas"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("ptxas"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for e in std::fs::read_dir(&real).unwrap().flatten() {
+        if e.file_name() != "bin" {
+            std::os::unix::fs::symlink(e.path(), root.join(e.file_name())).unwrap();
+        }
+    }
+    Toolkit::from_nvcc(bin.join("nvcc")).unwrap()
+}
+
+#[test]
+fn a_toolkit_component_that_changes_alone_is_a_miss() {
+    let p = Project::new();
+    p.write("kernels/k.cu", KERNEL);
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    let first = p.build(tk(), true);
+    let first = std::fs::read(&first.modules[0].fatbin).unwrap();
+    let other = toolkit_with_other_ptxas(p.dir.path());
+    assert_eq!(
+        other.release(),
+        tk().release(),
+        "nvcc --version is unchanged"
+    );
+    let (r, cached, fresh) = p.both(&other);
+    assert!(r.jobs_run > 0, "served a stale result: {r}");
+    assert!(
+        cached == fresh,
+        "the cached build differs from a build without cache"
+    );
+    assert!(cached != first, "the other ptxas makes other bytes");
+}
+
+#[test]
+fn a_comment_only_edit_starts_no_compiler() {
+    let p = Project::new();
+    let src = "// A kernel.\n#include \"params.cuh\"\nextern \"C\" __global__ void k(float *x) {\n  x[0] = SCALE;\n}\n";
+    p.write("kernels/k.cu", src);
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    let cold = p.build(tk(), true);
+    assert_eq!(cold.jobs_run, 2, "{cold}");
+    let before = std::fs::read(&cold.modules[0].fatbin).unwrap();
+    // Comments added, one of them a new line that shifts everything below.
+    p.write(
+        "kernels/k.cu",
+        &src.replace(
+            "// A kernel.\n",
+            "// A kernel.\n// It scales.\n/* and more */\n",
+        ),
+    );
+    p.write(
+        "inc/params.cuh",
+        "// the scale\n#define SCALE 2.0f // two\n",
+    );
+    let r = p.build(tk(), true);
+    assert_eq!(r.jobs_run, 0, "a compiler ran: {r}");
+    let pre: Vec<_> = r.jobs.iter().filter(|j| j.preprocessed).collect();
+    assert_eq!(
+        pre.len(),
+        1,
+        "one preprocessor run for the one cicc job: {r}"
+    );
+    assert_eq!(r.processes_started, 1, "{r}");
+    assert!(std::fs::read(&r.modules[0].fatbin).unwrap() == before);
+    // The new state is recorded: the next build runs nothing at all.
+    let again = p.build(tk(), true);
+    assert_eq!(again.processes_started, 0, "{again}");
+    // A real change still compiles.
+    p.write("inc/params.cuh", "#define SCALE 3.0f\n");
+    let changed = p.build(tk(), true);
+    assert!(changed.jobs_run > 0, "{changed}");
+}
