@@ -13,7 +13,10 @@ use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+
+use archbuild_store::{Key, Remote, RemoteConfig, RemoteMode, RemoteStats};
 
 use sha2::{Digest, Sha256};
 
@@ -26,6 +29,8 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 const MAGIC: &[u8; 8] = b"ABJIT\x01\0\0";
 const HEADER: usize = 8 + 32 + 32 + 8;
 const SUFFIX: &str = "cubin";
+/// The remote tier's namespace for JIT results.
+const REMOTE_NS: &str = "jit";
 const TMP_PREFIX: &str = ".tmp-";
 /// Temporary files older than this are leftovers of a killed process and get removed.
 const STALE_TMP: Duration = Duration::from_secs(600);
@@ -80,11 +85,12 @@ pub enum Lookup {
     Rejected(String),
 }
 
-/// A JIT cache directory.
+/// A JIT cache directory, optionally in front of a remote tier shared by a fleet.
 #[derive(Debug, Clone)]
 pub struct JitCache {
     dir: PathBuf,
     max_bytes: u64,
+    remote: Option<Arc<Remote>>,
 }
 
 impl JitCache {
@@ -108,6 +114,7 @@ impl JitCache {
         Ok(Self {
             dir,
             max_bytes: DEFAULT_MAX_BYTES,
+            remote: None,
         })
     }
 
@@ -133,7 +140,22 @@ impl JitCache {
                     .into(),
             })?,
         };
-        Ok(Some(Self::open(dir)?.with_max_bytes(max)))
+        let remote = remote_from_env()?;
+        Ok(Some(
+            Self::open(dir)?.with_max_bytes(max).with_remote(remote),
+        ))
+    }
+
+    /// Puts a remote tier behind this cache: a local miss asks it (verifying what comes back),
+    /// and every new entry is uploaded (unless read-only).
+    pub fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
+        self.remote = remote;
+        self
+    }
+
+    /// What the remote tier did so far, when there is one.
+    pub fn remote_stats(&self) -> Option<RemoteStats> {
+        self.remote.as_ref().map(|r| r.stats())
     }
 
     /// `<user cache dir>/archbuild/jit` (`~/.cache/archbuild/jit` on Linux).
@@ -167,7 +189,7 @@ impl JitCache {
     pub fn get(&self, key: &CacheKey) -> Lookup {
         let path = self.entry_path(key);
         let Ok(mut file) = fs::File::open(&path) else {
-            return Lookup::Miss;
+            return self.fetch_remote(key, &path);
         };
         match read_verified(&mut file, key) {
             Ok(cubin) => {
@@ -179,6 +201,21 @@ impl JitCache {
                 Lookup::Rejected(why)
             }
         }
+    }
+
+    /// A local miss: the remote tier's verified entry, kept locally.
+    fn fetch_remote(&self, key: &CacheKey, path: &Path) -> Lookup {
+        let Some(remote) = &self.remote else {
+            return Lookup::Miss;
+        };
+        let Some(cubin) = remote.get(MAGIC, REMOTE_NS, &Key(key.digest)) else {
+            return Lookup::Miss;
+        };
+        let bytes = archbuild_store::entry::encode(MAGIC, &Key(key.digest), &cubin);
+        if archbuild_store::write_atomic(path, &bytes).is_ok() {
+            self.evict(Some(path));
+        }
+        Lookup::Hit(cubin)
     }
 
     /// Stores `cubin` under `key` atomically, then evicts least recently used entries until
@@ -205,6 +242,14 @@ impl JitCache {
         tmp.persist(&path)
             .map_err(|e| err("renaming an entry into place", e.error))?;
         self.evict(Some(&path));
+        if let Some(remote) = &self.remote {
+            let k = Key(key.digest);
+            remote.put_encoded(
+                REMOTE_NS,
+                &k,
+                &archbuild_store::entry::encode(MAGIC, &k, cubin),
+            );
+        }
         Ok(())
     }
 
@@ -264,6 +309,26 @@ impl JitCache {
         }
         removed
     }
+}
+
+/// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none).
+fn remote_from_env() -> Result<Option<Arc<Remote>>> {
+    let Some(url) = env::var(env::REMOTE_CACHE).filter(|v| !env::is_off(v)) else {
+        return Ok(None);
+    };
+    let bad = |var: &'static str, value: &str, e: archbuild_store::Error| Error::Env {
+        var,
+        value: value.to_owned(),
+        detail: e.to_string(),
+    };
+    let mut config =
+        RemoteConfig::new(&url, env::REMOTE_CACHE).map_err(|e| bad(env::REMOTE_CACHE, &url, e))?;
+    if let Some(m) = env::var(env::REMOTE_CACHE_MODE) {
+        let mode = RemoteMode::parse(&m, env::REMOTE_CACHE_MODE)
+            .map_err(|e| bad(env::REMOTE_CACHE_MODE, &m, e))?;
+        config = config.with_mode(mode);
+    }
+    Ok(Some(Remote::open(config)))
 }
 
 /// Reads an entry, checking framing, key and checksum; the error says which check failed. The

@@ -13,6 +13,10 @@ pub(crate) const NVJITLINK: &str = "ARCHBUILD_NVJITLINK";
 /// of the driver's major version when found), `driver` or `nvjitlink` (PTX too new for the
 /// driver always goes to nvJitLink).
 pub(crate) const JIT: &str = "ARCHBUILD_JIT";
+/// `ARCHBUILD_REMOTE_CACHE`: a shared cache the JIT cache reads (and writes) behind the local one.
+pub(crate) const REMOTE_CACHE: &str = "ARCHBUILD_REMOTE_CACHE";
+/// `ARCHBUILD_REMOTE_CACHE_MODE`: `read-write` (default) or `read-only`.
+pub(crate) const REMOTE_CACHE_MODE: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
 pub(crate) const HOME: &str = "ARCHBUILD_HOME";
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.
@@ -39,29 +43,15 @@ pub(crate) fn paths(name: &str) -> Vec<std::path::PathBuf> {
         .unwrap_or_default()
 }
 
-/// True for the spellings of "disabled" that archbuild accepts: `off`, `0`, `false`, `none`.
+/// True for the spellings of "disabled" that every archbuild switch accepts: `off`, `0`,
+/// `false`, `no`, `none`.
 pub(crate) fn is_off(value: &str) -> bool {
-    matches!(
-        value.to_ascii_lowercase().as_str(),
-        "off" | "0" | "false" | "none" | "no"
-    )
+    archbuild_store::is_off(value)
 }
 
 /// Parses a byte size: `1048576`, `512K`, `256M`, `2G`, `1GiB`, `300MB` (powers of 1024).
 pub(crate) fn parse_bytes(value: &str) -> Option<u64> {
-    let v = value.trim();
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, unit) = v.split_at(split);
-    let n: u64 = digits.parse().ok()?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        _ => return None,
-    };
-    n.checked_mul(1u64 << shift)
+    archbuild_store::parse_size(value)
 }
 
 #[cfg(test)]

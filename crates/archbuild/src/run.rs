@@ -362,13 +362,11 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     }
 
     let remote_stats = remote.map(|r| r.stats());
-    if let Some(stats) = remote_stats.as_ref().filter(|_| !b.quiet) {
+    // Build scripts show them as cargo warnings; other callers have them in the report (the
+    // CLI prints them with its own styling).
+    if let Some(stats) = remote_stats.as_ref().filter(|_| p.env.cargo_metadata()) {
         for w in &stats.warnings {
-            if p.env.cargo_metadata() {
-                println!("cargo:warning=archbuild: {w}");
-            } else {
-                eprintln!("archbuild: warning: {w}");
-            }
+            println!("cargo:warning=archbuild: {w}");
         }
     }
     let records: Vec<JobRecord> = done

@@ -154,6 +154,24 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     if let Some(e) = &r.cache_eviction {
         shell.note(e.to_string());
     }
+    if let Some(remote) = &r.remote {
+        shell.note(format!(
+            "remote cache {} ({}): {} hit(s), {} miss(es), {} written{}",
+            remote.url,
+            remote.mode,
+            remote.hits,
+            remote.misses,
+            remote.writes,
+            if remote.rejected > 0 {
+                format!(", {} rejected", remote.rejected)
+            } else {
+                String::new()
+            }
+        ));
+        for w in &remote.warnings {
+            shell.warn(w);
+        }
+    }
 }
 
 /// Reads each fat binary back: kernel coverage, and the local GPUs' verdicts.

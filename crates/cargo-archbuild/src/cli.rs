@@ -104,6 +104,20 @@ pub struct CompileOptions {
     /// Image compression in the fat binary: none, speed (LZ4), balance (zstd), size
     #[arg(long, value_name = "MODE")]
     pub compression: Option<String>,
+
+    /// Share results through a remote cache: redis://host:port/db, webdav://host/path,
+    /// s3://bucket/prefix, gs://bucket/prefix, azblob://container/prefix, gha, file:///dir
+    /// (overrides ARCHBUILD_REMOTE_CACHE; `off` turns it off)
+    #[arg(long, value_name = "URL")]
+    pub remote_cache: Option<String>,
+
+    /// Whether this build may write to the remote cache: read-write or read-only
+    #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
+    pub remote_cache_mode: Option<archbuild::RemoteMode>,
+}
+
+fn parse_remote_mode(s: &str) -> Result<archbuild::RemoteMode, String> {
+    archbuild::RemoteMode::parse(s, "--remote-cache-mode").map_err(|e| e.to_string())
 }
 
 impl CompileOptions {
@@ -117,6 +131,12 @@ impl CompileOptions {
         }
         if let Some(c) = &self.compression {
             b.compression(c);
+        }
+        if let Some(u) = &self.remote_cache {
+            b.remote_cache(u);
+        }
+        if let Some(m) = self.remote_cache_mode {
+            b.remote_cache_mode(m);
         }
     }
 }

@@ -1,0 +1,79 @@
+//! The JIT cache's remote tier against a real Redis on 127.0.0.1: a PTX-only fat binary built
+//! by the real toolkit is JIT-compiled once on "machine A" (its own home); "machine B" (another
+//! home, the same remote and the same driver) loads it as a cached JIT without compiling. The
+//! driver is archbuild's simulated one (CI has no GPU); `docs/gpu-results.md` has the same on
+//! an H100/H200.
+
+use archbuild::{Build, Env};
+use archbuild_arch::CudaVersion;
+use archbuild_runtime::{CacheStatus, FatBinary, JitCache, LoadPath, Loader, SimDriver};
+use archbuild_store::{Remote, RemoteConfig};
+use archbuild_tests::servers::{require, Server};
+
+#[test]
+fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
+    let redis = match require("redis-server").and_then(|_| Server::redis()) {
+        Ok(s) => s,
+        Err(why) if std::env::var_os("CI").is_none() => return println!("skipped: {why}"),
+        Err(why) => panic!("{why}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n",
+    )
+    .unwrap();
+    let report = Build::new()
+        .toolkit(archbuild_tests::toolkit().clone())
+        .env(Env::from_vars([(
+            "PATH",
+            std::env::var_os("PATH").unwrap_or_default(),
+        )]))
+        .manifest_dir(dir.path())
+        .cache(false)
+        .out_dir(dir.path().join("out"))
+        .file("k.cu")
+        .archs("compute_80")
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fb = FatBinary::from_vec(std::fs::read(&report.modules[0].fatbin).unwrap()).unwrap();
+
+    let remote = || {
+        let config = RemoteConfig::new(&redis.url(), "test").unwrap();
+        Some(Remote::open(config))
+    };
+    let driver = SimDriver::new(CudaVersion::new(13, 5)).with_gpu(9, 0);
+    let home_a = JitCache::open(dir.path().join("a/jit"))
+        .unwrap()
+        .with_remote(remote());
+    // The driver's own JIT (not an nvJitLink found on this machine), so its count is the proof.
+    let a = Loader::with_driver(&driver)
+        .nvjitlink(None)
+        .cache(Some(home_a.clone()));
+    let first = a.load(&fb, 0).unwrap().report;
+    assert_eq!(
+        (first.path, first.cache),
+        (LoadPath::DriverJit, CacheStatus::Stored)
+    );
+    assert_eq!(driver.jit_count(), 1);
+    assert_eq!(home_a.remote_stats().unwrap().writes, 1);
+
+    let home_b = JitCache::open(dir.path().join("b/jit"))
+        .unwrap()
+        .with_remote(remote());
+    let b = Loader::with_driver(&driver)
+        .nvjitlink(None)
+        .cache(Some(home_b.clone()));
+    let second = b.load(&fb, 0).unwrap().report;
+    assert!(
+        matches!(second.path, LoadPath::CachedJit(_)) && second.cache == CacheStatus::Hit,
+        "{second:?}"
+    );
+    assert_eq!(driver.jit_count(), 1, "machine B compiled the PTX again");
+    let stats = home_b.remote_stats().unwrap();
+    assert_eq!((stats.hits, stats.rejected), (1, 0), "{stats:?}");
+    // Kept locally: B's next start makes no network round trip.
+    assert_eq!(home_b.entries().len(), 1);
+}
