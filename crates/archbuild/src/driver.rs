@@ -106,7 +106,7 @@ pub(crate) struct Compiler<'a> {
     pub jobs: &'a [Job],
     pub store: Option<Store>,
     pub hashes: FileHashes,
-    roots: Roots,
+    pub roots: Roots,
     base: Key,
     tmp: tempfile::TempDir,
     limiter: Limiter,

@@ -34,6 +34,7 @@ mod manifest;
 mod pack;
 mod paths;
 mod plan;
+pub mod prebuilt;
 mod process;
 mod provision;
 mod remote;

@@ -111,6 +111,8 @@ pub struct BuildReport {
     pub remote: Option<archbuild_store::RemoteStats>,
     /// Modules taken from prebuilt fat binaries (`ARCHBUILD_PREBUILT`) instead of compiled.
     pub prebuilt: Vec<String>,
+    /// Warnings for the user (a prebuilt fat binary not used, and why).
+    pub warnings: Vec<String>,
     pub seconds: f64,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,

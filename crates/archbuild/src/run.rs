@@ -13,6 +13,7 @@ use crate::builder::Build;
 use crate::cache::Store;
 use crate::codegen::{self, ModuleCode};
 use crate::config::{self, ArchSource, ResolvedArchs};
+use crate::deps::{self, FileHashes, Roots};
 use crate::discover::Discovery;
 use crate::driver::{Compiler, JobOut};
 use crate::env::Env;
@@ -21,7 +22,9 @@ use crate::exec::{self, Outcome};
 use crate::manifest::PackageConfig;
 use crate::paths::{write_if_changed, Home};
 use crate::plan::{self, Module, Phase, Settings};
+use crate::prebuilt;
 use crate::process::Cmd;
+use crate::report::ModuleReport;
 use crate::report::{BuildReport, JobRecord};
 use crate::setup;
 use crate::toolkit::Toolkit;
@@ -240,7 +243,48 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
     let out = out_root.join(name);
-    let p = prepare(b, name, Some(&out))?;
+    let mut p = prepare(b, name, Some(&out))?;
+    let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
+    let settings_key = prebuilt::settings_key(&p.settings, &format!("{:?}", p.compression));
+    let roots = Roots {
+        base: deps::lexical(&p.settings.base_dir),
+        toolkit: deps::lexical(p.toolkit.root()),
+    };
+    let mut warnings = Vec::new();
+    let mut modules = Vec::new();
+    let mut prebuilt_used = Vec::new();
+    let mut deps: Vec<PathBuf> = Vec::new();
+    let prebuilt_dir = b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR));
+    if let Some(dir) = &prebuilt_dir {
+        let hashes = FileHashes::default();
+        let mut rest = Vec::new();
+        for module in std::mem::take(&mut p.modules) {
+            let targets: Vec<String> = module
+                .archs
+                .list
+                .targets()
+                .iter()
+                .map(Target::to_string)
+                .collect();
+            match prebuilt::check(dir, &module.name, &targets, &settings_key, &roots, &hashes) {
+                Ok(bytes) => {
+                    let (report, inputs) = use_prebuilt(&module, &out, &bytes, dir, &roots)?;
+                    deps.extend(inputs);
+                    prebuilt_used.push(module.name.clone());
+                    modules.push(report);
+                }
+                Err(why) => {
+                    warnings.push(format!(
+                        "the prebuilt {} is not used: {why}; compiling `{}` instead",
+                        dir.join(format!("{}.fatbin", module.name)).display(),
+                        module.name
+                    ));
+                    rest.push(module);
+                }
+            }
+        }
+        p.modules = rest;
+    }
     let jobs = plan::plan_jobs(&p.modules);
     let remote = if p.cache_on {
         crate::remote::open(p.remote.clone())
@@ -280,8 +324,6 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         })
         .collect::<Result<_>>()?;
 
-    let mut modules = Vec::new();
-    let mut deps: Vec<PathBuf> = Vec::new();
     for (m, module) in p.modules.iter().enumerate() {
         let packed = crate::pack::pack(
             module,
@@ -302,11 +344,16 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
+        write_record(&compiler, module, &report, &module_deps, &settings_key, &p)?;
         modules.push(report);
         deps.extend(module_deps);
     }
+    modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
     deps.sort();
     deps.dedup();
+    for w in warnings.iter().filter(|_| p.env.cargo_metadata()) {
+        println!("cargo:warning=archbuild: {w}");
+    }
 
     let rust_module = if b.no_rust_module {
         None
@@ -394,10 +441,108 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         env_vars: p.env.read_names(),
         cache_eviction,
         remote: remote_stats,
-        prebuilt: Vec::new(),
+        prebuilt: prebuilt_used,
+        warnings,
         seconds: start.elapsed().as_secs_f64(),
         arch_list: p.archs.list.clone(),
     })
+}
+
+/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
+const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
+
+/// Writes a prebuilt fat binary (and its record) into the output directory; returns its report
+/// and the inputs to watch.
+fn use_prebuilt(
+    module: &plan::Module,
+    out: &Path,
+    bytes: &[u8],
+    dir: &Path,
+    roots: &Roots,
+) -> Result<(ModuleReport, Vec<PathBuf>)> {
+    let path = out.join(format!("{}.fatbin", module.name));
+    write_if_changed(&path, bytes).map_err(|e| Error::io("write", &path, e))?;
+    let from = prebuilt::record_path(&dir.join(format!("{}.fatbin", module.name)));
+    let record = prebuilt::Record::read(&from).map_err(|detail| Error::Config {
+        what: "prebuilt record",
+        origin: PREBUILT_VAR.to_owned(),
+        value: from.display().to_string(),
+        hint: detail,
+    })?;
+    record
+        .write(&prebuilt::record_path(&path))
+        .map_err(|e| Error::io("write", prebuilt::record_path(&path), e))?;
+    let images = archbuild_fatbin::read_any(bytes).map_err(|e| Error::Pack {
+        module: module.name.clone(),
+        source: Box::new(e),
+    })?;
+    let mut kernels: Vec<String> = images.iter().flat_map(|i| i.kernels.clone()).collect();
+    kernels.sort();
+    kernels.dedup();
+    let inputs = record
+        .inputs
+        .iter()
+        .filter(|(p, _)| p.starts_with("b:"))
+        .filter_map(|(p, _)| roots.local(p))
+        .collect();
+    let report = ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: path,
+        bytes: bytes.len(),
+        archs: module.archs.list.to_string(),
+        targets: record.targets.clone(),
+        kernels,
+    };
+    Ok((report, inputs))
+}
+
+/// Writes the record beside a fat binary this build packed, unless an identical one is there.
+fn write_record(
+    compiler: &Compiler<'_>,
+    module: &plan::Module,
+    report: &ModuleReport,
+    module_deps: &[PathBuf],
+    settings_key: &str,
+    p: &Prepared,
+) -> Result<()> {
+    let Some(inputs) = deps::inputs(
+        &compiler.roots,
+        module_deps,
+        &p.settings.includes,
+        &compiler.hashes,
+    ) else {
+        return Ok(());
+    };
+    let path = prebuilt::record_path(&report.fatbin);
+    if let Ok(old) = prebuilt::Record::read(&path) {
+        let mut targets = report.targets.clone();
+        targets.sort();
+        let mut deps = inputs.deps.clone();
+        deps.sort();
+        deps.dedup();
+        if old.module == module.name
+            && old.settings == settings_key
+            && old.targets == targets
+            && old.inputs == deps
+            && crate::paths::file_stamp(&report.fatbin)
+                .is_some_and(|(len, _)| len == report.bytes as u64)
+        {
+            return Ok(());
+        }
+    }
+    let bytes = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
+    let record = prebuilt::Record::new(
+        &module.name,
+        &report.targets,
+        settings_key.to_owned(),
+        p.toolkit.release(),
+        inputs,
+        &bytes,
+    );
+    record
+        .write(&path)
+        .map_err(|e| Error::io("write", &path, e))
 }
 
 /// System headers are hashed for the cache but not handed to Cargo's change tracking.

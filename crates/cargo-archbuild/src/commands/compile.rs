@@ -86,6 +86,11 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         })?;
     let bytes = crate::files::read_input(&built.fatbin)?;
     write_atomic(&args.output, &bytes)?;
+    // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT).
+    let record = archbuild::prebuilt::record_path(&built.fatbin);
+    if let Ok(json) = std::fs::read(&record) {
+        write_atomic(&archbuild::prebuilt::record_path(&args.output), &json)?;
+    }
     drop(staging);
     let mut outcome = outcome;
     for m in outcome

@@ -36,6 +36,7 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
     let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let merged = merge(&slices).map_err(|e| merge_error(e, &args.files))?;
     write_atomic(&args.output, &merged)?;
+    merge_records(args, &merged, shell)?;
     let targets: Vec<String> = read_any(&merged)
         .map_err(|e| CliError::Internal {
             message: format!("the merged fat binary does not read back: {e}"),
@@ -68,6 +69,34 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
         ),
     );
     Ok(())
+}
+
+/// Merges the inputs' records (what each shard was built from) into the output's, so the
+/// merged fat binary can serve as ARCHBUILD_PREBUILT; without a record for every input, the
+/// output gets none and a warning says why.
+fn merge_records(args: &MergeArgs, merged: &[u8], shell: &Shell) -> Result<(), CliError> {
+    use archbuild::prebuilt::{merge_records, record_path, Record};
+    let out = record_path(&args.output);
+    let mut records = Vec::new();
+    for f in &args.files {
+        match Record::read(&record_path(f)) {
+            Ok(r) => records.push(r),
+            Err(why) => {
+                let _ = std::fs::remove_file(&out);
+                shell.warn(format!(
+                    "{why}; {} gets no record, so builds will not take it as prebuilt \
+                     (ARCHBUILD_PREBUILT); keep each shard's `.archbuild.json` beside its fat binary",
+                    args.output.display()
+                ));
+                return Ok(());
+            }
+        }
+    }
+    let record = merge_records(&records, merged).map_err(|message| CliError::Merge { message })?;
+    let json = serde_json::to_vec_pretty(&record).map_err(|e| CliError::Internal {
+        message: e.to_string(),
+    })?;
+    write_atomic(&out, &json)
 }
 
 /// Replaces the library's "input N" with the file names the user typed.

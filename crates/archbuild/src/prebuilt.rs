@@ -1,0 +1,226 @@
+//! Prebuilt fat binaries: what a CI matrix compiled flows back into cargo builds.
+//!
+//! Every fat binary archbuild writes gets a *record* beside it, `<module>.fatbin.archbuild.json`:
+//! its targets, a key of the settings that shape it (flags, include dirs, defines,
+//! compression), every input the compiles read with its content hash (paths portable, as in
+//! the build cache's manifests, so a record made on a CI runner checks out on a laptop), the
+//! probes (`__has_include` names, shadowing candidates) with their state, and the fat binary's
+//! own hash. `cargo archbuild merge` merges the records of CI shards.
+//!
+//! A build given `ARCHBUILD_PREBUILT=<dir>` (or `Build::prebuilt`) takes `<dir>/<module>.fatbin`
+//! only when its record matches this build exactly — same targets, same settings, every input
+//! and probe unchanged, the file intact — and compiles the module otherwise, saying why. A
+//! prebuilt fat binary is therefore never silently stale.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{Key, KeyBuilder};
+use crate::deps::{FileHashes, Inputs, Roots};
+use crate::plan::{relative, Settings};
+
+/// The record's format version.
+const FORMAT: u32 = 1;
+
+/// What a fat binary was built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub format: u32,
+    pub module: String,
+    /// nvcc names (`sm_86`, `compute_89`), sorted.
+    pub targets: Vec<String>,
+    /// Hash of the settings that shape the output (`settings_key`).
+    pub settings: String,
+    /// The toolkit release that built it (informational).
+    pub toolkit: String,
+    /// `(portable path, content hash)` of every input, sorted.
+    pub inputs: Vec<(String, String)>,
+    /// `(portable path, hash or "-" for absent)`, sorted.
+    pub probes: Vec<(String, String)>,
+    /// SHA-256 of the fat binary.
+    pub fatbin_sha256: String,
+}
+
+/// The record's path for a fat binary.
+pub fn record_path(fatbin: &Path) -> PathBuf {
+    let mut p = fatbin.as_os_str().to_owned();
+    p.push(".archbuild.json");
+    PathBuf::from(p)
+}
+
+/// The settings that shape a module's fat binary besides its inputs and targets.
+pub(crate) fn settings_key(s: &Settings, compression: &str) -> String {
+    let mut b = KeyBuilder::new("prebuilt-settings");
+    for f in &s.nvcc_flags {
+        b.str("nvcc", f);
+    }
+    for f in &s.ptxas_flags {
+        b.str("ptxas", f);
+    }
+    for i in &s.includes {
+        b.str("include", &relative(&s.base_dir, i).to_string_lossy());
+    }
+    for d in &s.defines {
+        b.str("define", d);
+    }
+    b.str("compression", compression);
+    b.finish().hex()
+}
+
+impl Record {
+    pub(crate) fn new(
+        module: &str,
+        targets: &[String],
+        settings: String,
+        toolkit: &str,
+        inputs: Inputs,
+        fatbin: &[u8],
+    ) -> Self {
+        let mut targets = targets.to_vec();
+        targets.sort();
+        let mut r = Self {
+            format: FORMAT,
+            module: module.to_owned(),
+            targets,
+            settings,
+            toolkit: toolkit.to_owned(),
+            inputs: inputs.deps,
+            probes: inputs.probes,
+            fatbin_sha256: Key::of(fatbin).hex(),
+        };
+        r.inputs.sort();
+        r.inputs.dedup();
+        r.probes.sort();
+        r.probes.dedup();
+        r
+    }
+
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let r: Record = serde_json::from_slice(&text)
+            .map_err(|e| format!("{} is not an archbuild record: {e}", path.display()))?;
+        if r.format != FORMAT {
+            return Err(format!(
+                "{} has record format {} (this archbuild reads {FORMAT})",
+                path.display(),
+                r.format
+            ));
+        }
+        Ok(r)
+    }
+
+    pub(crate) fn write(&self, path: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        crate::paths::write_if_changed(path, &json).map(|_| ())
+    }
+}
+
+/// Merges the records of CI shards of one module: same module, settings and inputs (else the
+/// shards built different sources and the merge would be a lie); targets united; the merged fat
+/// binary's hash.
+pub fn merge_records(records: &[Record], merged_fatbin: &[u8]) -> Result<Record, String> {
+    let first = records.first().ok_or("no records to merge")?;
+    let mut targets = Vec::new();
+    let mut probes: BTreeMap<String, String> = BTreeMap::new();
+    let mut inputs: BTreeMap<String, String> = BTreeMap::new();
+    for r in records {
+        if (&r.module, &r.settings) != (&first.module, &first.settings) {
+            return Err(format!(
+                "the shards were built differently: `{}` with settings {} vs `{}` with settings {}; \
+                 build every shard from the same commit with the same flags",
+                first.module, &first.settings[..12], r.module, &r.settings[..12]
+            ));
+        }
+        for (p, h) in r.inputs.iter().chain(&r.probes) {
+            let map = if r.inputs.iter().any(|(q, _)| q == p) {
+                &mut inputs
+            } else {
+                &mut probes
+            };
+            if let Some(old) = map.insert(p.clone(), h.clone()) {
+                if old != *h {
+                    return Err(format!(
+                        "the shards saw different contents of `{p}`; build every shard from the \
+                         same commit"
+                    ));
+                }
+            }
+        }
+        targets.extend(r.targets.iter().cloned());
+    }
+    targets.sort();
+    targets.dedup();
+    Ok(Record {
+        format: FORMAT,
+        module: first.module.clone(),
+        targets,
+        settings: first.settings.clone(),
+        toolkit: first.toolkit.clone(),
+        inputs: inputs.into_iter().collect(),
+        probes: probes.into_iter().collect(),
+        fatbin_sha256: Key::of(merged_fatbin).hex(),
+    })
+}
+
+/// Checks `<dir>/<module>.fatbin` against this build; its bytes when it matches, else why not.
+pub(crate) fn check(
+    dir: &Path,
+    module: &str,
+    targets: &[String],
+    settings: &str,
+    roots: &Roots,
+    hashes: &FileHashes,
+) -> Result<Vec<u8>, String> {
+    let fatbin = dir.join(format!("{module}.fatbin"));
+    let record = Record::read(&record_path(&fatbin))?;
+    let mut want = targets.to_vec();
+    want.sort();
+    if record.targets != want {
+        return Err(format!(
+            "it holds {} but this build needs {}",
+            record.targets.join(" "),
+            want.join(" ")
+        ));
+    }
+    if record.settings != settings {
+        return Err("it was built with other flags, include dirs, defines or compression".into());
+    }
+    for (p, h) in &record.inputs {
+        let now = roots
+            .local(p)
+            .and_then(|l| hashes.hash(&l))
+            .map_or_else(|| "-".to_owned(), |k| k.hex());
+        if now != *h {
+            return Err(format!("`{}` changed since it was built", display(p)));
+        }
+    }
+    for (p, h) in &record.probes {
+        let now = roots
+            .local(p)
+            .and_then(|l| hashes.hash(&l))
+            .map_or_else(|| "-".to_owned(), |k| k.hex());
+        if now != *h {
+            return Err(format!(
+                "`{}` {} since it was built",
+                display(p),
+                if h == "-" {
+                    "appeared"
+                } else {
+                    "changed or vanished"
+                }
+            ));
+        }
+    }
+    let bytes = std::fs::read(&fatbin).map_err(|e| format!("cannot read it: {e}"))?;
+    if Key::of(&bytes).hex() != record.fatbin_sha256 {
+        return Err("the file does not match its record (damaged or replaced)".into());
+    }
+    Ok(bytes)
+}
+
+fn display(portable: &str) -> &str {
+    portable.split_once(':').map_or(portable, |(_, p)| p)
+}
