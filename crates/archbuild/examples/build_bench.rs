@@ -4,7 +4,7 @@
 //! cargo run --release -p archbuild --example build_bench [-- [path/to/kernels.cu] [--reps N]]
 //! ```
 //!
-//! Default source: `shared/bench/bench_kernels.cu` next to the checkout. Targets: sm_75, sm_80,
+//! Default source: `benches/inputs/bench_kernels.cu` in this repository. Targets: sm_75, sm_80,
 //! sm_86, sm_89, sm_90 + compute_90 (the 5-SM + PTX set of `docs/build.md`). Measures, on the
 //! same machine in one run:
 //!
@@ -74,7 +74,7 @@ fn main() {
         None => 1,
     };
     let src: PathBuf = args.first().map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/bench_kernels.cu")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
     });
     let src = std::fs::canonicalize(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
     let env = Env::process().with_cargo_metadata(false);

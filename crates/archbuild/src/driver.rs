@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
 use crate::plan::{
     cicc_command, cicc_command_keep, preprocess_command, ptxas_command, relative, Job, Module,
-    Phase, Settings,
+    Phase, Settings, PTXAS_IN, PTXAS_OUT,
 };
 use crate::process::Cmd;
 use crate::report::JobRecord;
@@ -210,7 +210,14 @@ impl<'a> Compiler<'a> {
         for d in &s.defines {
             b.str("define", d);
         }
-        b.str("launcher", if s.launcher.is_some() { "yes" } else { "no" });
+        b.str(
+            "launcher",
+            if s.launch_cicc && s.launcher.is_some() {
+                "yes"
+            } else {
+                "no"
+            },
+        );
         b.finish()
     }
 
@@ -272,14 +279,17 @@ impl<'a> Compiler<'a> {
                         return Ok(JobOut::cached(ck, vec![]));
                     }
                 }
-                let input_path = self.tmp.path().join(format!("{j}.in.ptx"));
-                let out = self.tmp.path().join(format!("{j}.cubin"));
-                std::fs::write(&input_path, ptx).map_err(|e| Failure {
-                    command: format!("write {}", input_path.display()),
-                    status: "i/o error".into(),
-                    output: e.to_string(),
-                })?;
-                let cmd = ptxas_command(self.tk, self.settings, arch, &input_path, &out);
+                let dir = self.tmp.path().join(j.to_string());
+                let input_path = dir.join(PTXAS_IN);
+                let out = dir.join(PTXAS_OUT);
+                std::fs::create_dir_all(&dir)
+                    .and_then(|()| std::fs::write(&input_path, ptx))
+                    .map_err(|e| Failure {
+                        command: format!("write {}", input_path.display()),
+                        status: "i/o error".into(),
+                        output: e.to_string(),
+                    })?;
+                let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
                 let (bytes, seconds) = self.execute(&cmd, &out)?;
                 let mut key = None;
                 if let Some(store) = store {
@@ -329,7 +339,7 @@ impl<'a> Compiler<'a> {
         }
         let depfile = self.tmp.path().join(format!("{j}.d"));
         let inputs_key = self.compile_inputs_key(module, arch);
-        let launcher = self.settings.launcher.is_some();
+        let launcher = self.settings.launch_cicc && self.settings.launcher.is_some();
         let mut pre: Option<(Key, Vec<PathBuf>)> = None;
         // Preprocessor mode pays off only when something was built before: on a first build it
         // would be a second preprocessing (the compile's kept output gives the same key).

@@ -31,8 +31,11 @@ pub(crate) struct Settings {
     pub defines: Vec<String>,
     /// Directory compiles run in; relative source paths are relative to it.
     pub base_dir: PathBuf,
-    /// `ARCHBUILD_COMPILER_LAUNCHER`, e.g. sccache.
+    /// `ARCHBUILD_COMPILER_LAUNCHER` (or `RUSTC_WRAPPER` when it is sccache), e.g. sccache.
     pub launcher: Option<PathBuf>,
+    /// Whether the launcher also wraps the cicc phase (`nvcc -ptx`); not for sccache, which
+    /// cannot cache it with CUDA 13.3 and newer (`docs/build.md`, "sccache").
+    pub launch_cicc: bool,
     /// Environment for the compilers beyond the inherited one (a fixed [`crate::Env`]'s set).
     pub child_env: Vec<(OsString, OsString)>,
 }
@@ -306,7 +309,7 @@ fn device_command(
         source.as_os_str().to_owned(),
     ]);
     // Preprocessing is not worth a launcher's round trip (and sccache would not cache it).
-    let launcher = if phase == "-ptx" {
+    let launcher = if phase == "-ptx" && s.launch_cicc {
         s.launcher.as_deref()
     } else {
         None
@@ -331,23 +334,26 @@ fn depfile_args(depfile: &Path) -> Vec<OsString> {
     }
 }
 
-/// The ptxas-phase command: the cubin for `sm_XY` from PTX.
-pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, ptx: &Path, out: &Path) -> Cmd {
+/// The ptxas-phase command: the cubin for `sm_XY` from `dir/in.ptx` to `dir/out.cubin`, run
+/// in `dir`. The command line is the same for every build of one target and flags, so a
+/// launcher that caches by command line and input (sccache) hits across builds; the cubin does
+/// not record file names.
+pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, dir: &Path) -> Cmd {
     let mut args: Vec<OsString> =
         vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
     args.extend(s.ptxas_flags.iter().map(OsString::from));
-    args.extend([
-        ptx.as_os_str().to_owned(),
-        "-o".into(),
-        out.as_os_str().to_owned(),
-    ]);
+    args.extend([PTXAS_IN.into(), "-o".into(), PTXAS_OUT.into()]);
     let mut cmd = Cmd::new(tk.tool("ptxas"))
         .args(args)
         .envs(s.child_env.clone())
         .with_launcher(s.launcher.as_deref());
-    cmd.cwd = Some(s.base_dir.clone());
+    cmd.cwd = Some(dir.to_path_buf());
     cmd
 }
+
+/// The ptxas job's input and output file names inside its directory.
+pub(crate) const PTXAS_IN: &str = "in.ptx";
+pub(crate) const PTXAS_OUT: &str = "out.cubin";
 
 #[cfg(test)]
 mod tests {

@@ -214,13 +214,7 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
                 ),
                 Phase::Ptxas(a) => (
                     "ptxas",
-                    plan::ptxas_command(
-                        &p.toolkit,
-                        &p.settings,
-                        a,
-                        &tmp.join(format!("{j}.in.ptx")),
-                        &tmp.join(format!("{j}.cubin")),
-                    ),
+                    plan::ptxas_command(&p.toolkit, &p.settings, a, &tmp.join(j.to_string())),
                 ),
             };
             (m.name.clone(), phase, job.label(), cmd.display())

@@ -44,7 +44,12 @@ pub(crate) fn settings(
         s.nvcc_flags
             .extend(extra.split_whitespace().map(str::to_owned));
     }
-    s.launcher = env.path("ARCHBUILD_COMPILER_LAUNCHER").map(|l| {
+    // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
+    // for sccache only (another wrapper may be rustc-specific).
+    let launcher = env
+        .path("ARCHBUILD_COMPILER_LAUNCHER")
+        .or_else(|| env.path("RUSTC_WRAPPER").filter(|w| is_sccache(w)));
+    s.launcher = launcher.map(|l| {
         if l.components().count() == 1 {
             let path = env.var_os("PATH").unwrap_or_default();
             std::env::split_paths(&path)
@@ -55,7 +60,17 @@ pub(crate) fn settings(
             l
         }
     });
+    s.launch_cicc = s.launcher.as_deref().is_some_and(|l| !is_sccache(l));
     s.finish("the nvcc flags (Build::flag, nvcc-flags in Cargo.toml, ARCHBUILD_NVCC_FLAGS)")
+}
+
+/// Whether a launcher is sccache (by file name: `sccache`, `sccache-0.16`, `sccache.exe`).
+fn is_sccache(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| {
+        n.to_string_lossy()
+            .to_ascii_lowercase()
+            .starts_with("sccache")
+    })
 }
 
 pub(crate) fn compression(

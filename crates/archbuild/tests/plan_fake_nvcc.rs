@@ -59,27 +59,9 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     assert_eq!(
         ptxas_calls,
         [
-            &ptxas(&[
-                "-arch=sm_75",
-                "-m64",
-                "<tmp>/3.in.ptx",
-                "-o",
-                "<tmp>/3.cubin"
-            ]),
-            &ptxas(&[
-                "-arch=sm_86",
-                "-m64",
-                "<tmp>/4.in.ptx",
-                "-o",
-                "<tmp>/4.cubin"
-            ]),
-            &ptxas(&[
-                "-arch=sm_89",
-                "-m64",
-                "<tmp>/5.in.ptx",
-                "-o",
-                "<tmp>/5.cubin"
-            ]),
+            &ptxas(&["-arch=sm_75", "-m64", "in.ptx", "-o", "out.cubin"]),
+            &ptxas(&["-arch=sm_86", "-m64", "in.ptx", "-o", "out.cubin"]),
+            &ptxas(&["-arch=sm_89", "-m64", "in.ptx", "-o", "out.cubin"]),
         ]
     );
 
