@@ -61,15 +61,23 @@ struct Server {
     _dir: tempfile::TempDir,
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 impl Server {
     fn start(bin: PathBuf) -> Self {
+        Self::start_with(bin, Vec::new())
+    }
+
+    fn start_with(bin: PathBuf, extra: Vec<(String, String)>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let env = vec![
+        let port = free_port();
+        let mut env = vec![
             ("SCCACHE_SERVER_PORT".into(), port.to_string()),
             (
                 "SCCACHE_DIR".into(),
@@ -77,6 +85,7 @@ impl Server {
             ),
             ("SCCACHE_IDLE_TIMEOUT".into(), "0".into()),
         ];
+        env.extend(extra);
         let s = Self {
             bin,
             env,
@@ -194,4 +203,145 @@ fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
     for r in [&first, &second, &third] {
         assert!(fatbins(r) == fatbins(&plain), "sccache changed the output");
     }
+}
+
+/// A child process killed on drop.
+struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `sccache-dist`: a scheduler and a build server (bubblewrap sandbox, so root) on 127.0.0.1,
+/// and a client whose ptxas jobs the build server runs. Skips, saying why, without root or
+/// bubblewrap.
+#[test]
+fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
+    let bin = match sccache() {
+        Ok(b) => b,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let bwrap = Path::new("/usr/bin/bwrap");
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc_geteuid() } == 0;
+    if !bwrap.is_file() || !root {
+        return println!(
+            "skipped: sccache-dist's build server needs root and bubblewrap (apt-get install \
+             bubblewrap)"
+        );
+    }
+    let dist = bin.with_file_name("sccache-dist");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (sched_port, server_port) = (free_port(), free_port());
+    for sub in ["toolchains", "build", "client-toolchains"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    std::fs::write(
+        d.join("scheduler.conf"),
+        format!(
+            "public_addr = \"127.0.0.1:{sched_port}\"\n[client_auth]\ntype = \"token\"\n\
+             token = \"client\"\n[server_auth]\ntype = \"token\"\ntoken = \"server\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("server.conf"),
+        format!(
+            "cache_dir = \"{}\"\npublic_addr = \"127.0.0.1:{server_port}\"\n\
+             scheduler_url = \"http://127.0.0.1:{sched_port}\"\n[builder]\ntype = \"overlay\"\n\
+             build_dir = \"{}\"\nbwrap_path = \"/usr/bin/bwrap\"\n[scheduler_auth]\n\
+             type = \"token\"\ntoken = \"server\"\n",
+            d.join("toolchains").display(),
+            d.join("build").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("client.conf"),
+        format!(
+            "[dist]\nscheduler_url = \"http://127.0.0.1:{sched_port}\"\ntoolchains = []\n\
+             cache_dir = \"{}\"\n[dist.auth]\ntype = \"token\"\ntoken = \"client\"\n",
+            d.join("client-toolchains").display()
+        ),
+    )
+    .unwrap();
+    let daemon = |role: &str| {
+        let log = std::fs::File::create(d.join(format!("{role}.log"))).unwrap();
+        Daemon(
+            Command::new(&dist)
+                .args([role, "--config"])
+                .arg(d.join(format!("{role}.conf")))
+                .env("SCCACHE_NO_DAEMON", "1")
+                .env("SCCACHE_LOG", "info")
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .spawn()
+                .unwrap(),
+        )
+    };
+    let _scheduler = daemon("scheduler");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _server = daemon("server");
+    let client = Server::start_with(
+        bin,
+        vec![(
+            "SCCACHE_CONF".into(),
+            d.join("client.conf").display().to_string(),
+        )],
+    );
+    // Bounded wait for the build server to register with the scheduler.
+    let registered = (0..100).any(|_| {
+        let out = client.cmd().arg("--dist-status").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if text.contains("\"num_servers\":1") {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        false
+    });
+    let logs = || {
+        ["scheduler", "server"]
+            .map(|r| std::fs::read_to_string(d.join(format!("{r}.log"))).unwrap_or_default())
+            .join("\n")
+    };
+    assert!(registered, "the build server did not register:\n{}", logs());
+
+    let work = tempfile::tempdir().unwrap();
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
+    std::fs::create_dir_all(work.path().join("pkg/kernels")).unwrap();
+    for e in std::fs::read_dir(kernels).unwrap().flatten() {
+        std::fs::copy(e.path(), work.path().join("pkg/kernels").join(e.file_name())).unwrap();
+    }
+    let plain = build(work.path(), "plain", None, &client);
+    let r = build(
+        work.path(),
+        "dist",
+        Some(("ARCHBUILD_COMPILER_LAUNCHER", &client.bin)),
+        &client,
+    );
+    assert!(fatbins(&r) == fatbins(&plain), "distributed output differs");
+    let out = client
+        .cmd()
+        .args(["--show-stats", "--stats-format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dist_compiles: u64 = v["stats"]["dist_compiles"]
+        .as_object()
+        .map(|m| m.values().filter_map(|c| c.as_u64()).sum())
+        .unwrap_or(0);
+    assert_eq!(
+        dist_compiles, 4,
+        "the four ptxas jobs ran on the build server: {v}\n{}",
+        logs()
+    );
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
 }
