@@ -343,6 +343,14 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
     deps.sort();
     deps.dedup();
+    if p.env.cargo_metadata() && !prebuilt_used.is_empty() {
+        println!(
+            "cargo:warning=archbuild: using prebuilt fat binaries for {} from {} (checked against \
+             the sources, flags and targets; nothing compiled for them)",
+            prebuilt_used.join(", "),
+            prebuilt_dir.as_deref().unwrap_or(Path::new("?")).display()
+        );
+    }
     for w in warnings.iter().filter(|_| p.env.cargo_metadata()) {
         println!("cargo:warning=archbuild: {w}");
     }
