@@ -314,7 +314,11 @@ fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
     let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
     std::fs::create_dir_all(work.path().join("pkg/kernels")).unwrap();
     for e in std::fs::read_dir(kernels).unwrap().flatten() {
-        std::fs::copy(e.path(), work.path().join("pkg/kernels").join(e.file_name())).unwrap();
+        std::fs::copy(
+            e.path(),
+            work.path().join("pkg/kernels").join(e.file_name()),
+        )
+        .unwrap();
     }
     let plain = build(work.path(), "plain", None, &client);
     let r = build(
@@ -335,7 +339,8 @@ fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
         .map(|m| m.values().filter_map(|c| c.as_u64()).sum())
         .unwrap_or(0);
     assert_eq!(
-        dist_compiles, 4,
+        dist_compiles,
+        4,
         "the four ptxas jobs ran on the build server: {v}\n{}",
         logs()
     );

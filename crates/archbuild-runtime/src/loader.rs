@@ -475,6 +475,30 @@ fn ptx_too_new(
     }))
 }
 
+/// The JIT compiler's identity in cache keys. The driver's JIT is identified by the driver's
+/// exact build where the kernel module reports it (`/proc/driver/nvidia/version`), not only by
+/// its CUDA version: two driver builds of one CUDA release may compile PTX differently, and a
+/// shared cache must not hand one's cubin to the other.
+fn compiler_key(compiler: Compiler) -> String {
+    static BUILD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    match compiler {
+        Compiler::Driver(_) => match BUILD.get_or_init(driver_build) {
+            Some(b) => format!("{compiler} ({b})"),
+            None => compiler.to_string(),
+        },
+        Compiler::NvJitLink(_) => compiler.to_string(),
+    }
+}
+
+/// `580.159.04` from `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  …`.
+fn driver_build() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().find(|l| l.starts_with("NVRM version"))?;
+    line.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
+        .map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,28 +542,4 @@ mod tests {
         let err = loader.load(&fatbin("9.5"), 0).unwrap_err();
         assert!(matches!(err, Error::NvJitLinkLoad { .. }), "{err}");
     }
-}
-
-/// The JIT compiler's identity in cache keys. The driver's JIT is identified by the driver's
-/// exact build where the kernel module reports it (`/proc/driver/nvidia/version`), not only by
-/// its CUDA version: two driver builds of one CUDA release may compile PTX differently, and a
-/// shared cache must not hand one's cubin to the other.
-fn compiler_key(compiler: Compiler) -> String {
-    static BUILD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    match compiler {
-        Compiler::Driver(_) => match BUILD.get_or_init(driver_build) {
-            Some(b) => format!("{compiler} ({b})"),
-            None => compiler.to_string(),
-        },
-        Compiler::NvJitLink(_) => compiler.to_string(),
-    }
-}
-
-/// `580.159.04` from `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  …`.
-fn driver_build() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    let line = text.lines().find(|l| l.starts_with("NVRM version"))?;
-    line.split_whitespace()
-        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
-        .map(str::to_owned)
 }
