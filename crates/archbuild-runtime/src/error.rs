@@ -55,6 +55,28 @@ pub enum Error {
         source: Box<archbuild_fatbin::Error>,
     },
 
+    /// A kernel the image loaded for this GPU does not contain.
+    #[error("{gpu}: the loaded image {image} has no kernel `{kernel}`: {present_in}; fix: {fix}")]
+    KernelMissing {
+        kernel: String,
+        gpu: String,
+        image: String,
+        present_in: String,
+        fix: String,
+    },
+
+    /// A variant group that was never declared.
+    #[error(
+        "no variant group `{group}` is declared for this fat binary (declared: {declared}); \
+         fix: pass the module's generated VARIANTS table to `FatBinary::with_variants`, or use \
+         one of the declared names"
+    )]
+    UnknownVariantGroup { group: String, declared: String },
+
+    /// The image loaded for this GPU has no variant of a group.
+    #[error("{gpu}: {choice}; fix: build one of the group's kernels for this GPU's arch, or add a fallback kernel that every arch compiles")]
+    NoVariant { gpu: String, choice: String },
+
     /// No image of the fat binary can run on this GPU.
     #[error("{gpu}: {reason}; {fix}")]
     NoImage {

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use archbuild_arch::{ImageInfo, PtxIsa, Target};
+use archbuild_arch::{ImageInfo, PtxIsa, Target, TargetKind};
 use archbuild_fatbin::{read_fatbin, Compression, Container, Entry};
 use sha2::{Digest, Sha256};
 
@@ -41,6 +41,10 @@ pub struct FatBinary {
     images: Vec<Image>,
     /// Per image, a digest of its stored bytes, computed on first need (JIT cache keys).
     digests: Vec<OnceLock<[u8; 32]>>,
+    /// Per image, its kernel names, read on first need (variants, missing-kernel errors).
+    kernels: Vec<OnceLock<Vec<String>>>,
+    /// Kernel variant groups the loader resolves ([`FatBinary::with_variants`]).
+    variants: Vec<crate::variants::VariantGroup>,
 }
 
 impl FatBinary {
@@ -97,11 +101,74 @@ impl FatBinary {
             });
         }
         let digests = images.iter().map(|_| OnceLock::new()).collect();
+        let kernels = images.iter().map(|_| OnceLock::new()).collect();
         Ok(Self {
             bytes,
             images,
             digests,
+            kernels,
+            variants: Vec::new(),
         })
+    }
+
+    /// Declares kernel variant groups (the generated `VARIANTS` table of a module): every load
+    /// resolves each group on the chosen image (`Loaded::variant`, the load report, preflight).
+    pub fn with_variants(mut self, table: &[(&str, &[&str])]) -> Self {
+        self.variants = crate::variants::VariantGroup::from_table(table);
+        self
+    }
+
+    /// Declares variant groups built in code.
+    pub fn with_variant_groups(mut self, groups: Vec<crate::variants::VariantGroup>) -> Self {
+        self.variants = groups;
+        self
+    }
+
+    /// The declared variant groups.
+    pub fn variant_groups(&self) -> &[crate::variants::VariantGroup] {
+        &self.variants
+    }
+
+    /// The kernel names of image `index` (PTX `.entry` names or cubin entry symbols), read
+    /// and remembered on first need.
+    pub fn image_kernels(&self, index: usize) -> Result<&[String]> {
+        let Some(slot) = self.kernels.get(index) else {
+            return Ok(&[]);
+        };
+        if let Some(k) = slot.get() {
+            return Ok(k);
+        }
+        let data = self.image_data(index)?;
+        let img = &self.images[index];
+        let bad = |source| Error::Image {
+            index,
+            target: img.target.to_string(),
+            source: Box::new(source),
+        };
+        let names = match img.target.kind {
+            TargetKind::Ptx => {
+                archbuild_fatbin::ptx::parse_ptx(&data)
+                    .map_err(bad)?
+                    .entries
+            }
+            TargetKind::Cubin => {
+                archbuild_fatbin::cubin::parse_cubin(&data)
+                    .map_err(bad)?
+                    .kernels
+            }
+        };
+        Ok(slot.get_or_init(|| names))
+    }
+
+    /// The images that contain kernel `name`.
+    pub fn images_with_kernel(&self, name: &str) -> Result<Vec<Target>> {
+        let mut out = Vec::new();
+        for (i, img) in self.images.iter().enumerate() {
+            if self.image_kernels(i)?.iter().any(|k| k == name) {
+                out.push(img.target);
+            }
+        }
+        Ok(out)
     }
 
     /// The loadable images, in container order.

@@ -41,6 +41,7 @@ mod preflight;
 mod raw;
 mod report;
 mod sim;
+mod variants;
 
 pub use cache::{CacheKey, JitCache, Lookup, DEFAULT_MAX_BYTES};
 pub use cuda::CudaDriver;
@@ -55,6 +56,7 @@ pub use report::{
     CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
 };
 pub use sim::{SimDevice, SimDriver, SimModule};
+pub use variants::{VariantChoice, VariantGroup};
 
 /// Re-exported so callers name policies and arch types without a direct dependency.
 pub use archbuild_arch::{ComputeCapability, CudaVersion, Policy, PtxIsa, Selection, Target};

@@ -50,6 +50,51 @@ pub struct Loaded<M> {
     pub report: LoadReport,
 }
 
+impl<M> Loaded<M> {
+    /// The kernel this GPU runs for variant group `group`: the first of the group's kernels the
+    /// loaded image contains (groups come from [`crate::FatBinary::with_variants`]). Works the
+    /// same for cubins, JIT and cached JIT, since the choice is made on the image.
+    pub fn variant(&self, group: &str) -> Result<&str> {
+        let choice = self
+            .report
+            .variants
+            .iter()
+            .find(|c| c.group == group)
+            .ok_or_else(|| Error::UnknownVariantGroup {
+                group: group.to_owned(),
+                declared: if self.report.variants.is_empty() {
+                    "none".to_owned()
+                } else {
+                    self.report
+                        .variants
+                        .iter()
+                        .map(|c| c.group.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+            })?;
+        choice.kernel.as_deref().ok_or_else(|| Error::NoVariant {
+            gpu: self.report.gpu(),
+            choice: choice.to_string(),
+        })
+    }
+
+    /// Checks that the loaded image has kernel `name`; the error names the images that have it
+    /// and the GPUs that can run them (the driver would only say `CUDA_ERROR_NOT_FOUND`).
+    pub fn ensure_kernel(&self, fatbin: &FatBinary, name: &str) -> Result<()> {
+        let index = self.report.image_index;
+        if fatbin.image_kernels(index)?.iter().any(|k| k == name) {
+            return Ok(());
+        }
+        Err(crate::variants::missing(
+            fatbin,
+            index,
+            name,
+            &self.report.gpu(),
+        )?)
+    }
+}
+
 /// A plan and the nvJitLink it needs, if any.
 pub(crate) type Routed = (Plan, Option<Arc<Located>>);
 
@@ -232,7 +277,11 @@ impl<D: Driver> Loader<D> {
             jit_log,
             elapsed: start.elapsed(),
             selection,
+            variants: Vec::new(),
         };
+        let mut report = report;
+        // After the clock: resolving variants reads the image's kernel names.
+        report.variants = crate::variants::choose_all(fatbin, index)?;
         Ok(Loaded { module, report })
     }
 

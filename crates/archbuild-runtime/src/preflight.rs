@@ -23,12 +23,18 @@ impl<D: Driver> Loader<D> {
         for ordinal in 0..count {
             let dev = self.driver.device(ordinal)?;
             let (selection, plan) = self.plan_for(fatbin, &dev, driver);
+            let outcome = plan.map(|(p, _)| p);
+            let variants = match &outcome {
+                Ok(p) => crate::variants::choose_all(fatbin, p.image_index)?,
+                Err(_) => Vec::new(),
+            };
             gpus.push(GpuCheck {
                 ordinal,
                 device_name: dev.name,
                 cc: dev.cc,
-                outcome: plan.map(|(p, _)| p),
+                outcome,
                 selection,
+                variants,
             });
         }
         Ok(Preflight { driver, gpus })

@@ -89,6 +89,15 @@ pub struct LoadReport {
     pub elapsed: Duration,
     /// The selection: every image with why it was chosen or not (its `Display` explains).
     pub selection: Selection,
+    /// Each declared variant group resolved on the loaded image.
+    pub variants: Vec<crate::variants::VariantChoice>,
+}
+
+impl LoadReport {
+    /// `GPU 0 NVIDIA H100 (9.0)`, as messages name the GPU.
+    pub fn gpu(&self) -> String {
+        format!("GPU {} {} ({})", self.ordinal, self.device_name, self.cc)
+    }
 }
 
 impl fmt::Display for LoadReport {
@@ -112,6 +121,9 @@ impl fmt::Display for LoadReport {
         }
         for line in self.selection.to_string().lines() {
             writeln!(f, "  {line}")?;
+        }
+        for v in &self.variants {
+            writeln!(f, "  variant: {v}")?;
         }
         Ok(())
     }
@@ -153,6 +165,8 @@ pub struct GpuCheck {
     pub outcome: Result<Plan>,
     /// The selection behind the verdict; its `Display` explains every image.
     pub selection: Selection,
+    /// Each declared variant group resolved on the planned image (empty without a plan).
+    pub variants: Vec<crate::variants::VariantChoice>,
 }
 
 /// Preflight over every visible GPU.
@@ -165,7 +179,9 @@ pub struct Preflight {
 impl Preflight {
     /// True when every GPU can run the fat binary.
     pub fn all_ok(&self) -> bool {
-        self.gpus.iter().all(|g| g.outcome.is_ok())
+        self.gpus
+            .iter()
+            .all(|g| g.outcome.is_ok() && g.variants.iter().all(|v| v.kernel.is_some()))
     }
 
     /// `Ok(self)` when every GPU can run the fat binary, else [`Error::Preflight`] with one
@@ -174,7 +190,22 @@ impl Preflight {
         let failures: Vec<String> = self
             .gpus
             .iter()
-            .filter_map(|g| g.outcome.as_ref().err().map(|e| e.to_string()))
+            .flat_map(|g| {
+                let gpu = format!("GPU {} {} ({})", g.ordinal, g.device_name, g.cc);
+                let load = g.outcome.as_ref().err().map(|e| e.to_string());
+                let variants = g
+                    .variants
+                    .iter()
+                    .filter(|v| v.kernel.is_none())
+                    .map(move |v| {
+                        Error::NoVariant {
+                            gpu: gpu.clone(),
+                            choice: v.to_string(),
+                        }
+                        .to_string()
+                    });
+                load.into_iter().chain(variants)
+            })
             .collect();
         if failures.is_empty() {
             Ok(self)
@@ -201,6 +232,9 @@ impl fmt::Display for Preflight {
                 )?,
                 // The error begins with the same "GPU n NAME (CC): " label.
                 Err(e) => writeln!(f, "  {e}")?,
+            }
+            for v in &g.variants {
+                writeln!(f, "    variant: {v}")?;
             }
         }
         Ok(())

@@ -52,6 +52,7 @@ pub struct Build {
     pub(crate) remote_cache: Option<String>,
     pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
     pub(crate) prebuilt: Option<PathBuf>,
+    pub(crate) variants: Vec<(String, Vec<String>)>,
 }
 
 /// A callback run after every job, cached or not (from the worker threads).
@@ -89,6 +90,21 @@ impl Build {
     /// `ARCHBUILD_PREBUILT`. A module without a matching prebuilt fat binary is compiled.
     pub fn prebuilt(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.prebuilt = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Declares a group of kernel variants, most preferred first, e.g. `.variants("gemm",
+    /// &["gemm_wgmma", "gemm_mma", "gemm_simt"])` for kernels compiled only for some archs.
+    /// The build fails when some target of the module would have none of them, and the
+    /// generated module lists the group (`VARIANTS`) for the runtime loader
+    /// (`FatBinary::with_variants`, `Loaded::variant`). Overrides a group of the same name in
+    /// `[package.metadata.archbuild.variants]`.
+    pub fn variants<S: AsRef<str>>(&mut self, group: &str, kernels: &[S]) -> &mut Self {
+        self.variants.retain(|(g, _)| g != group);
+        self.variants.push((
+            group.to_owned(),
+            kernels.iter().map(|k| k.as_ref().to_owned()).collect(),
+        ));
         self
     }
 

@@ -25,6 +25,10 @@ pub(crate) struct ModuleCode<'a> {
     pub fatbin_len: usize,
     pub kernels: &'a [String],
     pub archs: String,
+    /// Per target, the kernels its image holds.
+    pub target_kernels: &'a [(String, Vec<String>)],
+    /// The variant groups whose kernels are in this module.
+    pub variants: Vec<(&'a str, &'a [String])>,
 }
 
 /// Generates the whole file.
@@ -85,6 +89,45 @@ pub(crate) fn generate(
             "    pub const KERNELS: &[&str] = &[{}];",
             list.join(", ")
         );
+        let avail: Vec<String> = m
+            .kernels
+            .iter()
+            .map(|k| {
+                let ts: Vec<String> = m
+                    .target_kernels
+                    .iter()
+                    .filter(|(_, have)| have.contains(k))
+                    .map(|(t, _)| t.clone())
+                    .collect();
+                format!("({k:?}, &{})", str_array(&ts))
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "    /// For each kernel, the targets whose images contain it (a kernel compiled out for \
+             an arch is missing there)."
+        );
+        let _ = writeln!(
+            s,
+            "    pub const AVAILABILITY: &[(&str, &[&str])] = &[{}];",
+            avail.join(", ")
+        );
+        let groups: Vec<String> = m
+            .variants
+            .iter()
+            .map(|(g, ks)| format!("({g:?}, &{})", str_array(ks)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "    /// Kernel variant groups, most preferred first: pass to \
+             `FatBinary::with_variants`, then `Loaded::variant(\"group\")` names the kernel \
+             the GPU runs."
+        );
+        let _ = writeln!(
+            s,
+            "    pub const VARIANTS: &[(&str, &[&str])] = &[{}];",
+            groups.join(", ")
+        );
         let _ = writeln!(s, "}}");
         entries.push(format!("({:?}, {ident}::FATBIN, {ident}::KERNELS)", m.name));
     }
@@ -121,7 +164,15 @@ fn kernel_consts(kernels: &[String]) -> Vec<(String, String)> {
     }
     let mut out: Vec<(String, String)> = Vec::new();
     for (konst, ks) in by_const {
-        if ks.len() == 1 && konst != "KERNELS" && konst != "FATBIN" && konst != "ARCHS" {
+        let reserved = [
+            "KERNELS",
+            "FATBIN",
+            "ARCHS",
+            "AVAILABILITY",
+            "VARIANTS",
+            "ALIGNED",
+        ];
+        if ks.len() == 1 && !reserved.contains(&konst.as_str()) {
             out.push((konst, ks[0].clone()));
         } else {
             out.extend(ks.into_iter().map(|k| (ident(k, true), k.clone())));

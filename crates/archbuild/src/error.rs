@@ -165,6 +165,34 @@ pub enum Error {
     #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]
     Interrupted,
 
+    /// A variant group leaves one target of its module with no kernel.
+    #[error(
+        "variant group `{group}` has no kernel for {target} in module `{module}`: none of \
+         {variants} is in that image ({present}); fix: add a kernel that every arch compiles \
+         (e.g. a SIMT version) to the end of the group, build one of them for {target}, or drop \
+         {arch} from the arch list"
+    )]
+    VariantMissing {
+        group: String,
+        module: String,
+        target: String,
+        arch: String,
+        variants: String,
+        present: String,
+    },
+
+    /// No module holds any kernel of a variant group.
+    #[error(
+        "variant group `{group}` names kernels that no module has ({kernels}); the modules have: \
+         {known}; fix: use the kernel names as the driver sees them (`extern \"C\"` names, or \
+         the mangled C++ names the generated module lists)"
+    )]
+    VariantUnknown {
+        group: String,
+        kernels: String,
+        known: String,
+    },
+
     /// A file operation failed.
     #[error("cannot {op} {}: {source}", path.display())]
     Io {

@@ -42,6 +42,7 @@ mod report;
 mod run;
 mod setup;
 mod toolkit;
+mod variants;
 
 pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
 pub use archbuild_store::{RemoteMode, RemoteStats};
@@ -59,6 +60,7 @@ pub use provision::{
 pub use report::{BuildReport, CacheEviction, JobRecord, ModuleReport};
 pub use run::PlanListing;
 pub use toolkit::{FoundBy, Toolkit};
+pub use variants::VariantReport;
 
 /// Statistics of a build cache directory: `(entries, bytes)`.
 pub fn cache_stats(home: &Home) -> (u64, u64) {

@@ -13,6 +13,9 @@
 //! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
 //! remote-cache-mode = "read-write"     # or read-only
 //!
+//! [package.metadata.archbuild.variants]
+//! gemm = ["gemm_wgmma", "gemm_mma", "gemm_simt"]   # kernel variants, most preferred first
+//!
 //! [package.metadata.archbuild.file-archs]
 //! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
 //! ```
@@ -40,6 +43,8 @@ pub struct PackageConfig {
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
     pub remote_cache_mode: Option<String>,
+    /// `[package.metadata.archbuild.variants]`: group name → kernels, most preferred first.
+    pub variants: Vec<(String, Vec<String>)>,
 }
 
 impl PackageConfig {
@@ -98,6 +103,19 @@ impl PackageConfig {
                         cfg.remote_cache_mode = Some(v);
                     }
                 }
+                "variants" => {
+                    let t = value.as_table().ok_or_else(|| {
+                        bad(
+                            "`variants` must be a table of group = [\"kernel\", …] (most \
+                             preferred first)"
+                                .into(),
+                        )
+                    })?;
+                    for (group, kernels) in t {
+                        cfg.variants
+                            .push((group.clone(), string_list(group, kernels).map_err(bad)?));
+                    }
+                }
                 "file-archs" => {
                     let t = value.as_table().ok_or_else(|| {
                         bad("`file-archs` must be a table of \"path\" = \"arch list\"".into())
@@ -111,7 +129,7 @@ impl PackageConfig {
                     return Err(bad(format!(
                         "unknown key `{other}`; known keys are archs, kernels, nvcc-flags, \
                          ptxas-flags, include, defines, compression, file-archs, remote-cache, \
-                         remote-cache-mode"
+                         remote-cache-mode, variants"
                     )))
                 }
             }

@@ -23,6 +23,8 @@ struct Stamp {
     len: u64,
     mtime_ns: u128,
     kernels: Vec<String>,
+    #[serde(default)]
+    target_kernels: Vec<(String, Vec<String>)>,
 }
 
 /// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it
@@ -67,7 +69,7 @@ pub(crate) fn pack(
     }
     targets.sort();
     let stamp_key = (all_keyed && store.is_some()).then(|| stamp_key.finish());
-    let report = |bytes: u64, kernels: Vec<String>| ModuleReport {
+    let report = |bytes: u64, kernels: Vec<String>, target_kernels| ModuleReport {
         name: module.name.clone(),
         sources: module.members.clone(),
         fatbin: path.clone(),
@@ -75,6 +77,7 @@ pub(crate) fn pack(
         archs: module.archs.list.to_string(),
         targets: targets.iter().map(Target::to_string).collect(),
         kernels,
+        target_kernels,
     };
 
     if let (Some(store), Some(sk)) = (store, &stamp_key) {
@@ -82,8 +85,8 @@ pub(crate) fn pack(
             .get_local("pack", sk)
             .and_then(|b| serde_json::from_slice(&b).ok());
         if let Some(st) = stamp {
-            if file_stamp(&path) == Some((st.len, st.mtime_ns)) {
-                return Ok(Some((report(st.len, st.kernels), deps)));
+            if file_stamp(&path) == Some((st.len, st.mtime_ns)) && !st.target_kernels.is_empty() {
+                return Ok(Some((report(st.len, st.kernels, st.target_kernels), deps)));
             }
         }
     }
@@ -107,14 +110,19 @@ pub(crate) fn pack(
     let mut writer = FatbinWriter::new();
     writer.compression(compression);
     let mut kernels = Vec::new();
+    // The kernels of each arch's PTX: its PTX target and its cubin hold exactly these (ptxas
+    // keeps every entry), so a kernel compiled out for one arch is missing from both.
+    let mut by_arch: std::collections::BTreeMap<archbuild_arch::Arch, Vec<String>> =
+        std::collections::BTreeMap::new();
     for ((job, _), image) in mine.iter().zip(images.into_iter().flatten()) {
         match job.phase {
-            Phase::Cicc(_) => {
-                kernels.extend(
-                    archbuild_fatbin::ptx::parse_ptx(image)
-                        .map_err(pack_err)?
-                        .entries,
-                );
+            Phase::Cicc(arch) => {
+                let mut entries = archbuild_fatbin::ptx::parse_ptx(image)
+                    .map_err(pack_err)?
+                    .entries;
+                entries.sort();
+                kernels.extend(entries.iter().cloned());
+                by_arch.insert(arch, entries);
                 for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
                     writer.add_ptx(image, t.arch).map_err(pack_err)?;
                 }
@@ -126,6 +134,15 @@ pub(crate) fn pack(
     }
     kernels.sort();
     kernels.dedup();
+    let target_kernels: Vec<(String, Vec<String>)> = targets
+        .iter()
+        .map(|t| {
+            (
+                t.to_string(),
+                by_arch.get(&t.arch).cloned().unwrap_or_default(),
+            )
+        })
+        .collect();
     let bytes = writer.write().map_err(pack_err)?;
     write_if_changed(&path, &bytes).map_err(|e| Error::io("write", &path, e))?;
     if let (Some(store), Some(sk), Some((len, mtime_ns))) = (store, &stamp_key, file_stamp(&path)) {
@@ -133,11 +150,15 @@ pub(crate) fn pack(
             len,
             mtime_ns,
             kernels: kernels.clone(),
+            target_kernels: target_kernels.clone(),
         };
         if let Ok(json) = serde_json::to_vec(&stamp) {
             // A fact about this machine's output file: never shared.
             let _ = store.put_local("pack", sk, &json);
         }
     }
-    Ok(Some((report(bytes.len() as u64, kernels), deps)))
+    Ok(Some((
+        report(bytes.len() as u64, kernels, target_kernels),
+        deps,
+    )))
 }

@@ -41,6 +41,9 @@ pub struct Record {
     pub probes: Vec<(String, String)>,
     /// SHA-256 of the fat binary.
     pub fatbin_sha256: String,
+    /// The module's kernel variant groups (`cargo archbuild doctor`/`inspect` show them).
+    #[serde(default)]
+    pub variants: Vec<(String, Vec<String>)>,
 }
 
 /// The record's path for a fat binary.
@@ -89,6 +92,7 @@ impl Record {
             inputs: inputs.deps,
             probes: inputs.probes,
             fatbin_sha256: Key::of(fatbin).hex(),
+            variants: Vec::new(),
         };
         r.inputs.sort();
         r.inputs.dedup();
@@ -162,6 +166,7 @@ pub fn merge_records(records: &[Record], merged_fatbin: &[u8]) -> Result<Record,
         inputs: inputs.into_iter().collect(),
         probes: probes.into_iter().collect(),
         fatbin_sha256: Key::of(merged_fatbin).hex(),
+        variants: first.variants.clone(),
     })
 }
 

@@ -41,6 +41,9 @@ pub struct ModuleReport {
     pub targets: Vec<String>,
     /// Kernel names (`.entry`), mangled as the driver sees them.
     pub kernels: Vec<String>,
+    /// Per target (`sm_86`, `compute_90`), the kernels its image holds: a kernel compiled out
+    /// for an arch (`#if __CUDA_ARCH__ >= 890`) is missing from that arch's images.
+    pub target_kernels: Vec<(String, Vec<String>)>,
 }
 
 /// Least recently used entries the build removed from the build cache to keep it under its cap
@@ -113,6 +116,8 @@ pub struct BuildReport {
     pub prebuilt: Vec<String>,
     /// Warnings for the user (a prebuilt fat binary not used, and why).
     pub warnings: Vec<String>,
+    /// Per variant group, which kernel each target gets.
+    pub variants: Vec<crate::variants::VariantReport>,
     pub seconds: f64,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,

@@ -52,6 +52,8 @@ pub(crate) struct Prepared {
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
     pub remote: Option<archbuild_store::RemoteConfig>,
+    /// `[package.metadata.archbuild.variants]`, when Cargo.toml has the table.
+    pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
     pub spawned: usize,
     pub watch: Vec<PathBuf>,
 }
@@ -150,6 +152,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         cache_on,
         cache_max,
         remote,
+        pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
         spawned,
         watch,
     })
@@ -336,11 +339,27 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
-        write_record(&compiler, module, &report, &module_deps, &settings_key, &p)?;
+        let module_groups: Vec<(String, Vec<String>)> =
+            crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default())
+                .into_iter()
+                .filter(|(_, ks)| ks.iter().any(|k| report.kernels.contains(k)))
+                .collect();
+        write_record(
+            &compiler,
+            module,
+            &report,
+            &module_deps,
+            &settings_key,
+            &p,
+            module_groups,
+        )?;
         modules.push(report);
         deps.extend(module_deps);
     }
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
+    let groups =
+        crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default());
+    let variant_reports = crate::variants::check(&groups, &modules)?;
     deps.sort();
     deps.dedup();
     if p.env.cargo_metadata() && !prebuilt_used.is_empty() {
@@ -366,6 +385,12 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
                 fatbin_len: m.bytes,
                 kernels: &m.kernels,
                 archs: m.archs.clone(),
+                target_kernels: &m.target_kernels,
+                variants: groups
+                    .iter()
+                    .filter(|(_, ks)| ks.iter().any(|k| m.kernels.contains(k)))
+                    .map(|(g, ks)| (g.as_str(), ks.as_slice()))
+                    .collect(),
             })
             .collect();
         let targets: Vec<String> = p
@@ -443,6 +468,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         remote: remote_stats,
         prebuilt: prebuilt_used,
         warnings,
+        variants: variant_reports,
         seconds: start.elapsed().as_secs_f64(),
         arch_list: p.archs.list.clone(),
     })
@@ -476,6 +502,19 @@ fn use_prebuilt(
         module: module.name.clone(),
         source: Box::new(e),
     })?;
+    let target_kernels: Vec<(String, Vec<String>)> = images
+        .iter()
+        .filter_map(|i| {
+            let t = match i.kind {
+                archbuild_fatbin::EntryKind::Ptx => Target::ptx(i.arch),
+                archbuild_fatbin::EntryKind::Elf => Target::cubin(i.arch),
+                _ => return None,
+            };
+            let mut k = i.kernels.clone();
+            k.sort();
+            Some((t.to_string(), k))
+        })
+        .collect();
     let mut kernels: Vec<String> = images.iter().flat_map(|i| i.kernels.clone()).collect();
     kernels.sort();
     kernels.dedup();
@@ -493,6 +532,7 @@ fn use_prebuilt(
         archs: module.archs.list.to_string(),
         targets: record.targets.clone(),
         kernels,
+        target_kernels,
     };
     Ok((report, inputs))
 }
@@ -505,6 +545,7 @@ fn write_record(
     module_deps: &[PathBuf],
     settings_key: &str,
     p: &Prepared,
+    variants: Vec<(String, Vec<String>)>,
 ) -> Result<()> {
     let Some(inputs) = deps::inputs(
         &compiler.roots,
@@ -525,6 +566,7 @@ fn write_record(
             && old.settings == settings_key
             && old.targets == targets
             && old.inputs == deps
+            && old.variants == variants
             && crate::paths::file_stamp(&report.fatbin)
                 .is_some_and(|(len, _)| len == report.bytes as u64)
         {
@@ -532,7 +574,7 @@ fn write_record(
         }
     }
     let bytes = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
-    let record = prebuilt::Record::new(
+    let mut record = prebuilt::Record::new(
         &module.name,
         &report.targets,
         settings_key.to_owned(),
@@ -540,6 +582,7 @@ fn write_record(
         inputs,
         &bytes,
     );
+    record.variants = variants;
     record
         .write(&path)
         .map_err(|e| Error::io("write", &path, e))
