@@ -63,7 +63,7 @@ fn ci(prebuilt: &Path) {
             .iter()
             .map(|f| Record::read(&record_path(f)).unwrap())
             .collect();
-        let record = merge_records(&records, &merged).unwrap();
+        let record = merge_records(&records, &merged, module).unwrap();
         let out = prebuilt.join(format!("{module}.fatbin"));
         std::fs::write(&out, &merged).unwrap();
         std::fs::write(record_path(&out), serde_json::to_vec(&record).unwrap()).unwrap();

@@ -122,20 +122,25 @@ impl Record {
     }
 }
 
-/// Merges the records of CI shards of one module: same module, settings and inputs (else the
-/// shards built different sources and the merge would be a lie); targets united; the merged fat
-/// binary's hash.
-pub fn merge_records(records: &[Record], merged_fatbin: &[u8]) -> Result<Record, String> {
+/// Merges the records of CI shards of one module: same settings and inputs (else the shards
+/// built different sources and the merge would be a lie); targets united; the merged fat
+/// binary's hash; the module named `module` (the merged file's stem: shards of `cargo archbuild
+/// compile` are named after their own outputs).
+pub fn merge_records(
+    records: &[Record],
+    merged_fatbin: &[u8],
+    module: &str,
+) -> Result<Record, String> {
     let first = records.first().ok_or("no records to merge")?;
     let mut targets = Vec::new();
     let mut probes: BTreeMap<String, String> = BTreeMap::new();
     let mut inputs: BTreeMap<String, String> = BTreeMap::new();
     for r in records {
-        if (&r.module, &r.settings) != (&first.module, &first.settings) {
+        if r.settings != first.settings {
             return Err(format!(
-                "the shards were built differently: `{}` with settings {} vs `{}` with settings {}; \
-                 build every shard from the same commit with the same flags",
-                first.module, &first.settings[..12], r.module, &r.settings[..12]
+                "the shards were built with different flags, include dirs, defines or \
+                 compression (`{}` and `{}`); build every shard with the same settings",
+                first.module, r.module
             ));
         }
         for (p, h) in r.inputs.iter().chain(&r.probes) {
@@ -159,7 +164,7 @@ pub fn merge_records(records: &[Record], merged_fatbin: &[u8]) -> Result<Record,
     targets.dedup();
     Ok(Record {
         format: FORMAT,
-        module: first.module.clone(),
+        module: module.to_owned(),
         targets,
         settings: first.settings.clone(),
         toolkit: first.toolkit.clone(),

@@ -183,6 +183,9 @@ impl fmt::Display for BuildReport {
         if let Some(e) = &self.cache_eviction {
             writeln!(f, "  {e}")?;
         }
+        for v in &self.variants {
+            writeln!(f, "  {v}")?;
+        }
         Ok(())
     }
 }

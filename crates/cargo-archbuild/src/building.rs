@@ -154,6 +154,12 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     if let Some(e) = &r.cache_eviction {
         shell.note(e.to_string());
     }
+    for v in &r.variants {
+        shell.note(v.to_string());
+    }
+    for w in &r.warnings {
+        shell.warn(w);
+    }
     if let Some(remote) = &r.remote {
         shell.note(format!(
             "remote cache {} ({}): {} hit(s), {} miss(es), {} written{}",

@@ -115,6 +115,8 @@ pub(crate) struct GpuVerdict {
     pub error: Option<String>,
     /// Every image with why it was or was not chosen.
     pub explanation: Option<String>,
+    /// Each declared kernel variant group resolved on the image (`gemm -> gemm_mma (in sm_86)`).
+    pub variants: Vec<String>,
 }
 
 fn preflight<D: Driver>(
@@ -141,12 +143,13 @@ fn preflight<D: Driver>(
                 ordinal: g.ordinal,
                 name: g.device_name.clone(),
                 cc: g.cc.to_string(),
-                ok: g.outcome.is_ok(),
+                ok: g.outcome.is_ok() && g.variants.iter().all(|v| v.kernel.is_some()),
                 image: None,
                 image_index: None,
                 route: None,
                 error: None,
                 explanation: Some(g.selection.to_string()),
+                variants: g.variants.iter().map(ToString::to_string).collect(),
             };
             match g.outcome {
                 Ok(plan) => GpuVerdict {

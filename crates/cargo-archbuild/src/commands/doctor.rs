@@ -188,7 +188,7 @@ fn check_file(
     let mut out = Vec::new();
     for m in modules {
         let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
-            Ok(f) => f,
+            Ok(f) => f.with_variant_groups(variant_groups(path)),
             Err(e) => {
                 // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
                 let lto = lto_images(m);
@@ -232,6 +232,19 @@ fn check_file(
     })
 }
 
+/// The kernel variant groups recorded beside a fat binary archbuild wrote
+/// (`<file>.archbuild.json`); none for other files.
+pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::VariantGroup> {
+    archbuild::prebuilt::Record::read(&archbuild::prebuilt::record_path(path))
+        .map(|r| {
+            r.variants
+                .iter()
+                .map(|(g, ks)| archbuild_runtime::VariantGroup::new(g, ks))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.
 fn lto_verdict(g: &archbuild_runtime::DeviceProps, e: &archbuild_runtime::Error) -> GpuVerdict {
     GpuVerdict {
@@ -244,6 +257,7 @@ fn lto_verdict(g: &archbuild_runtime::DeviceProps, e: &archbuild_runtime::Error)
         route: None,
         error: Some(format!("GPU {} {} ({}): {e}", g.ordinal, g.name, g.cc)),
         explanation: None,
+        variants: Vec::new(),
     }
 }
 
@@ -333,12 +347,17 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
         for g in &m.gpus {
             let who = format!("GPU {} {} ({})", g.ordinal, g.name, g.cc);
             match (&g.image, &g.error) {
-                (Some(img), _) => shell.println(format!(
-                    "  {who}: {} [{}] {img}, {}",
-                    good("ok"),
-                    g.image_index.unwrap_or(0),
-                    g.route.as_deref().unwrap_or("")
-                ))?,
+                (Some(img), _) => {
+                    let verdict = if g.ok { good("ok") } else { bad("no variant") };
+                    shell.println(format!(
+                        "  {who}: {verdict} [{}] {img}, {}",
+                        g.image_index.unwrap_or(0),
+                        g.route.as_deref().unwrap_or("")
+                    ))?;
+                    for v in &g.variants {
+                        shell.println(format!("    variant {v}"))?;
+                    }
+                }
                 (None, err) => {
                     let why = err.as_deref().unwrap_or("no image fits");
                     // The loader's message starts with the same GPU label; say it once.

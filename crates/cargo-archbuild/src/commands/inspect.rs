@@ -24,6 +24,17 @@ pub(crate) struct InspectReport {
     pub images: Vec<ImageJson>,
     /// Kernels missing from some images of their container.
     pub coverage_gaps: Vec<CoverageGap>,
+    /// Kernel variant groups (recorded beside fat binaries archbuild wrote): per group, the
+    /// kernel each image offers.
+    pub variants: Vec<VariantJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct VariantJson {
+    pub group: String,
+    pub kernels: Vec<String>,
+    /// `(target, kernel)`; the kernel is `None` when the image has no variant of the group.
+    pub choices: Vec<(String, Option<String>)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -108,12 +119,28 @@ pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, 
             .collect();
         coverage_gaps.extend(gaps(&members));
     }
+    let variants = crate::commands::doctor::variant_groups(path)
+        .into_iter()
+        .map(|g| VariantJson {
+            choices: images
+                .iter()
+                .filter(|i| i.kind != "LTO-IR")
+                .map(|i| {
+                    let k = g.kernels.iter().find(|k| i.kernels.contains(k)).cloned();
+                    (i.target.clone(), k)
+                })
+                .collect(),
+            group: g.name,
+            kernels: g.kernels,
+        })
+        .collect();
     Ok(InspectReport {
         reason: "inspect",
         file: path.display().to_string(),
         file_kind,
         images,
         coverage_gaps,
+        variants,
     })
 }
 
@@ -234,6 +261,24 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
         )))?;
         for g in &r.coverage_gaps {
             shell.warn(g.describe());
+        }
+    }
+    for v in &r.variants {
+        let each: Vec<String> = v
+            .choices
+            .iter()
+            .map(|(t, k)| format!("{t} -> {}", k.as_deref().unwrap_or("none")))
+            .collect();
+        let line = format!(
+            "variants `{}` [{}]: {}",
+            v.group,
+            v.kernels.join(", "),
+            each.join(", ")
+        );
+        if v.choices.iter().any(|(_, k)| k.is_none()) {
+            shell.println(flagged(line))?;
+        } else {
+            shell.println(line)?;
         }
     }
     Ok(())

@@ -92,7 +92,13 @@ fn merge_records(args: &MergeArgs, merged: &[u8], shell: &Shell) -> Result<(), C
             }
         }
     }
-    let record = merge_records(&records, merged).map_err(|message| CliError::Merge { message })?;
+    let module = args
+        .output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let record =
+        merge_records(&records, merged, &module).map_err(|message| CliError::Merge { message })?;
     let json = serde_json::to_vec_pretty(&record).map_err(|e| CliError::Internal {
         message: e.to_string(),
     })?;

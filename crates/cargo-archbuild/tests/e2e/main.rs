@@ -14,3 +14,4 @@ mod inspect;
 mod matrix_merge;
 mod matrix_precedence;
 mod snapshots;
+mod variants;
