@@ -267,7 +267,12 @@ mod tests {
 
     #[test]
     fn generated_code_mentions_everything() {
-        let ks = vec!["add".to_string()];
+        let ks = vec!["add".to_string(), "add_fast".to_string()];
+        let per_target = vec![
+            ("sm_75".to_string(), vec!["add".to_string()]),
+            ("sm_86".to_string(), ks.clone()),
+        ];
+        let group = vec!["add_fast".to_string(), "add".to_string()];
         let code = generate(
             "7.5 8.6",
             "ARCHBUILD_ARCHS",
@@ -278,9 +283,22 @@ mod tests {
                 fatbin_len: 16,
                 kernels: &ks,
                 archs: "7.5 8.6".into(),
+                target_kernels: &per_target,
+                variants: vec![("add", &group)],
             }],
         );
         assert!(code.contains("pub const ADD: &str = \"add\";"), "{code}");
+        assert!(
+            code.contains(
+                "AVAILABILITY: &[(&str, &[&str])] = &[(\"add\", &[\"sm_75\", \"sm_86\"]), \
+                 (\"add_fast\", &[\"sm_86\"])];"
+            ),
+            "{code}"
+        );
+        assert!(
+            code.contains("VARIANTS: &[(&str, &[&str])] = &[(\"add\", &[\"add_fast\", \"add\"])];"),
+            "{code}"
+        );
         assert!(code.contains("include_bytes!(\"/o/add.fatbin\")"), "{code}");
         assert!(code.contains("[u8; 16]"), "{code}");
     }

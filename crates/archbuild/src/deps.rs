@@ -71,23 +71,42 @@ fn find_colon(line: &str) -> Option<usize> {
     (0..b.len()).find(|&i| b[i] == b':' && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
 }
 
-/// Content hashes of files, each computed once per build (`None`: absent or unreadable).
+/// The macro whose value only files that name it can observe (nvcc defines it as the whole
+/// list of virtual archs of the compile).
+pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
+
+/// Content hashes of files, each computed once per build (`None`: absent or unreadable), and
+/// whether each names `__CUDA_ARCH_LIST__`.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
-    map: Mutex<HashMap<PathBuf, Option<Key>>>,
+    map: Mutex<HashMap<PathBuf, Option<(Key, bool)>>>,
 }
 
 impl FileHashes {
-    /// The hash of a file's content, `None` if it cannot be read.
-    pub fn hash(&self, path: &Path) -> Option<Key> {
+    fn get(&self, path: &Path) -> Option<(Key, bool)> {
         if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
             return h;
         }
-        let h = std::fs::read(path).ok().map(|b| Key::of(&b));
+        let h = std::fs::read(path).ok().map(|b| {
+            let names_list = b
+                .windows(ARCH_LIST_MACRO.len())
+                .any(|w| w == ARCH_LIST_MACRO.as_bytes());
+            (Key::of(&b), names_list)
+        });
         if let Ok(mut m) = self.map.lock() {
             m.insert(path.to_path_buf(), h);
         }
         h
+    }
+
+    /// The hash of a file's content, `None` if it cannot be read.
+    pub fn hash(&self, path: &Path) -> Option<Key> {
+        self.get(path).map(|(k, _)| k)
+    }
+
+    /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
+    pub fn names_arch_list(&self, path: &Path) -> bool {
+        self.get(path).is_some_and(|(_, n)| n)
     }
 }
 
@@ -145,12 +164,17 @@ pub(crate) fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// What a result depends on: every dependency with its hash, every probe with its state.
+/// What a result depends on: every dependency with its hash, every probe with its state, and
+/// the module's `__CUDA_ARCH_LIST__` when a dependency names it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Inputs {
     pub deps: Vec<(String, String)>,
     /// `(portable path, hash or "-" for absent)`.
     pub probes: Vec<(String, String)>,
+    /// The arch list the result was preprocessed with, recorded only when some dependency
+    /// names `__CUDA_ARCH_LIST__`: other results stay valid when an arch is added.
+    #[serde(default)]
+    pub arch_list: Option<String>,
 }
 
 /// One result a manifest remembers.
@@ -181,11 +205,15 @@ pub(crate) fn inputs(
     deps: &[PathBuf],
     include_dirs: &[PathBuf],
     hashes: &FileHashes,
+    arch_list: &str,
 ) -> Option<Inputs> {
     let mut rec = Inputs::default();
     for d in deps {
         let h = hashes.hash(d)?;
         rec.deps.push((roots.portable(d), h.hex()));
+        if hashes.names_arch_list(d) {
+            rec.arch_list = Some(arch_list.to_owned());
+        }
     }
     let mut probes: BTreeMap<String, String> = BTreeMap::new();
     for p in probe_paths(roots, deps, include_dirs) {
@@ -285,6 +313,7 @@ pub(crate) fn lookup(
     manifest_key: &Key,
     roots: &Roots,
     hashes: &FileHashes,
+    arch_list: &str,
 ) -> Lookup {
     let Some(bytes) = store.get("deps", manifest_key) else {
         return Lookup::Unknown;
@@ -293,6 +322,13 @@ pub(crate) fn lookup(
         return Lookup::Unknown;
     };
     'entries: for e in &manifest.entries {
+        if e.inputs
+            .arch_list
+            .as_deref()
+            .is_some_and(|l| l != arch_list)
+        {
+            continue;
+        }
         let mut deps = Vec::with_capacity(e.inputs.deps.len());
         for (path, hex) in &e.inputs.deps {
             let Some(local) = roots.local(path) else {
@@ -414,10 +450,11 @@ mod tests {
         let mk = Key::of(b"manifest");
         let deps = vec![src.clone(), h.clone()];
         let incs = vec![PathBuf::from("inc")];
-        let rec = inputs(&r, &deps, &incs, &FileHashes::default()).unwrap();
+        let rec = inputs(&r, &deps, &incs, &FileHashes::default(), "860").unwrap();
+        assert_eq!(rec.arch_list, None, "no dependency names the arch list");
         let result = Key::of(b"result");
         record(&store, &mk, rec, &result);
-        let look = || lookup(&store, &mk, &r, &FileHashes::default());
+        let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860");
         assert_eq!(look(), Lookup::Hit(result, deps.clone()));
         // A header that would shadow inc/h.cuh, next to the source: a miss.
         std::fs::write(r.base.join("h.cuh"), "shadow").unwrap();
@@ -431,7 +468,13 @@ mod tests {
         std::fs::write(&h, "two").unwrap();
         assert_eq!(look(), Lookup::Changed);
         assert_eq!(
-            lookup(&store, &Key::of(b"other"), &r, &FileHashes::default()),
+            lookup(
+                &store,
+                &Key::of(b"other"),
+                &r,
+                &FileHashes::default(),
+                "860"
+            ),
             Lookup::Unknown
         );
     }

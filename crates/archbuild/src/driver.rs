@@ -326,9 +326,10 @@ impl<'a> Compiler<'a> {
     ) -> Result<JobOut, Failure> {
         let store = self.store.as_ref();
         let mk = self.manifest_key(module, arch);
+        let arch_list = crate::plan::arch_list_macro(module);
         let mut known = false;
         if let Some(store) = store {
-            match deps::lookup(store, &mk, &self.roots, &self.hashes) {
+            match deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list) {
                 Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
                     let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                     return Ok(JobOut::cached(rk, deps));
@@ -345,15 +346,14 @@ impl<'a> Compiler<'a> {
         // would be a second preprocessing (the compile's kept output gives the same key).
         if let (Some(store), true) = (store, known) {
             let ii = self.tmp.path().join(format!("{j}.ii"));
-            let cmd =
-                preprocess_command(self.tk, self.settings, &module.source, arch, &ii, &depfile);
+            let cmd = preprocess_command(self.tk, self.settings, module, arch, &ii, &depfile);
             let started = SystemTime::now();
             let (text, _) = self.execute(&cmd, &ii)?;
             self.preprocessed.fetch_add(1, Ordering::SeqCst);
             let pk = self.preprocessed_key(&inputs_key, &text);
             let deps = self.read_deps(&depfile, module);
             if store.contains("ptx", &pk) {
-                self.record_manifest(store, &mk, &deps, &pk, started);
+                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
                 let mut out = JobOut::cached(
                     pk,
                     deps.into_iter().filter(|d| !self.in_toolkit(d)).collect(),
@@ -368,17 +368,9 @@ impl<'a> Compiler<'a> {
         let keep_ii = store.is_some() && pre.is_none() && !launcher;
         let cmd = if keep_ii {
             let _ = std::fs::create_dir_all(&keep);
-            cicc_command_keep(
-                self.tk,
-                self.settings,
-                &module.source,
-                arch,
-                &out,
-                &depfile,
-                &keep,
-            )
+            cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
         } else {
-            cicc_command(self.tk, self.settings, &module.source, arch, &out, &depfile)
+            cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
         };
         let started = SystemTime::now();
         let (bytes, seconds) = self.execute(&cmd, &out)?;
@@ -391,20 +383,24 @@ impl<'a> Compiler<'a> {
                 (None, Some(ii)) => Some(self.preprocessed_key(&inputs_key, &ii)),
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
-                (None, None) => {
-                    deps::inputs(&self.roots, &deps, &self.settings.includes, &self.hashes)
-                        .and_then(|i| serde_json::to_vec(&i).ok())
-                        .map(|i| {
-                            KeyBuilder::new("ptx-direct")
-                                .key("manifest", &mk)
-                                .field("inputs", &i)
-                                .finish()
-                        })
-                }
+                (None, None) => deps::inputs(
+                    &self.roots,
+                    &deps,
+                    &self.settings.includes,
+                    &self.hashes,
+                    &arch_list,
+                )
+                .and_then(|i| serde_json::to_vec(&i).ok())
+                .map(|i| {
+                    KeyBuilder::new("ptx-direct")
+                        .key("manifest", &mk)
+                        .field("inputs", &i)
+                        .finish()
+                }),
             };
             if let Some(rk) = rk {
                 if store.put("ptx", &rk, &bytes).is_ok() {
-                    self.record_manifest(store, &mk, &deps, &rk, started);
+                    self.record_manifest(store, &mk, &deps, &rk, started, &arch_list);
                     key = Some(rk);
                 }
             }
@@ -433,6 +429,7 @@ impl<'a> Compiler<'a> {
         deps: &[PathBuf],
         result: &Key,
         started: SystemTime,
+        arch_list: &str,
     ) {
         let fresh = deps.iter().all(|d| {
             std::fs::metadata(d)
@@ -442,8 +439,13 @@ impl<'a> Compiler<'a> {
         if !fresh {
             return;
         }
-        if let Some(inputs) = deps::inputs(&self.roots, deps, &self.settings.includes, &self.hashes)
-        {
+        if let Some(inputs) = deps::inputs(
+            &self.roots,
+            deps,
+            &self.settings.includes,
+            &self.hashes,
+            arch_list,
+        ) {
             deps::record(store, mk, inputs, result);
         }
     }

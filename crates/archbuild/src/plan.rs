@@ -217,12 +217,12 @@ pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
 pub(crate) fn cicc_command(
     tk: &Toolkit,
     s: &Settings,
-    source: &Path,
+    m: &Module,
     arch: Arch,
     out: &Path,
     depfile: &Path,
 ) -> Cmd {
-    device_command(tk, s, source, arch, "-ptx", out, depfile)
+    device_command(tk, s, m, arch, "-ptx", out, depfile)
 }
 
 /// `cicc_command` that also keeps nvcc's intermediate files (the preprocessed device source)
@@ -230,13 +230,13 @@ pub(crate) fn cicc_command(
 pub(crate) fn cicc_command_keep(
     tk: &Toolkit,
     s: &Settings,
-    source: &Path,
+    m: &Module,
     arch: Arch,
     out: &Path,
     depfile: &Path,
     keep_dir: &Path,
 ) -> Cmd {
-    let cmd = device_command(tk, s, source, arch, "-ptx", out, depfile);
+    let cmd = device_command(tk, s, m, arch, "-ptx", out, depfile);
     let mut args = cmd.args.clone();
     let at = args.len() - 3;
     args.splice(
@@ -255,12 +255,27 @@ pub(crate) fn cicc_command_keep(
 pub(crate) fn preprocess_command(
     tk: &Toolkit,
     s: &Settings,
-    source: &Path,
+    m: &Module,
     arch: Arch,
     out: &Path,
     depfile: &Path,
 ) -> Cmd {
-    device_command(tk, s, source, arch, "-E", out, depfile)
+    device_command(tk, s, m, arch, "-E", out, depfile)
+}
+
+/// nvcc's `__CUDA_ARCH_LIST__` for a module: every virtual arch of its list, ascending, as
+/// `750,860,900` (variants dropped, as nvcc writes it).
+pub(crate) fn arch_list_macro(m: &Module) -> String {
+    let mut sms: Vec<u32> = m
+        .archs
+        .list
+        .targets()
+        .iter()
+        .map(|t| t.arch.cc.sm() * 10)
+        .collect();
+    sms.sort_unstable();
+    sms.dedup();
+    sms.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// A path as passed to the compiler: relative to the package directory when under it.
@@ -276,13 +291,13 @@ pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
 fn device_command(
     tk: &Toolkit,
     s: &Settings,
-    source: &Path,
+    m: &Module,
     arch: Arch,
     phase: &str,
     out: &Path,
     depfile: &Path,
 ) -> Cmd {
-    let source = relative(&s.base_dir, source);
+    let source = relative(&s.base_dir, &m.source);
     let mut args: Vec<OsString> = vec![
         phase.into(),
         format!("-arch=compute_{}", arch.sm_name()).into(),
@@ -294,6 +309,17 @@ fn device_command(
         args.push(a);
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
+    // nvcc defines `__CUDA_ARCH_LIST__` as the whole list in every device pass of a
+    // multi-arch compile; a one-target pass would get its own arch only, and CUB's inline
+    // namespace (`cub::_V_300500_SM_750_800`) would then name one kernel differently in every
+    // image. The host compiler's `-U`/`-D`, after nvcc's own `-D`, set nvcc's value.
+    let list = arch_list_macro(m);
+    if list.contains(',') {
+        args.extend([
+            "-Xcompiler".into(),
+            format!("-U{ARCH_LIST},-D{ARCH_LIST}={}", list.replace(',', "\\,")).into(),
+        ]);
+    }
     if phase == "-ptx" {
         args.extend([
             "-Xcicc".into(),
@@ -350,6 +376,8 @@ pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, dir: &Path) 
     cmd.cwd = Some(dir.to_path_buf());
     cmd
 }
+
+const ARCH_LIST: &str = crate::deps::ARCH_LIST_MACRO;
 
 /// The ptxas job's input and output file names inside its directory.
 pub(crate) const PTXAS_IN: &str = "in.ptx";

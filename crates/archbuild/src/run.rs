@@ -207,7 +207,7 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
                     plan::cicc_command(
                         &p.toolkit,
                         &p.settings,
-                        &m.source,
+                        m,
                         a,
                         &tmp.join(format!("{j}.ptx")),
                         &tmp.join(format!("{j}.d")),
@@ -552,6 +552,7 @@ fn write_record(
         module_deps,
         &p.settings.includes,
         &compiler.hashes,
+        &plan::arch_list_macro(module),
     ) else {
         return Ok(());
     };

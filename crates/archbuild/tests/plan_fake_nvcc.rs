@@ -39,6 +39,9 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
         expected.push(vec![
             "-ptx".to_string(),
             format!("-arch=compute_{sm}"),
+            // Every pass sees the whole list, as in a multi-arch nvcc compile.
+            "-Xcompiler".into(),
+            "-U__CUDA_ARCH_LIST__,-D__CUDA_ARCH_LIST__=750\\,860\\,890".into(),
             "-Xcicc".into(),
             "--orig_src_path_name".into(),
             "-Xcicc".into(),

@@ -174,8 +174,11 @@ fn compile(args: &[String]) -> i32 {
 
 /// nvcc's `-MD -MF FILE`, or the host compiler's through `-Xcompiler -MD,-MF,FILE`.
 fn write_depfile(args: &[String], out: &str, deps: &[PathBuf]) {
-    let xcompiler_mf =
-        value(args, "-Xcompiler").and_then(|v| v.split(',').skip_while(|f| *f != "-MF").nth(1));
+    // Several `-Xcompiler` options may come (the arch list, the dependency file).
+    let xcompiler_mf = args
+        .windows(2)
+        .filter(|w| w[0] == "-Xcompiler")
+        .find_map(|w| w[1].split(',').skip_while(|f| *f != "-MF").nth(1));
     if let Some(depfile) = value(args, "-MF").or(xcompiler_mf) {
         let mut d = format!("{out} :");
         for p in deps {
