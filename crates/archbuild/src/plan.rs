@@ -82,6 +82,30 @@ impl Settings {
                         .into(),
                 });
             }
+            let value = f.split_once('=').map(|(_, v)| v);
+            let rdc = match name {
+                "-rdc" | "--relocatable-device-code" => {
+                    let v = value.or_else(|| it.peek().map(|s| s.as_str())).unwrap_or("");
+                    v.eq_ignore_ascii_case("true")
+                }
+                "-dc" | "--device-c" | "-dlink" | "--device-link" => true,
+                _ => false,
+            };
+            if rdc {
+                return Err(Error::Config {
+                    what: "nvcc flag",
+                    origin: origin.to_owned(),
+                    value: f.clone(),
+                    hint: "archbuild builds whole-program device code (each module one \
+                           translation unit, its cubins loaded as they are); relocatable device \
+                           code needs a device link, which archbuild does not do: remove the \
+                           flag and put the `extern` device functions a kernel calls in the \
+                           same module (one file, or several compiled as one with \
+                           `.module(\"name\", [files])`), or build that code with `nvcc -rdc=true \
+                           -dlink` yourself"
+                        .into(),
+                });
+            }
             match name {
                 "-G" | "--device-debug" => derived.extend(
                     ["-g", "--dont-merge-basicblocks", "--return-at-end"].map(String::from),
@@ -417,6 +441,38 @@ mod tests {
             started,
             ["compute_86", "compute_75", "compute_90", "sm_86", "sm_75"]
         );
+    }
+
+    #[test]
+    fn relocatable_device_code_is_refused_with_the_alternative() {
+        for flags in [
+            vec!["-rdc=true"],
+            vec!["-rdc", "true"],
+            vec!["--relocatable-device-code=true"],
+            vec!["-dc"],
+        ] {
+            let err = Settings {
+                nvcc_flags: flags.iter().map(|f| f.to_string()).collect(),
+                ..Default::default()
+            }
+            .finish("ARCHBUILD_NVCC_FLAGS")
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("device link") && err.contains(".module("), "{err}");
+        }
+        let ok = Settings {
+            nvcc_flags: vec!["-rdc=false".into()],
+            ..Default::default()
+        };
+        assert!(ok.finish("x").is_ok());
+        let err = Settings {
+            nvcc_flags: vec!["-rdc=true".into()],
+            ..Default::default()
+        }
+        .finish("ARCHBUILD_NVCC_FLAGS")
+        .unwrap_err()
+        .to_string();
+        insta::assert_snapshot!(err);
     }
 
     #[test]
