@@ -48,8 +48,15 @@ fn cub_and_arch_list_kernels_have_one_name_in_every_image() {
     assert!(sets[0].contains("_Z1kIJLi750ELi800EEEvPi"), "{:?}", sets[0]);
     assert!(sets[0].contains("_Z6reducePKfPf"), "{:?}", sets[0]);
     // CUB's DeviceReduce kernels, named after the whole list in every image.
-    let cub: Vec<&&str> = sets[0].iter().filter(|k| k.contains("_SM_750_800")).collect();
-    assert!(cub.len() >= 2, "no CUB kernels named for 750,800: {:?}", sets[0]);
+    let cub: Vec<&&str> = sets[0]
+        .iter()
+        .filter(|k| k.contains("_SM_750_800"))
+        .collect();
+    assert!(
+        cub.len() >= 2,
+        "no CUB kernels named for 750,800: {:?}",
+        sets[0]
+    );
     // Every target holds every kernel: no coverage gap.
     let all: BTreeSet<&str> = sets.iter().flatten().copied().collect();
     for (t, ks) in &r.modules[0].target_kernels {
@@ -74,7 +81,10 @@ fn adding_an_arch_recompiles_all_only_for_sources_that_name_the_list() {
     let plain = build(dir.path(), "add.cu", "7.5 8.6 8.9");
     assert_eq!(
         plain.ran(),
-        [("add".into(), "compute_89".into()), ("add".into(), "sm_89".into())]
+        [
+            ("add".into(), "compute_89".into()),
+            ("add".into(), "sm_89".into())
+        ]
     );
     build(dir.path(), "list.cu", "7.5 8.6");
     let named = build(dir.path(), "list.cu", "7.5 8.6 8.9");

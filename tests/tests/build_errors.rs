@@ -135,3 +135,39 @@ fn compile_error() {
     assert_eq!(msg.matches("is undefined").count(), 1, "{msg}");
     insta::assert_snapshot!(msg);
 }
+
+#[test]
+fn a_blank_arch_list_is_an_error_from_every_source_that_is_not_a_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("k.cu"),
+        "extern \"C\" __global__ void k() {}\n",
+    )
+    .unwrap();
+    let build = || {
+        let mut b = Build::new();
+        b.toolkit(archbuild_tests::toolkit().clone())
+            .env(Env::from_vars([("ARCHBUILD_ARCHS", "")]))
+            .manifest_dir(tmp.path())
+            .out_dir(tmp.path().join("out"))
+            .cache(false)
+            .file("k.cu")
+            .quiet(true);
+        b
+    };
+    // `.archs("")` / `--archs ""`: refused like `explain ""`, not the default list.
+    let err = build().archs("").try_compile("kernels").unwrap_err();
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+    // `archs = ""` in Cargo.toml: refused too, naming Cargo.toml.
+    std::fs::write(
+        tmp.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\n[package.metadata.archbuild]\narchs = \"\"\n",
+    )
+    .unwrap();
+    let err = build().try_compile("kernels").unwrap_err().to_string();
+    assert!(err.contains("Cargo.toml"), "{err}");
+    // A blank variable still means "unset": the build uses the default list.
+    std::fs::remove_file(tmp.path().join("Cargo.toml")).unwrap();
+    let r = build().try_plan("kernels").unwrap();
+    assert!(r.arch_source.contains("default"), "{}", r.arch_source);
+}

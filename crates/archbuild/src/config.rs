@@ -100,13 +100,16 @@ pub fn choose_arch_list<E>(
     env: &Env,
     manifest: impl FnOnce() -> std::result::Result<Option<String>, E>,
 ) -> std::result::Result<(String, ArchSource), E> {
-    if let Some(e) = explicit.filter(|e| !e.trim().is_empty()) {
+    // An explicit or Cargo.toml list is taken as written: a blank one is an error (as in
+    // `explain ""`), not a silent default. Only a blank variable means "unset", so a CI matrix
+    // can leave ARCHBUILD_ARCHS empty for the default.
+    if let Some(e) = explicit {
         return Ok((e.to_owned(), ArchSource::Explicit));
     }
     if let Some(v) = env.var("ARCHBUILD_ARCHS") {
         return Ok((v, ArchSource::Var("ARCHBUILD_ARCHS")));
     }
-    if let Some(m) = manifest()?.filter(|m| !m.trim().is_empty()) {
+    if let Some(m) = manifest()? {
         return Ok((m, ArchSource::Manifest));
     }
     Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
@@ -207,9 +210,10 @@ mod tests {
             pick(&all, Some("8.9"), Some("8.0")),
             ("8.9".into(), ArchSource::Explicit, false)
         );
+        // A blank explicit list is taken (and refused by the parser), not skipped.
         assert_eq!(
             pick(&all, Some("  "), Some("8.0")),
-            ("8.6".into(), ArchSource::Var("ARCHBUILD_ARCHS"), false)
+            ("  ".into(), ArchSource::Explicit, false)
         );
         assert_eq!(
             pick(&all[1..], None, Some("8.0")),
@@ -217,7 +221,7 @@ mod tests {
         );
         assert_eq!(
             pick(&all[1..], None, Some(" ")),
-            ("7.5".into(), ArchSource::Var("TORCH_CUDA_ARCH_LIST"), true)
+            (" ".into(), ArchSource::Manifest, true)
         );
         assert_eq!(
             pick(&all[2..], None, None),
@@ -237,6 +241,28 @@ mod tests {
             choose_arch_list(None, &env, || Err("no cargo")),
             Err("no cargo")
         );
+    }
+
+    #[test]
+    fn a_blank_explicit_or_manifest_list_is_taken_and_refused() {
+        let env = Env::from_vars([("ARCHBUILD_ARCHS", "")]);
+        let none = || Ok::<_, ()>(None);
+        assert_eq!(
+            choose_arch_list(Some(""), &env, none).unwrap(),
+            (String::new(), ArchSource::Explicit)
+        );
+        assert_eq!(
+            choose_arch_list(None, &env, || Ok::<_, ()>(Some(" ".to_owned()))).unwrap(),
+            (" ".to_owned(), ArchSource::Manifest)
+        );
+        assert_eq!(
+            choose_arch_list(None, &env, none).unwrap().1,
+            ArchSource::Default,
+            "a blank variable is unset"
+        );
+        let ctx = archbuild_arch::ResolveContext::new("--archs");
+        let explain_err = archbuild_arch::ArchList::parse("", &ctx).unwrap_err();
+        assert!(explain_err.to_string().contains("--archs"), "{explain_err}");
     }
 
     #[test]

@@ -85,7 +85,9 @@ impl Settings {
             let value = f.split_once('=').map(|(_, v)| v);
             let rdc = match name {
                 "-rdc" | "--relocatable-device-code" => {
-                    let v = value.or_else(|| it.peek().map(|s| s.as_str())).unwrap_or("");
+                    let v = value
+                        .or_else(|| it.peek().map(|s| s.as_str()))
+                        .unwrap_or("");
                     v.eq_ignore_ascii_case("true")
                 }
                 "-dc" | "--device-c" | "-dlink" | "--device-link" => true,
@@ -458,7 +460,10 @@ mod tests {
             .finish("ARCHBUILD_NVCC_FLAGS")
             .unwrap_err()
             .to_string();
-            assert!(err.contains("device link") && err.contains(".module("), "{err}");
+            assert!(
+                err.contains("device link") && err.contains(".module("),
+                "{err}"
+            );
         }
         let ok = Settings {
             nvcc_flags: vec!["-rdc=false".into()],
