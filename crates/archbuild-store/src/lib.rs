@@ -25,7 +25,7 @@ mod remote;
 mod tier;
 mod vocab;
 
-pub use atomic::write_atomic;
+pub use atomic::{current_umask, write_atomic};
 pub use config::{endpoint, Endpoint, RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use key::{Key, KeyBuilder};

@@ -25,9 +25,11 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // 0666 less the umask, as nvcc creates its outputs (a bare temp file would be 0600).
     let mut tmp = tempfile::Builder::new()
         .prefix(".archbuild-")
         .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(err)?;
     tmp.write_all(bytes).map_err(err)?;
@@ -52,6 +54,25 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.fatbin")]);
+    }
+
+    #[test]
+    fn outputs_honour_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let Some(umask) = archbuild_store_umask() else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("merged.fatbin");
+        write_atomic(&out, b"x").unwrap();
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask);
+    }
+
+    fn archbuild_store_umask() -> Option<u32> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+        u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
     }
 
     #[test]
