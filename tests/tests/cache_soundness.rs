@@ -194,3 +194,24 @@ fn a_comment_only_edit_starts_no_compiler() {
     let changed = p.build(tk(), true);
     assert!(changed.jobs_run > 0, "{changed}");
 }
+
+/// A cache that cannot be written still serves its entries (docs/build.md says so): here its
+/// temp directory cannot be created (as with a read-only mount, which root in CI cannot
+/// simulate with permissions).
+#[test]
+fn a_cache_that_cannot_be_written_still_serves() {
+    let p = Project::new();
+    p.write("kernels/k.cu", KERNEL);
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    let first = p.build(tk(), true);
+    assert!(first.jobs_run > 0);
+    let tmp = p.dir.path().join("cache/tmp");
+    std::fs::remove_dir_all(&tmp).unwrap();
+    std::fs::write(&tmp, "not a directory").unwrap();
+    let again = p.build(tk(), true);
+    assert_eq!(again.jobs_run, 0, "{again}");
+    // A change still builds, with the temp files elsewhere.
+    p.write("inc/params.cuh", "#define SCALE 4.0f\n");
+    let changed = p.build(tk(), true);
+    assert!(changed.jobs_run > 0, "{changed}");
+}

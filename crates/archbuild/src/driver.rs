@@ -124,15 +124,27 @@ impl<'a> Compiler<'a> {
         store: Option<Store>,
         env: &Env,
     ) -> Result<Self> {
-        let tmp_parent = store
-            .as_ref()
-            .map(|s| s.dir().join("tmp"))
-            .unwrap_or_else(std::env::temp_dir);
-        std::fs::create_dir_all(&tmp_parent).map_err(|e| Error::io("create", &tmp_parent, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".tmp-build-")
-            .tempdir_in(&tmp_parent)
-            .map_err(|e| Error::io("create a temporary directory in", &tmp_parent, e))?;
+        // Temp files go into the cache (same file system as the entries), or, when the cache
+        // cannot be written (a read-only or full cache still serves its entries), the system's
+        // temp directory.
+        let in_cache = store.as_ref().and_then(|s| {
+            let dir = s.dir().join("tmp");
+            std::fs::create_dir_all(&dir).ok()?;
+            tempfile::Builder::new()
+                .prefix(".tmp-build-")
+                .tempdir_in(&dir)
+                .ok()
+        });
+        let tmp = match in_cache {
+            Some(t) => t,
+            None => {
+                let sys = std::env::temp_dir();
+                tempfile::Builder::new()
+                    .prefix(".archbuild-build-")
+                    .tempdir_in(&sys)
+                    .map_err(|e| Error::io("create a temporary directory in", &sys, e))?
+            }
+        };
         let mut b = KeyBuilder::new("base");
         b.key("toolkit", &crate::fingerprint::toolkit(tk, store.as_ref()))
             .str("host", &host_compiler_id(settings, env, store.as_ref()));
