@@ -7,12 +7,38 @@ use std::path::Path;
 
 use crate::error::CliError;
 
-/// Reads a whole input file.
+/// The most a non-regular input (a pipe, a device) may yield: room for any fat binary or
+/// kernel library one would pipe in, bounded where `/dev/zero` would feed forever. (Regular
+/// files, such as a 1.5 GB libtorch_cuda, are read at their size.)
+const MAX_STREAM_INPUT: u64 = 512 << 20;
+
+/// Reads a whole input file. A regular file is read at its size; anything else (a pipe, a
+/// device such as `/dev/zero`) at most [`MAX_STREAM_INPUT`] bytes, so no input can make the
+/// command read without bound.
 pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Read {
+    read_capped(path, MAX_STREAM_INPUT)
+}
+
+fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let err = |source| CliError::Read {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(err)?;
+    if file.metadata().map_err(err)?.is_file() {
+        return std::fs::read(path).map_err(err);
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(err)?;
+    if bytes.len() as u64 > cap {
+        return Err(err(std::io::Error::other(format!(
+            "it is not a regular file and gave more than {} MiB without ending; pass a fat \
+             binary, cubin, PTX, object, executable or library file",
+            cap >> 20
+        ))));
+    }
+    Ok(bytes)
 }
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory, then rename).
@@ -54,6 +80,13 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.fatbin")]);
+    }
+
+    #[test]
+    fn endless_inputs_are_cut_off() {
+        let e = read_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert_eq!(e.exit_code(), crate::exit::INPUT);
     }
 
     #[test]
