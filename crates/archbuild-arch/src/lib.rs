@@ -24,6 +24,7 @@ pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
 pub use devices::{cc_for_device_name, device_names, generation};
 pub use error::Error;
 pub use list::{ArchList, ResolveContext};
+pub use parse::generation_names;
 pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };

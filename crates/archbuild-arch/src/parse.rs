@@ -9,7 +9,7 @@
 use crate::cc::{Arch, ComputeCapability, Target, Variant};
 use crate::tables;
 
-/// PyTorch's `named_arches` from `torch/utils/cpp_extension.py`, verbatim. Order matters
+/// PyTorch's `named_arches` from `torch/utils/cpp_extension.py` (2.15), verbatim. Order matters
 /// only for documentation; lookup is by exact (case-insensitive) name.
 pub(crate) const GENERATION_NAMES: &[(&str, &str)] = &[
     ("Kepler+Tesla", "3.7"),
@@ -26,7 +26,13 @@ pub(crate) const GENERATION_NAMES: &[(&str, &str)] = &[
     ("Hopper", "9.0+PTX"),
     ("Blackwell+Tegra", "11.0"),
     ("Blackwell", "10.0;10.3;12.0;12.1+PTX"),
+    ("Rubin", "10.7+PTX"),
 ];
+
+/// PyTorch's generation names with their expansions (`("Ampere", "8.0;8.6+PTX")`, …).
+pub fn generation_names() -> impl Iterator<Item = (&'static str, &'static str)> {
+    GENERATION_NAMES.iter().copied()
+}
 
 /// The words resolved against context.
 pub(crate) const WORDS: &[&str] = &["native", "all", "all-major"];

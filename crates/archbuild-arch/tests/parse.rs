@@ -112,6 +112,7 @@ fn pytorch_generation_names_expand_exactly_as_pytorch() {
             "Blackwell",
             &["sm_100", "sm_103", "sm_120", "sm_121", "compute_121"],
         ),
+        ("Rubin", &["sm_107", "compute_107"]),
     ];
     for (input, want) in cases {
         assert_eq!(expand(input), *want, "{input}");

@@ -145,6 +145,44 @@ pub(crate) fn parse_checked(
     })
 }
 
+/// A warning when `TORCH_CUDA_ARCH_LIST` holds something PyTorch itself rejects (archbuild
+/// accepts more): PyTorch builds in the same environment would fail on it. PyTorch takes `X.Y`,
+/// `X.Ya`, either with `+PTX`, and its generation names, separated by `;` or spaces.
+pub(crate) fn torch_list_warning(value: &str) -> Option<String> {
+    let names: Vec<&str> = archbuild_arch::generation_names().map(|(n, _)| n).collect();
+    let ok = |e: &str| {
+        let e = e.strip_suffix("+PTX").unwrap_or(e);
+        if names.contains(&e) {
+            return true;
+        }
+        let e = e.strip_suffix('a').unwrap_or(e);
+        let mut parts = e.split('.');
+        matches!(
+            (parts.next(), parts.next(), parts.next()),
+            (Some(ma), Some(mi), None)
+                if !ma.is_empty() && !mi.is_empty()
+                    && ma.bytes().all(|b| b.is_ascii_digit())
+                    && mi.bytes().all(|b| b.is_ascii_digit())
+        )
+    };
+    let bad: Vec<&str> = value
+        .split(|c: char| c == ';' || c.is_whitespace())
+        .filter(|e| !e.is_empty() && !ok(e))
+        .collect();
+    if bad.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "TORCH_CUDA_ARCH_LIST=`{value}` builds here, but PyTorch rejects {}: PyTorch extension \
+         builds in this environment will fail; use `X.Y`, `X.Ya` or `X.Y+PTX` entries or \
+         generation names, separated by `;` or spaces (e.g. `7.5;8.6+PTX`)",
+        bad.iter()
+            .map(|b| format!("`{b}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 /// CMake's `CUDA_ARCHITECTURES` meaning of a bare number is "SASS and PTX"; rewrite it so the
 /// shared parser (where a bare number is a cubin) sees `86-real 86-virtual`.
 fn cmake_to_archbuild(v: &str) -> String {
@@ -263,6 +301,21 @@ mod tests {
         let ctx = archbuild_arch::ResolveContext::new("--archs");
         let explain_err = archbuild_arch::ArchList::parse("", &ctx).unwrap_err();
         assert!(explain_err.to_string().contains("--archs"), "{explain_err}");
+    }
+
+    #[test]
+    fn torch_lists_pytorch_rejects_get_a_warning() {
+        for ok in ["7.5;8.6+PTX", "Ampere;Hopper", "8.0 9.0a+PTX", "Rubin"] {
+            assert_eq!(torch_list_warning(ok), None, "{ok}");
+        }
+        for (bad, named) in [
+            ("7.5,8.6", "`7.5,8.6`"),
+            ("sm_86", "`sm_86`"),
+            ("8.6;12.0f", "`12.0f`"),
+        ] {
+            let w = torch_list_warning(bad).unwrap();
+            assert!(w.contains(named) && w.contains("PyTorch"), "{w}");
+        }
     }
 
     #[test]

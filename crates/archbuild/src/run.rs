@@ -121,6 +121,16 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         }
     };
     let archs = config::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
+    let torch_warning = (archs.source == ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
+        .then(|| config::torch_list_warning(&archs.input))
+        .flatten();
+    if let Some(w) = torch_warning.filter(|_| !b.quiet) {
+        if env.cargo_metadata() {
+            println!("cargo:warning=archbuild: {w}");
+        } else {
+            eprintln!("archbuild: warning: {w}");
+        }
+    }
     if let Some(line) = archs.announcement().filter(|_| !b.quiet) {
         if env.cargo_metadata() {
             println!("cargo:warning=archbuild: {line}");
