@@ -14,26 +14,53 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use crate::env::Env;
+use crate::error::{Error, Result};
 
-/// How many jobs may run at once, and why.
-pub(crate) fn parallelism(env: &Env, explicit: Option<usize>) -> usize {
+/// How many jobs may run at once: the explicit count, else `ARCHBUILD_JOBS`, else the CPUs,
+/// capped by available memory over `ARCHBUILD_JOB_MEMORY`. A value that is not a positive whole
+/// number is an error naming it (it would otherwise be ignored without a word).
+pub(crate) fn parallelism(env: &Env, explicit: Option<usize>) -> Result<usize> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let jobs = explicit
-        .or_else(|| {
-            env.var("ARCHBUILD_JOBS")
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .filter(|&n| n > 0)
-        .unwrap_or(cores);
-    let per_job_mib: u64 = env
-        .var("ARCHBUILD_JOB_MEMORY")
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(2048);
+    let positive = |origin: &str, value: String, what: &'static str, hint: &str| match value
+        .trim()
+        .parse::<u64>(
+    ) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(Error::Config {
+            what,
+            origin: origin.to_owned(),
+            value,
+            hint: hint.to_owned(),
+        }),
+    };
+    let jobs_hint = "use a whole number of 1 or more, such as `4`, or leave it unset for one job \
+                     per CPU";
+    let jobs = match explicit {
+        Some(n) => positive(
+            "Build::jobs / --jobs",
+            n.to_string(),
+            "job count",
+            jobs_hint,
+        )? as usize,
+        None => match env.var("ARCHBUILD_JOBS") {
+            Some(v) => positive("ARCHBUILD_JOBS", v, "job count", jobs_hint)? as usize,
+            None => cores,
+        },
+    };
+    let per_job_mib = match env.var("ARCHBUILD_JOB_MEMORY") {
+        Some(v) => positive(
+            "ARCHBUILD_JOB_MEMORY",
+            v,
+            "memory per job",
+            "use the MiB one compile needs as a whole number, such as `4096`, or leave it unset \
+             for 2048",
+        )?,
+        None => 2048,
+    };
     let by_memory = available_memory_mib().map(|m| (m / per_job_mib).max(1) as usize);
-    jobs.min(by_memory.unwrap_or(usize::MAX)).max(1)
+    Ok(jobs.min(by_memory.unwrap_or(usize::MAX)).max(1))
 }
 
 /// `MemAvailable` from /proc/meminfo, in MiB.
@@ -328,12 +355,38 @@ mod tests {
     #[test]
     fn parallelism_respects_env() {
         assert_eq!(
-            parallelism(&Env::from_vars([("ARCHBUILD_JOBS", "1")]), None),
+            parallelism(&Env::from_vars([("ARCHBUILD_JOBS", "1")]), None).unwrap(),
             1
         );
         let none = Env::from_vars(Vec::<(String, String)>::new());
-        assert_eq!(parallelism(&none, Some(1)), 1, "the API's jobs(1) wins");
+        assert_eq!(
+            parallelism(&none, Some(1)).unwrap(),
+            1,
+            "the API's jobs(1) wins"
+        );
         let huge = Env::from_vars([("ARCHBUILD_JOB_MEMORY", "100000000")]);
-        assert_eq!(parallelism(&huge, Some(8)), 1, "memory caps the pool");
+        assert_eq!(
+            parallelism(&huge, Some(8)).unwrap(),
+            1,
+            "memory caps the pool"
+        );
+    }
+
+    #[test]
+    fn garbage_counts_are_errors_that_name_the_variable() {
+        for (var, value) in [
+            ("ARCHBUILD_JOBS", "lots"),
+            ("ARCHBUILD_JOBS", "0"),
+            ("ARCHBUILD_JOBS", "-2"),
+            ("ARCHBUILD_JOB_MEMORY", "4G"),
+        ] {
+            let e = parallelism(&Env::from_vars([(var, value)]), None)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(var) && e.contains(&format!("`{value}`")), "{e}");
+        }
+        let none = Env::from_vars(Vec::<(String, String)>::new());
+        let e = parallelism(&none, Some(0)).unwrap_err().to_string();
+        insta::assert_snapshot!(e);
     }
 }

@@ -85,10 +85,22 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
     if let Some(c) = &b.cache_dir {
         home = home.with_cache_dir(c.clone());
     }
-    let cache_on = b.cache.unwrap_or_else(|| {
-        !env.var("ARCHBUILD_CACHE")
-            .is_some_and(|v| archbuild_store::is_off(&v))
-    });
+    let cache_on = match (b.cache, env.var("ARCHBUILD_CACHE")) {
+        (Some(on), _) => on,
+        (None, None) => true,
+        (None, Some(v)) if archbuild_store::is_off(&v) => false,
+        (None, Some(v)) if archbuild_store::is_on(&v) => true,
+        (None, Some(v)) => {
+            return Err(Error::Config {
+                what: "cache switch",
+                origin: "ARCHBUILD_CACHE".into(),
+                value: v,
+                hint: "use `off` (or `0`, `false`, `no`, `none`) to build without the cache, \
+                       `on` (or `1`, `true`, `yes`) or nothing to use it"
+                    .into(),
+            })
+        }
+    };
     let cache_max = if cache_on {
         crate::evict::max_bytes(&env)?
     } else {
@@ -300,7 +312,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         .cache_on
         .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
     let compiler = Compiler::new(&p.toolkit, &p.settings, &p.modules, &jobs, store, &p.env)?;
-    let workers = exec::parallelism(&p.env, b.jobs);
+    let workers = exec::parallelism(&p.env, b.jobs)?;
     let outcomes = compiler.run(workers, b.on_job.as_ref());
     if crate::process::interrupted() {
         return Err(Error::Interrupted);

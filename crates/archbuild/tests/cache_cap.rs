@@ -100,3 +100,30 @@ fn a_bad_cap_is_refused_before_compiling() {
         .env_vars
         .contains(&"ARCHBUILD_CACHE_MAX_BYTES".to_owned()));
 }
+
+#[test]
+fn a_cache_switch_archbuild_does_not_know_is_refused() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let build = |value: &str| {
+        f.build(&[("ARCHBUILD_CACHE", value)])
+            .file("kernels/add.cu")
+            .archs("7.5")
+            .try_compile("add")
+    };
+    let err = build("maybe").unwrap_err().to_string();
+    assert!(
+        err.contains("ARCHBUILD_CACHE") && err.contains("`maybe`") && err.contains("`off`"),
+        "{err}"
+    );
+    // Every spelling of "off" means off, as for the JIT cache.
+    for off in ["off", "0", "false", "no", "none"] {
+        let r = build(off).unwrap();
+        assert_eq!(r.cache_hits, 0, "{off}");
+    }
+    build("on").unwrap();
+    assert_eq!(
+        build("1").unwrap().cache_hits,
+        build("yes").unwrap().jobs_planned
+    );
+}
