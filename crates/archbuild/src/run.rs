@@ -379,6 +379,16 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         deps.extend(module_deps);
     }
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
+    for m in modules.iter().filter(|m| m.kernels.is_empty()) {
+        let sources: Vec<String> = m.sources.iter().map(|s| s.display().to_string()).collect();
+        warnings.push(format!(
+            "`{}` defines no kernel: the fat binary {} holds nothing to launch (no \
+             `__global__` function survived preprocessing for any arch); add a kernel or remove \
+             the file from the build",
+            sources.join("`, `"),
+            m.fatbin.display()
+        ));
+    }
     let groups =
         crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default());
     let variant_reports = crate::variants::check(&groups, &modules)?;

@@ -163,7 +163,56 @@ pub(crate) fn modules(
             archs: module_archs,
         });
     }
+    check_file_archs(b, pkg, base, &modules)?;
     Ok(modules)
+}
+
+/// A per-file arch list for a file that is not one of the build's sources would be ignored
+/// without a word (a typo, or a header): refuse it instead.
+fn check_file_archs(
+    b: &Build,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+    modules: &[Module],
+) -> Result<()> {
+    let is_member = |f: &Path| {
+        modules
+            .iter()
+            .flat_map(|m| m.members.iter())
+            .any(|m| m == f || base.join(m) == base.join(f))
+    };
+    let from_build = b
+        .file_archs
+        .iter()
+        .map(|(p, _)| (p.clone(), "Build::file_archs"));
+    let from_pkg = pkg.into_iter().flat_map(|p| {
+        p.file_archs.keys().map(|k| {
+            (
+                PathBuf::from(k),
+                "Cargo.toml [package.metadata.archbuild.file-archs]",
+            )
+        })
+    });
+    for (file, origin) in from_build.chain(from_pkg) {
+        if !is_member(&file) {
+            let sources: Vec<String> = modules
+                .iter()
+                .flat_map(|m| m.members.iter())
+                .map(|m| format!("`{}`", m.display()))
+                .collect();
+            return Err(Error::Config {
+                what: "per-file arch list",
+                origin: origin.to_owned(),
+                value: file.display().to_string(),
+                hint: format!(
+                    "it is not one of the build's kernel sources ({}); fix the path (relative \
+                     to the package directory) or add the file to the build",
+                    sources.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The per-file arch list for a module: the build script's, then the manifest's. For a group,

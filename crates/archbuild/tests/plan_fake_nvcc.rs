@@ -387,3 +387,34 @@ fn a_compile_error_is_reported_once_for_all_archs() {
         "{err}"
     );
 }
+
+#[test]
+fn an_empty_source_warns_and_a_file_archs_entry_for_no_source_is_refused() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.write("kernels/empty.cu", "// nothing here yet\n");
+    let r = f
+        .build(&[])
+        .files(["kernels/add.cu", "kernels/empty.cu"])
+        .archs("7.5")
+        .try_compile("k")
+        .unwrap();
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("kernels/empty.cu") && r.warnings[0].contains("defines no kernel"),
+        "{:?}",
+        r.warnings
+    );
+    let err = f
+        .build(&[])
+        .file("kernels/add.cu")
+        .file_archs("kernels/ad.cu", "8.6")
+        .archs("7.5")
+        .try_compile("k")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`kernels/ad.cu`") && err.contains("kernels/add.cu"),
+        "{err}"
+    );
+}
