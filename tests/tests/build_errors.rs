@@ -171,3 +171,25 @@ fn a_blank_arch_list_is_an_error_from_every_source_that_is_not_a_variable() {
     let r = build().try_plan("kernels").unwrap();
     assert!(r.arch_source.contains("default"), "{}", r.arch_source);
 }
+
+#[test]
+fn an_unknown_compression_names_every_word_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("k.cu"),
+        "extern \"C\" __global__ void k() {}\n",
+    )
+    .unwrap();
+    let err = Build::new()
+        .toolkit(archbuild_tests::toolkit().clone())
+        .env(Env::from_vars([("X", "")]))
+        .manifest_dir(tmp.path())
+        .out_dir(tmp.path().join("out"))
+        .file("k.cu")
+        .archs("8.6")
+        .compression("bogus")
+        .quiet(true)
+        .try_plan("kernels")
+        .unwrap_err();
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+}

@@ -28,7 +28,7 @@ mod writer;
 pub use error::Error;
 pub use inspect::{detect, read_any, FileKind, ImageRecord};
 pub use merge::merge;
-pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind};
+pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind, COMPRESSION_WORDS};
 pub use reader::read_fatbin;
 pub use writer::FatbinWriter;
 

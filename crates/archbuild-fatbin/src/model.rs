@@ -139,6 +139,7 @@ impl FromStr for CompressionChoice {
     type Err = Error;
 
     /// Accepts `none`/`stored`, `default`, `zstd`/`balance`, `lz4`/`speed`, `size`.
+    /// Takes the words of [`COMPRESSION_WORDS`].
     fn from_str(s: &str) -> Result<Self, Error> {
         match s.trim().to_ascii_lowercase().as_str() {
             "none" | "stored" => Ok(Self::stored()),
@@ -150,6 +151,12 @@ impl FromStr for CompressionChoice {
         }
     }
 }
+
+/// Every compression word archbuild takes, with its meaning: the one vocabulary of
+/// `Build::compression`, `--compression`, `ARCHBUILD_COMPRESSION` and Cargo.toml.
+pub const COMPRESSION_WORDS: &str = "`none` (stored), `default` (PTX zstd, cubins stored, as \
+    nvcc), `speed` (all LZ4, for the oldest drivers; also `lz4`), `balance` (all zstd; also \
+    `zstd`) or `size` (smallest)";
 
 /// One entry of a fat binary container, borrowed from the input bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -79,7 +79,10 @@ pub(crate) fn compression(
     pkg: Option<&PackageConfig>,
 ) -> Result<CompressionChoice> {
     let (value, origin) = if let Some(c) = &b.compression {
-        (c.clone(), "Build::compression")
+        (
+            c.clone(),
+            "the build's compression (`.compression(...)` / `--compression`)",
+        )
     } else if let Some(c) = env.var("ARCHBUILD_COMPRESSION") {
         (c, "ARCHBUILD_COMPRESSION")
     } else if let Some(c) = pkg.and_then(|p| p.compression.clone()) {
@@ -91,9 +94,7 @@ pub(crate) fn compression(
         what: "compression",
         origin: origin.to_owned(),
         value,
-        hint: "use `none`, `default` (PTX zstd, cubins stored, as nvcc), `zstd`, `lz4` (oldest \
-               drivers) or `size`"
-            .into(),
+        hint: format!("use {}", archbuild_fatbin::COMPRESSION_WORDS),
     })
 }
 
