@@ -31,17 +31,15 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .map(|f| absolute_source(f))
         .collect::<Result<Vec<_>, _>>()?;
     let module = module_name(&args.output)?;
-    let out_parent = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    // The driver writes into a private directory beside OUT; the fat binary is then renamed
-    // into place, so OUT is either the old file or the complete new one.
+    refuse_output_that_is_an_input(&args.output, &args.files)?;
+    // The driver writes into a private temp directory (not beside OUT, where an interrupted
+    // compile would leave it behind); the fat binary is then written to OUT atomically, so OUT
+    // is either the old file or the complete new one.
     let staging = tempfile::Builder::new()
         .prefix(".archbuild-compile-")
-        .tempdir_in(&out_parent)
+        .tempdir()
         .map_err(|source| CliError::Write {
-            path: args.output.clone(),
+            path: std::env::temp_dir(),
             source,
         })?;
     let mut b = Build::new();
@@ -118,6 +116,38 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         ),
     );
     print_summary(std::slice::from_ref(&outcome), Some(&no_gpu_note()), shell)
+}
+
+/// `compile k.cu -o k.cu` would replace the source with the fat binary.
+fn refuse_output_that_is_an_input(output: &Path, inputs: &[PathBuf]) -> Result<(), CliError> {
+    let canon = |p: &Path| -> PathBuf {
+        match (p.parent(), p.file_name()) {
+            (Some(dir), Some(name)) => {
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                std::fs::canonicalize(dir)
+                    .map(|d| d.join(name))
+                    .unwrap_or_else(|_| p.to_path_buf())
+            }
+            _ => p.to_path_buf(),
+        }
+    };
+    let out = canon(output);
+    if let Some(i) = inputs.iter().find(|i| canon(i) == out) {
+        return Err(CliError::usage(
+            format!(
+                "the output `{}` is also an input (`{}`): writing it would replace the source \
+                 with the fat binary",
+                output.display(),
+                i.display()
+            ),
+            "name another output file, e.g. `-o kernels.fatbin`",
+        ));
+    }
+    Ok(())
 }
 
 /// The module (and generated names) come from OUT's file stem: `kernels.fatbin` → `kernels`.

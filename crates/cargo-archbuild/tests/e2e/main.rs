@@ -6,6 +6,7 @@
 
 mod support;
 
+mod bad_input;
 mod cache_trim;
 mod compile;
 mod doctor;
