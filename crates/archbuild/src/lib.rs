@@ -79,6 +79,16 @@ pub fn cache_trim(home: &Home, max_bytes: u64) -> CacheEviction {
     )
 }
 
+/// Removes every entry of the build cache (`cargo archbuild cache clean`) — and nothing a build
+/// running now needs: its temp directory (`tmp/.tmp-build-*`, younger than a day) and young
+/// temp files stay, and files not laid out as entries are not touched. An entry a running
+/// build was about to read is then a miss, and that build compiles it again.
+pub fn cache_clean(home: &Home) -> CacheEviction {
+    // Entries used "since" a start time in the future: none, so every entry may go.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(24 * 60 * 60);
+    evict::evict(&cache::Store::new(home.cache_dir()), 0, later)
+}
+
 /// The build cache's size cap in bytes: `ARCHBUILD_CACHE_MAX_BYTES` (`512M`, `2G`, bytes), else
 /// 2 GiB. After each build that stored something, the least recently used entries beyond it
 /// are removed (see `docs/build.md`).

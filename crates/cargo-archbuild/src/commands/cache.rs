@@ -5,7 +5,7 @@
 //! to reclaim space. Both have a size cap (`ARCHBUILD_CACHE_MAX_BYTES`,
 //! `ARCHBUILD_JIT_CACHE_MAX_BYTES`) enforced by evicting the least recently used entries.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use archbuild::{cache_max_bytes, cache_stats, cache_trim, Home};
 use archbuild_runtime::JitCache;
@@ -64,8 +64,10 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
             removed_bytes: 0,
         };
         if action == "clean" {
-            remove_tree(home.cache_dir())?;
-            (c.removed_entries, c.removed_bytes) = (entries, bytes);
+            // Entry by entry: a build running now keeps its temp directory (deleting it failed
+            // that build).
+            let e = archbuild::cache_clean(&home);
+            (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
             (c.entries, c.bytes) = cache_stats(&home);
         } else if action == "trim" {
             let e = cache_trim(&home, c.max_bytes.unwrap_or(u64::MAX));
@@ -140,34 +142,6 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
                 human_bytes(c.bytes),
                 cap
             ))?;
-        }
-    }
-    Ok(())
-}
-
-/// Removes everything under `dir` (not `dir` itself); a missing directory is already clean.
-fn remove_tree(dir: &Path) -> Result<(), CliError> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(CliError::Write {
-                path: dir.to_path_buf(),
-                source,
-            })
-        }
-    };
-    for entry in rd.flatten() {
-        let path: PathBuf = entry.path();
-        let result = if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            std::fs::remove_dir_all(&path)
-        } else {
-            std::fs::remove_file(&path)
-        };
-        match result {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(CliError::Write { path, source }),
         }
     }
     Ok(())

@@ -77,3 +77,26 @@ fn trim_removes_the_least_recently_used_entries_of_both_caches() {
     let exists: Vec<bool> = jit_entries.iter().map(|p| p.exists()).collect();
     assert_eq!(exists, [false, false, false, true]);
 }
+
+#[test]
+fn clean_removes_entries_but_not_a_running_builds_temp_directory() {
+    let dir = scratch();
+    let build = dir.path().join("cache");
+    let hex = format!("ab{}", "0".repeat(62));
+    let e = entry(&build.join("ptx").join(&hex[..2]).join(&hex[2..]), 5);
+    // What a build running now has in the cache: its temp directory with a job's files.
+    let running = build.join("tmp/.tmp-build-AbCdEf");
+    std::fs::create_dir_all(&running).unwrap();
+    std::fs::write(running.join("3.ptx"), "partial").unwrap();
+    let out = cli()
+        .args(["cache", "clean", "--build"])
+        .env("ARCHBUILD_CACHE_DIR", &build)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!e.exists(), "the entry is removed");
+    assert!(
+        running.join("3.ptx").exists(),
+        "a running build's temp directory survives a clean"
+    );
+}
