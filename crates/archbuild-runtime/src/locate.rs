@@ -132,7 +132,13 @@ pub fn candidates() -> Vec<PathBuf> {
     }
     for var in [env::CUDA_HOME, env::CUDA_PATH] {
         if let Some(v) = env::var(var) {
-            out.push(Path::new(&v).join("lib64/libnvJitLink.so"));
+            let root = Path::new(&v);
+            out.push(root.join("lib64/libnvJitLink.so"));
+            out.push(root.join("lib/libnvJitLink.so"));
+            // A pip `--target` directory (what archbuild provisions, and what `CUDA_HOME`
+            // then names for the build): the wheel's layout.
+            out.push(root.join("nvidia/cu13/lib/libnvJitLink.so.13"));
+            out.push(root.join("nvidia/nvjitlink/lib/libnvJitLink.so.12"));
         }
     }
     out.push(PathBuf::from("/usr/local/cuda/lib64/libnvJitLink.so"));

@@ -13,6 +13,7 @@ const VARS: &[&str] = &[
     "ARCHBUILD_JIT",
     "ARCHBUILD_NVJITLINK",
     "ARCHBUILD_HOME",
+    "CUDA_HOME",
 ];
 
 fn clear() {
@@ -118,6 +119,17 @@ fn environment_variables() {
         err.contains("ARCHBUILD_NVJITLINK=/opt/x/libnvJitLink.so.13 does not exist"),
         "{err}"
     );
+    // CUDA_HOME naming a pip `--target` directory (the wheel layout): searched there too.
+    std::env::set_var("CUDA_HOME", tmp.path().join("pip-cuda"));
+    let c = archbuild_runtime::nvjitlink_candidates();
+    assert!(
+        c.contains(
+            &tmp.path()
+                .join("pip-cuda/nvidia/cu13/lib/libnvJitLink.so.13")
+        ),
+        "{c:?}"
+    );
+    std::env::remove_var("CUDA_HOME");
     std::env::set_var("ARCHBUILD_NVJITLINK", "off");
     assert!(archbuild_runtime::nvjitlink_candidates().is_empty());
     assert_eq!(

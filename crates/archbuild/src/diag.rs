@@ -90,7 +90,21 @@ pub(crate) fn describe(
     } else {
         String::new()
     };
-    out.push_str(&format!("fix the error(s) above and build again{skipped}"));
+    // SIGKILL with no diagnostics is almost always the kernel's out-of-memory killer: the
+    // source is fine, the machine ran too many compiles at once.
+    let killed = failures
+        .iter()
+        .any(|(_, f)| f.status.contains("signal: 9") && f.output.trim().is_empty());
+    if killed {
+        out.push_str(&format!(
+            "a compiler was killed by SIGKILL without a word, most likely by the kernel's \
+             out-of-memory killer: run fewer compiles at once (ARCHBUILD_JOBS or `--jobs`), or \
+             raise ARCHBUILD_JOB_MEMORY (the MiB one compile needs) so archbuild does, and build \
+             again{skipped}"
+        ));
+    } else {
+        out.push_str(&format!("fix the error(s) above and build again{skipped}"));
+    }
     out
 }
 

@@ -418,3 +418,24 @@ fn an_empty_source_warns_and_a_file_archs_entry_for_no_source_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_compiler_killed_by_the_oom_killer_is_named_as_such() {
+    let f = Fake::new();
+    f.write(
+        "kernels/big.cu",
+        "// fake-oom\n__global__ void big(float *x) { x[0] = 1; }\n",
+    );
+    let err = f
+        .build(&[])
+        .file("kernels/big.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("out-of-memory killer") && err.contains("ARCHBUILD_JOBS"),
+        "{err}"
+    );
+    assert!(!err.contains("fix the error(s) above"), "{err}");
+}

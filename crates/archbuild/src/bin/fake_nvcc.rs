@@ -102,6 +102,11 @@ fn compile(args: &[String]) -> i32 {
             eprintln!("1 error detected in the compilation of \"{src}\".");
             return 1;
         }
+        if line.contains("fake-oom") {
+            // What the out-of-memory killer does: SIGKILL, nothing printed.
+            // SAFETY: kill and getpid have no preconditions.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        }
         if line.contains(&format!("fake-fail-arch {arch}")) {
             eprintln!(
                 "{src}({}): error: this code does not compile for {arch}",
