@@ -117,11 +117,18 @@ pub enum Error {
 
     /// A kernel source file is missing.
     #[error(
-        "kernel source `{}` does not exist{context}; fix the path passed to `.file(...)` \
-         (relative paths are resolved against the package directory)",
+        "kernel source `{}` {problem}{context}; fix {fix} (relative paths are resolved against \
+         the package directory)",
         path.display()
     )]
-    SourceMissing { path: PathBuf, context: String },
+    SourceMissing {
+        path: PathBuf,
+        /// `does not exist`, or `is a directory, not a source file`.
+        problem: String,
+        context: String,
+        /// Where the path was given: `the path passed to `.file(...)``, or Cargo.toml's list.
+        fix: String,
+    },
 
     /// Nothing to build.
     #[error("no kernel sources given for `{0}`: add some with `.file(\"kernels/name.cu\")`")]

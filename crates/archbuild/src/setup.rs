@@ -111,11 +111,18 @@ pub(crate) fn modules(
     devices: DeviceQuery<'_>,
 ) -> Result<Vec<Module>> {
     let mut specs = b.modules.clone();
+    // Where the sources were named, for messages that point at the right place to fix.
+    let from_manifest = specs.is_empty();
     if specs.is_empty() {
         if let Some(p) = pkg {
             specs.extend(p.kernels.iter().map(|k| (None, vec![k.clone()])));
         }
     }
+    let fix_where = if from_manifest {
+        "`kernels` in Cargo.toml's [package.metadata.archbuild]"
+    } else {
+        "the path passed to `.file(...)`"
+    };
     if specs.is_empty() {
         return Err(Error::NoSources(name.to_owned()));
     }
@@ -124,9 +131,19 @@ pub(crate) fn modules(
         for f in &files {
             let abs = base.join(f);
             if !abs.is_file() {
+                let (problem, fix) = if abs.is_dir() {
+                    (
+                        "is a directory, not a source file",
+                        format!("{fix_where}: list each `.cu` file in it (one module each)"),
+                    )
+                } else {
+                    ("does not exist", fix_where.to_owned())
+                };
                 return Err(Error::SourceMissing {
-                    path: f.clone(),
+                    path: f.strip_prefix(base).unwrap_or(f).to_path_buf(),
+                    problem: problem.to_owned(),
                     context: format!(" (looked at {})", abs.display()),
+                    fix,
                 });
             }
         }
@@ -143,9 +160,16 @@ pub(crate) fn modules(
                 what: "module name",
                 origin: format!("the build `{name}`"),
                 value: module_name,
-                hint: "two sources have the same name; give one its own with \
-                       `.module(\"other_name\", [path])`"
-                    .into(),
+                hint: if from_manifest {
+                    "two kernel files have the same name, and each file is a module named after \
+                     it; rename one of them (the `kernels` list in Cargo.toml), or build them in \
+                     build.rs with `.module(\"other_name\", [path])`"
+                        .into()
+                } else {
+                    "two sources have the same name; give one its own with \
+                     `.module(\"other_name\", [path])`"
+                        .into()
+                },
             });
         }
         let source = if files.len() == 1 {

@@ -439,3 +439,49 @@ fn a_compiler_killed_by_the_oom_killer_is_named_as_such() {
     );
     assert!(!err.contains("fix the error(s) above"), "{err}");
 }
+
+#[test]
+fn messages_about_cargo_toml_kernels_point_at_cargo_toml() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.kernel("other/add.cu", "add2", &[]);
+    let toml = |kernels: &str| {
+        f.write(
+            "Cargo.toml",
+            &format!(
+                "[package]\nname = \"p\"\n[package.metadata.archbuild]\nkernels = {kernels}\n"
+            ),
+        )
+    };
+    let err = |f: &Fake| {
+        f.build(&[])
+            .archs("8.6")
+            .try_compile("k")
+            .unwrap_err()
+            .to_string()
+    };
+    toml("[\"kernels\"]");
+    let e = err(&f);
+    assert!(
+        e.contains("`kernels` is a directory") && e.contains("Cargo.toml") && !e.contains(".file("),
+        "{e}"
+    );
+    toml("[\"kernels/nope.cu\"]");
+    let e = err(&f);
+    assert!(
+        e.contains("does not exist") && e.contains("Cargo.toml"),
+        "{e}"
+    );
+    toml("[\"kernels/add.cu\", \"other/add.cu\"]");
+    let e = err(&f);
+    assert!(e.contains("rename one of them"), "{e}");
+    // The build script's own paths are still told about `.file(...)`.
+    let e = f
+        .build(&[])
+        .file("kernels/nope.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(".file(...)"), "{e}");
+}
