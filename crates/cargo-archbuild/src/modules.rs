@@ -29,9 +29,17 @@ pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliEr
     let mut modules = Vec::new();
     match detect(bytes) {
         FileKind::Fatbin => {
-            for (i, c) in read_fatbin(bytes).map_err(format_err)?.iter().enumerate() {
+            let containers = read_fatbin(bytes).map_err(format_err)?;
+            let one = containers.len() == 1;
+            for (i, c) in containers.iter().enumerate() {
                 let slice = bytes.get(c.offset..c.offset + c.len).unwrap_or(&[]);
-                modules.push(module(format!("container {i}"), slice)?);
+                // One container is the file itself: say so, not `container 0`.
+                let location = if one {
+                    "file".to_owned()
+                } else {
+                    format!("container {i}")
+                };
+                modules.push(module(location, slice)?);
             }
         }
         FileKind::Cubin => {

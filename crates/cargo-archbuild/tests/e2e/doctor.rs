@@ -29,6 +29,8 @@ fn a_gpu_the_fatbin_cannot_serve_fails_the_check_and_names_the_fix() {
     assert_eq!(v["driver"]["cuda_version"], "13.0");
     assert_eq!(v["gpus"].as_array().unwrap().len(), 3);
     let m = &v["file"]["modules"][0];
+    // A one-container fat binary is named as the file, not `container 0`.
+    assert_eq!(m["location"], "file");
     assert_eq!(v["file"]["ok"], false);
     assert_eq!(gpu(m, 0)["image"], "sm_75");
     assert_eq!(gpu(m, 0)["route"], "cubin");
