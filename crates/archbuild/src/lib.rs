@@ -21,6 +21,7 @@ mod cache;
 mod cc_flags;
 mod codegen;
 mod config;
+mod coverage;
 mod deps;
 mod diag;
 mod discover;

@@ -392,6 +392,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     let groups =
         crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default());
     let variant_reports = crate::variants::check(&groups, &modules)?;
+    warnings.extend(crate::coverage::warnings(&modules, &groups));
     deps.sort();
     deps.dedup();
     if p.env.cargo_metadata() && !prebuilt_used.is_empty() {

@@ -186,7 +186,7 @@ fn check(
     per_module: bool,
     mut report: BuildReport,
     gpus: &Gpus,
-    shell: &Shell,
+    _shell: &Shell,
 ) -> Result<BuildOutcome, CliError> {
     report.arch_source = source_name(&report.arch_source);
     let mut modules_checked = Vec::new();
@@ -194,9 +194,8 @@ fn check(
         let bytes = crate::files::read_input(&m.fatbin)?;
         let coverage_gaps =
             crate::commands::inspect::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
-        for g in &coverage_gaps {
-            shell.warn(format!("{}: {}", m.name, g.describe()));
-        }
+        // The build report's warnings already say it, grouped (printed with the status line);
+        // the per-kernel gaps stay in the JSON.
         let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {
             path: m.fatbin.clone(),
             message: e.to_string(),

@@ -55,6 +55,44 @@ impl CoverageGap {
     }
 }
 
+/// Warning lines for `gaps`, one per set of images lacking kernels (one `#if` guard around many
+/// kernels is one line, not one per kernel).
+pub(crate) fn describe_grouped(gaps: &[CoverageGap]) -> Vec<String> {
+    let mut groups: Vec<(&CoverageGap, Vec<&str>)> = Vec::new();
+    for g in gaps {
+        let same = |h: &&CoverageGap| {
+            h.missing_from == g.missing_from
+                && h.present_in == g.present_in
+                && h.affected_gpus == g.affected_gpus
+        };
+        match groups.iter_mut().find(|(h, _)| same(h)) {
+            Some((_, names)) => names.push(&g.kernel),
+            None => groups.push((g, vec![&g.kernel])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(g, names)| {
+            if names.len() == 1 {
+                return g.describe();
+            }
+            let mut shown: Vec<String> = names.iter().take(6).map(|k| format!("`{k}`")).collect();
+            if names.len() > 6 {
+                shown.push(format!("and {} more", names.len() - 6));
+            }
+            let one = CoverageGap {
+                kernel: String::new(),
+                ..g.clone()
+            };
+            one.describe().replacen(
+                "kernel `` is",
+                &format!("{} kernels ({}) are", names.len(), shown.join(", ")),
+                1,
+            )
+        })
+        .collect()
+}
+
 /// Finds the kernels missing from some of `images` (one module / container).
 /// Images with no kernel list at all (LTO-IR) must be left out by the caller.
 pub(crate) fn gaps(images: &[ImageKernels]) -> Vec<CoverageGap> {
@@ -130,6 +168,21 @@ mod tests {
         assert_eq!(g[0].missing_from, ["[0] sm_75"]);
         assert_eq!(g[0].affected_gpus, ["7.5"]);
         assert!(g[0].describe().contains("CUDA_ERROR_NOT_FOUND"));
+    }
+
+    #[test]
+    fn gaps_with_the_same_images_are_one_line() {
+        let many: Vec<String> = (0..8).map(|i| format!("unary{i}")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        let mut all = refs.clone();
+        all.push("add");
+        let images = [img(0, "sm_75", &["add"]), img(1, "sm_90", &all)];
+        let lines = describe_grouped(&gaps(&images));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("8 kernels (`unary0`") && lines[0].contains("and 2 more"),
+            "{lines:?}"
+        );
     }
 
     #[test]

@@ -259,8 +259,8 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
             r.coverage_gaps.len(),
             kernels.len()
         )))?;
-        for g in &r.coverage_gaps {
-            shell.warn(g.describe());
+        for line in crate::coverage::describe_grouped(&r.coverage_gaps) {
+            shell.warn(line);
         }
     }
     for v in &r.variants {
