@@ -82,6 +82,8 @@ pub struct ImageRecord {
     pub kernels: Vec<String>,
     /// Where: `"file"`, `"container 0 entry 2"`, or `".nv_fatbin container 1 entry 0"`.
     pub location: String,
+    /// The entry's identifier (the source nvcc compiled, e.g. `a.cu`, with `-lineinfo`), if any.
+    pub identifier: Option<String>,
 }
 
 /// Lists the images in a fat binary, cubin, PTX file or host ELF. Compressed images are
@@ -103,6 +105,7 @@ pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
                 compression: Compression::None,
                 kernels: info.kernels,
                 location: "file".into(),
+                identifier: None,
             }])
         }
         FileKind::Ptx => {
@@ -117,6 +120,7 @@ pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
                 compression: Compression::None,
                 kernels: info.entries,
                 location: "file".into(),
+                identifier: None,
             }])
         }
         FileKind::HostElf => {
@@ -165,6 +169,7 @@ fn list_containers(containers: &[Container<'_>], section: &str) -> Result<Vec<Im
                 compression: e.compression,
                 kernels,
                 location,
+                identifier: e.identifier.map(str::to_owned),
             });
         }
     }

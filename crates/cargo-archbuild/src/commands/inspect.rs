@@ -52,6 +52,8 @@ pub(crate) struct ImageJson {
     pub compression: String,
     pub kernels: Vec<String>,
     pub location: String,
+    /// The entry's identifier (the source nvcc compiled, with `-lineinfo`), if any.
+    pub identifier: Option<String>,
     /// Which container (translation unit) of the file the image is in.
     #[serde(skip)]
     pub group: String,
@@ -168,6 +170,7 @@ fn image_json(index: usize, r: &ImageRecord) -> ImageJson {
         compression: r.compression.to_string(),
         kernels: r.kernels.clone(),
         location: r.location.clone(),
+        identifier: r.identifier.clone(),
         group,
     }
 }
@@ -318,10 +321,19 @@ pub(crate) fn cuobjdump_lines(path: &Path, r: &InspectReport) -> Vec<String> {
             }
             _ => continue,
         };
-        let name = if r.file_kind == "cubin" || r.file_kind == "ptx" {
-            format!("{stem}.sm_{name_sm}.{ext}")
-        } else {
-            format!("{stem}.{n}.sm_{name_sm}.{ext}")
+        // An entry with an identifier (nvcc `-lineinfo` records the source, `a.cu`) is named
+        // after it, without a number, as cuobjdump does: `a.sm_75.cubin`.
+        let ident_stem = i.identifier.as_deref().filter(|s| !s.is_empty()).map(|id| {
+            Path::new(id)
+                .file_stem()
+                .map_or_else(|| id.to_owned(), |s| s.to_string_lossy().into_owned())
+        });
+        let name = match ident_stem {
+            Some(id) => format!("{id}.sm_{name_sm}.{ext}"),
+            None if r.file_kind == "cubin" || r.file_kind == "ptx" => {
+                format!("{stem}.sm_{name_sm}.{ext}")
+            }
+            None => format!("{stem}.{n}.sm_{name_sm}.{ext}"),
         };
         out.push(format!("{label} file {n:>4}: {name}"));
     }

@@ -141,3 +141,36 @@ fn cubin_and_ptx_files_are_single_images() {
         serde_json::json!(["vector_add", "fast_path"])
     );
 }
+
+#[test]
+fn cuobjdump_format_names_entries_with_an_identifier_as_cuobjdump_does() {
+    // nvcc -lineinfo records the source in each entry's identifier; cuobjdump then names the
+    // images after it, without a number (`k.sm_75.cubin`).
+    let dir = crate::support::scratch();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("lined.fatbin");
+    let st = std::process::Command::new(archbuild_tests::tool("nvcc"))
+        .current_dir(dir.path())
+        .args([
+            "--fatbin",
+            "-lineinfo",
+            "-gencode",
+            "arch=compute_75,code=sm_75",
+            "-gencode",
+            "arch=compute_86,code=[sm_86,compute_86]",
+            "k.cu",
+            "-o",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let theirs = cuobjdump(&["--list-elf", "--list-ptx"], &out);
+    assert!(theirs.contains("k.sm_75.cubin"), "{theirs}");
+    assert_eq!(ours_cuobjdump(&out), theirs);
+}
