@@ -77,6 +77,7 @@ impl PackageConfig {
             manifest_path: path.to_path_buf(),
             ..Default::default()
         };
+        let mut unknown: Vec<String> = Vec::new();
         for (key, value) in table {
             let strings = || string_list(key, value).map_err(bad);
             match key.as_str() {
@@ -125,17 +126,52 @@ impl PackageConfig {
                         cfg.file_archs.insert(file.clone(), list.join(" "));
                     }
                 }
-                other => {
-                    return Err(bad(format!(
-                        "unknown key `{other}`; known keys are archs, kernels, nvcc-flags, \
-                         ptxas-flags, include, defines, compression, file-archs, remote-cache, \
-                         remote-cache-mode, variants"
-                    )))
-                }
+                other => unknown.push(other.to_owned()),
             }
+        }
+        if !unknown.is_empty() {
+            let each: Vec<String> = unknown
+                .iter()
+                .map(|k| match closest_key(k) {
+                    Some(s) => format!("`{k}` (did you mean `{s}`?)"),
+                    None => format!("`{k}`"),
+                })
+                .collect();
+            return Err(bad(format!(
+                "unknown key{} {}; known keys are {}",
+                if unknown.len() > 1 { "s" } else { "" },
+                each.join(", "),
+                KNOWN_KEYS.join(", ")
+            )));
         }
         Ok(Some(cfg))
     }
+}
+
+/// Every key of `[package.metadata.archbuild]`.
+const KNOWN_KEYS: &[&str] = &[
+    "archs",
+    "kernels",
+    "nvcc-flags",
+    "ptxas-flags",
+    "include",
+    "defines",
+    "compression",
+    "file-archs",
+    "remote-cache",
+    "remote-cache-mode",
+    "variants",
+];
+
+/// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).
+fn closest_key(key: &str) -> Option<&'static str> {
+    let norm = key.replace('_', "-").to_ascii_lowercase();
+    KNOWN_KEYS
+        .iter()
+        .map(|k| (strsim::levenshtein(&norm, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| k)
 }
 
 /// A string, or an array of strings.
@@ -196,7 +232,21 @@ compression = "size"
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("unknown key `arch`") && err.contains("archs"),
+            err.contains("unknown key `arch` (did you mean `archs`?)"),
+            "{err}"
+        );
+        // Every unknown key at once, each with its suggestion.
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\nkernel = ['a.cu']\nnvcc_flags = []\nfoo = 1\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "unknown keys `foo`, `kernel` (did you mean `kernels`?), `nvcc_flags` \
+                          (did you mean `nvcc-flags`?)"
+            ),
             "{err}"
         );
     }
