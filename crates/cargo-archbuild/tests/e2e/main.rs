@@ -13,4 +13,6 @@ mod explain;
 mod inspect;
 mod matrix_merge;
 mod matrix_precedence;
+mod messages;
+mod scaffold;
 mod snapshots;
