@@ -2,11 +2,12 @@
 //! installed CLI needs no checkout), and their one substitution rule: `{{name}}` placeholders
 //! replaced by values that were checked to be safe where they go.
 
-/// The kernel crate `new` scaffolds: `(path in the crate, text)`.
+/// The kernel crate `new` scaffolds: `(path in the crate, text)`. The manifest template is
+/// `Cargo.toml.in`: a directory holding a `Cargo.toml` would be left out of this crate's package.
 pub(crate) const KERNEL_CRATE: &[(&str, &str)] = &[
     (
         "Cargo.toml",
-        include_str!("../templates/kernel-crate/Cargo.toml"),
+        include_str!("../templates/kernel-crate/Cargo.toml.in"),
     ),
     (
         "build.rs",

@@ -8,6 +8,7 @@ mod support;
 
 mod cache_trim;
 mod compile;
+mod docs;
 mod doctor;
 mod explain;
 mod inspect;
