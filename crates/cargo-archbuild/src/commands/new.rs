@@ -136,10 +136,32 @@ pub(crate) fn run(args: &NewArgs, shell: &mut Shell) -> Result<(), CliError> {
          --archbuild-version)",
         source.describe()
     ));
+    if let Some(root) = enclosing_workspace(&args.path) {
+        shell.warn(format!(
+            "{} is inside the workspace of {}: add it to that workspace's `members` (or to \
+             `exclude`, and give the new crate an empty `[workspace]` table), or cargo will \
+             refuse to build it",
+            args.path.display(),
+            root.display()
+        ));
+    }
     shell.println(format!(
         "next: cd {} && cargo build && cargo run",
         args.path.display()
     ))
+}
+
+/// The manifest of a workspace above `dir` (Cargo's own search: the nearest ancestor
+/// `Cargo.toml` with a `[workspace]` table), which would claim the new crate.
+fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
+    let dir = std::path::absolute(dir).ok()?;
+    dir.ancestors().skip(1).find_map(|a| {
+        let manifest = a.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).ok()?;
+        text.lines()
+            .any(|l| l.trim() == "[workspace]")
+            .then_some(manifest)
+    })
 }
 
 /// A valid Cargo package name that is also a usable crate name.
