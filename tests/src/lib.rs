@@ -59,6 +59,54 @@ template <typename T> __global__ void scale(T *x, T s, int n) {
 template __global__ void scale<float>(float *, float, int);
 "#;
 
+/// This checkout's root (the workspace directory).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// Copies the fixture crate `tests/fixtures/<name>` into `into/<name>`, points its path
+/// dependencies (`../../../crates/…`) at this checkout and reuses this workspace's Cargo.lock,
+/// so the fixture resolves the versions the workspace was tested with. Returns the copy.
+pub fn fixture(name: &str, into: &Path) -> PathBuf {
+    let root = repo_root();
+    let dir = into.join(name);
+    copy_dir(&root.join("tests/fixtures").join(name), &dir);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .expect("the fixture has a Cargo.toml")
+        .replace("../../../crates/", &format!("{}/crates/", root.display()));
+    std::fs::write(dir.join("Cargo.toml"), manifest).expect("write the fixture's Cargo.toml");
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
+    dir
+}
+
+/// Copies a directory tree (without `target/` directories).
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap_or_else(|e| panic!("create {}: {e}", dst.display()));
+    let entries = std::fs::read_dir(src).unwrap_or_else(|e| panic!("read {}: {e}", src.display()));
+    for e in entries.flatten() {
+        let to = dst.join(e.file_name());
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && e.file_name() != "target" {
+            copy_dir(&e.path(), &to);
+        } else if !is_dir {
+            std::fs::copy(e.path(), &to)
+                .unwrap_or_else(|err| panic!("copy {}: {err}", e.path().display()));
+        }
+    }
+}
+
+/// `cargo` (the one running the tests, else from `PATH`) with `args`, in `dir`'s package.
+pub fn cargo(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args(args)
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"));
+    cmd
+}
+
 /// An nvcc command (from the tests' toolkit) running in `dir`.
 pub fn nvcc(dir: &Path) -> Command {
     let mut c = Command::new(tool("nvcc"));

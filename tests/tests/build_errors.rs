@@ -192,4 +192,33 @@ fn an_unknown_compression_names_every_word_once() {
         .try_plan("kernels")
         .unwrap_err();
     insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+
+/// What a user sees when the build script fails: Cargo's frame around the build script's
+/// stderr, which is archbuild's message and its fix — no panic, no backtrace hint.
+#[test]
+fn build_script_failure_is_a_clean_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = archbuild_tests::fixture("bad-archs", tmp.path());
+    // Shared with build_fixture.rs: archbuild itself is compiled once for both.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("downstream-fixture");
+    let out = archbuild_tests::cargo(&dir, &["build", "--quiet"])
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TERM_COLOR", "never")
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("ARCHBUILD_CACHE_DIR", tmp.path().join("cache"))
+        .env_remove("ARCHBUILD_ARCHS")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the build script must fail");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (_, script) = stderr
+        .split_once("--- stderr")
+        .unwrap_or_else(|| panic!("Cargo shows the build script's stderr:\n{stderr}"));
+    assert!(
+        !script.contains("panicked") && !script.contains("RUST_BACKTRACE"),
+        "{script}"
+    );
+    assert!(stderr.contains("(exit status: 1)"), "{stderr}");
+    insta::assert_snapshot!(redact(script.trim(), tmp.path()));
 }

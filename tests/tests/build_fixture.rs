@@ -2,43 +2,33 @@
 //! copied to a temp dir (path dependencies pointed at this checkout, this workspace's
 //! Cargo.lock reused) and `cargo test` is run on it — its own tests check the generated module
 //! (embedded, aligned fat binaries; kernel-name constants; the arch list). Then a second
-//! `cargo build` must not rerun the build script, and editing a kernel header must.
+//! `cargo build` must not rerun the build script, nor one where only PATH differs, and editing a
+//! kernel header must.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "target" {
-                copy_dir(&e.path(), &to);
-            }
-        } else {
-            std::fs::copy(e.path(), to).unwrap();
-        }
-    }
+fn cargo(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Output {
+    run(&mut command(dir, target, cache, args))
 }
 
-fn cargo(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Output {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+fn command(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Command {
     let nvcc = archbuild_tests::tool("nvcc");
-    let mut cmd = Command::new(cargo);
-    cmd.args(args)
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target)
+    let mut cmd = archbuild_tests::cargo(dir, args);
+    cmd.env("CARGO_TARGET_DIR", target)
         .env("NVCC", &nvcc)
         .env("ARCHBUILD_CACHE_DIR", cache)
         .env_remove("ARCHBUILD_ARCHS")
         .env_remove("TORCH_CUDA_ARCH_LIST")
         .env_remove("CUDAARCHS");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
-        "cargo {args:?} failed:\n{}\n{}",
+        "{cmd:?} failed:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -47,18 +37,8 @@ fn cargo(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn downstream_crate_builds_and_uses_the_generated_module() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("downstream");
-    copy_dir(&root.join("tests/fixtures/downstream"), &dir);
-    let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
-        .unwrap()
-        .replace("../../../crates/", &format!("{}/crates/", root.display()));
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let dir = archbuild_tests::fixture("downstream", tmp.path());
     // A target dir that outlives the test, so reruns only rebuild the fixture.
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("downstream-fixture");
     let cache = tmp.path().join("cache");
@@ -82,6 +62,21 @@ fn downstream_crate_builds_and_uses_the_generated_module() {
     assert!(
         stderr.contains("Fresh archbuild-fixture-downstream"),
         "build script reran:\n{stderr}"
+    );
+
+    // Only PATH differs (an IDE's environment against a terminal's): the build script tracks
+    // the toolkit it resolved, not PATH, so Cargo does not rerun it.
+    let old_path = std::env::var_os("PATH").unwrap_or_default();
+    let new_path = std::env::join_paths(
+        std::iter::once(tmp.path().join("elsewhere/bin")).chain(std::env::split_paths(&old_path)),
+    )
+    .unwrap();
+    let out = run(command(&dir, &target, &cache, &["build", "-v"]).env("PATH", new_path));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Fresh archbuild-fixture-downstream")
+            && !runs_fixture_build_script(&stderr),
+        "a PATH change alone reran the build script:\n{stderr}"
     );
 
     // A header is a rerun-if-changed dependency: editing it reruns the build script, which

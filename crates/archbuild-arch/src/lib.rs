@@ -32,3 +32,8 @@ pub use tables::{
     arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for,
     ArchSupport,
 };
+
+/// The README's examples, compiled (and run) as doctests so the crates.io page stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

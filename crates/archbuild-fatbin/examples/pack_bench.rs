@@ -2,7 +2,7 @@
 //! `fatbinary`, for the same images, measured in one run.
 //!
 //! ```text
-//! cargo run --release -p archbuild-fatbin --example pack_bench -- /work/shared/bench/bench_kernels.cu [WORKDIR]
+//! cargo run --release -p archbuild-fatbin --example pack_bench [-- SOURCE.cu [WORKDIR]]
 //! ```
 //!
 //! Compiles the source with nvcc into cubins for sm_75/80/86/89/90 and PTX for compute_90 (two
@@ -10,8 +10,10 @@
 //! `$TMPDIR/archbuild-pack-bench`), then packs them with archbuild (stored, nvcc default, zstd,
 //! LZ4, size) and with `fatbinary` (`--compress=false`, default, `--compress-all`,
 //! `--compress-all --compress-mode=speed`, `--compress-all --compress-mode=size`), and prints
-//! sizes, best-of-N times and ratios. nvcc is found via `NVCC`, then `CUDA_HOME/bin/nvcc`, then
-//! `PATH`; `fatbinary` next to it. (nvcc.profile adds the toolkit's `include/cccl` itself.)
+//! sizes, best-of-N times and ratios. SOURCE defaults to `benches/inputs/bench_kernels.cu`. nvcc
+//! is found via `NVCC`, then `CUDA_HOME/bin/nvcc`, then `PATH`, then the toolkit archbuild
+//! provisions (`$ARCHBUILD_HOME/toolkits`, default `~/.cache/archbuild/toolkits`); `fatbinary`
+//! next to it. (nvcc.profile adds the toolkit's `include/cccl` itself.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,10 +38,39 @@ fn find_nvcc() -> Result<PathBuf, String> {
     if let Some(home) = std::env::var_os("CUDA_HOME") {
         return Ok(Path::new(&home).join("bin").join("nvcc"));
     }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+    if let Some(nvcc) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join("nvcc"))
         .find(|p| p.is_file())
-        .ok_or_else(|| "nvcc not found: set NVCC, CUDA_HOME, or put nvcc on PATH".into())
+    {
+        return Ok(nvcc);
+    }
+    // The toolkit archbuild installs from PyPI (pip's layout: cuda-R/nvidia/cu*/bin/nvcc).
+    let toolkits = match std::env::var_os("ARCHBUILD_HOME") {
+        Some(home) => PathBuf::from(home).join("toolkits"),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+            .unwrap_or_default()
+            .join("archbuild/toolkits"),
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&toolkits)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|release| std::fs::read_dir(release.path().join("nvidia")).into_iter())
+        .flatten()
+        .flatten()
+        .map(|cu| cu.path().join("bin/nvcc"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop().ok_or_else(|| {
+        format!(
+            "nvcc not found: set NVCC or CUDA_HOME, put nvcc on PATH, or let archbuild install \
+             its toolkit into {} (`cargo run -p cargo-archbuild -- toolkit install`)",
+            toolkits.display()
+        )
+    })
 }
 
 fn check(cmd: &mut Command) -> Result<(), String> {
@@ -182,7 +213,9 @@ fn theirs(
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args_os().skip(1);
-    let src = PathBuf::from(args.next().ok_or("usage: pack_bench SOURCE.cu [WORKDIR]")?);
+    let src = args.next().map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
+    });
     let work = args
         .next()
         .map(PathBuf::from)

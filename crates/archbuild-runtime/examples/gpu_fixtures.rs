@@ -109,7 +109,7 @@ fn run() -> Res<()> {
 
     if args.iter().any(|a| a == "--bench") {
         let dir = opt("--bench-dir").map(PathBuf::from).unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs")
         });
         bench_fixtures(&nvcc, &bin, &dir, &out)?;
     }

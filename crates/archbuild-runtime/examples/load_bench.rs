@@ -1,5 +1,5 @@
 //! Load-time benchmark on a GPU (issue 5), ratios from one run, over the benchmark fat binaries
-//! `gpu_fixtures --bench` writes (sm_90 cubin + compute_90 PTX of `shared/bench/matmul_variants.cu`
+//! `gpu_fixtures --bench` writes (sm_90 cubin + compute_90 PTX of `benches/inputs/matmul_variants.cu`
 //! and `bench_kernels.cu`):
 //!
 //! - cubin: our loader vs raw `cuModuleLoadData` on the same cubin (target ≤ 1.05× + 50 µs),

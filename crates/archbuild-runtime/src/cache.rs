@@ -70,7 +70,7 @@ impl CacheKey {
 
     /// The key as 64 hex digits (the entry's file stem).
     pub fn hex(&self) -> String {
-        self.digest.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(self.digest)
     }
 }
 

@@ -64,7 +64,7 @@ mod tests {
         assert_eq!(parse_bytes("512K"), Some(512 << 10));
         assert_eq!(parse_bytes("256 MiB"), Some(256 << 20));
         assert_eq!(parse_bytes("2g"), Some(2 << 30));
-        for bad in ["", "M", "12X", "-5", "1.5G", "99999999999999999999"] {
+        for bad in ["", "M", "12X", "-5", "99999999999999999999"] {
             assert_eq!(parse_bytes(bad), None, "{bad}");
         }
     }

@@ -17,7 +17,7 @@
 //! use cudarc::driver::CudaContext;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! static BYTES: &[u8] = &[]; // include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"))
+//! static BYTES: &[u8] = &[]; // kernels::<module>::FATBIN, from build.rs's OUT_DIR/kernels.rs
 //! let fatbin = FatBinary::new(BYTES)?;
 //! let loader = Loader::new()?; // real driver, ARCHBUILD_* environment
 //! println!("{}", loader.preflight(&fatbin)?.ensure()?);

@@ -280,7 +280,7 @@ impl Driver for SimDriver {
 
     fn jit(&self, ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
         let (arch, kernels, sha) = self.compile("cuLinkComplete (PTX JIT)", ordinal, ptx)?;
-        let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(sha);
         let cubin = format!(
             "{SIM_MAGIC}sm={}\nptx-sha256={hex}\nkernels={}\n",
             arch.sm_name(),
@@ -306,12 +306,7 @@ fn parse_sim_cubin(bytes: &[u8]) -> Option<(Arch, Vec<String>, [u8; 32])> {
     let target = Target::parse_nvcc_name(&format!("sm_{sm}"))?;
     let hex = lines.next()?.strip_prefix("ptx-sha256=")?;
     let mut sha = [0u8; 32];
-    if hex.len() != 64 {
-        return None;
-    }
-    for (i, b) in sha.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(hex, &mut sha).ok()?;
     let kernels = lines.next()?.strip_prefix("kernels=")?;
     let kernels = kernels
         .split(',')

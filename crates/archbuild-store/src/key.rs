@@ -10,11 +10,7 @@ pub struct Key(pub [u8; 32]);
 impl Key {
     /// The key as 64 lowercase hex digits.
     pub fn hex(&self) -> String {
-        use std::fmt::Write;
-        self.0.iter().fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+        hex::encode(self.0)
     }
 
     /// The SHA-256 of some bytes.
@@ -23,14 +19,9 @@ impl Key {
     }
 
     /// Parses 64 hex digits.
-    pub fn from_hex(hex: &str) -> Option<Self> {
-        if hex.len() != 64 || !hex.is_ascii() {
-            return None;
-        }
+    pub fn from_hex(text: &str) -> Option<Self> {
         let mut out = [0u8; 32];
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
-        }
+        hex::decode_to_slice(text, &mut out).ok()?;
         Some(Key(out))
     }
 }

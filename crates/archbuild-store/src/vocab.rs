@@ -17,26 +17,14 @@ pub fn is_on(value: &str) -> bool {
     )
 }
 
-/// A size: digits, then optionally `K`, `M`, `G` or `T` (any case, powers of 1024; `B` or `iB`
-/// may follow, a space may precede). `None` for anything else or on overflow.
+/// A size: a number, then optionally a unit `K`, `M`, `G`, `T` (any case, powers of 1024; `B`
+/// or `iB` may follow, a space may precede), e.g. `512M`, `2GiB`, `1.5G`. `None` for anything
+/// else or on overflow. Parsed by the `parse-size` crate.
 pub fn parse_size(text: &str) -> Option<u64> {
-    let lower = text.trim().to_ascii_lowercase();
-    let digits = lower
-        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-        .trim_end();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let unit = lower[digits.len()..].trim_start();
-    let prefix = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(unit);
-    let power = ["", "k", "m", "g", "t"].iter().position(|p| *p == prefix)?;
-    digits
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(1024u64.checked_pow(power as u32)?)
+    parse_size::Config::new()
+        .with_binary()
+        .parse_size(text.trim())
+        .ok()
 }
 
 #[cfg(test)]
@@ -61,7 +49,8 @@ mod tests {
         assert_eq!(parse_size("256 MiB"), Some(256 << 20));
         assert_eq!(parse_size("2g"), Some(2 << 30));
         assert_eq!(parse_size("2GB"), Some(2 << 30));
-        for bad in ["", "M", "12X", "-5", "1.5G", "99999999999999999999"] {
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        for bad in ["", "M", "12X", "-5", "99999999999999999999"] {
             assert_eq!(parse_size(bad), None, "{bad}");
         }
     }

@@ -32,8 +32,10 @@ fn nvcc_time(tk: &Toolkit, args: &[String], src: &Path, out: &Path) -> f64 {
         .arg(out)
         .arg(src)
         .status()
-        .expect("run nvcc");
-    assert!(st.success(), "nvcc {args:?} failed");
+        .unwrap_or_else(|e| fail(&format!("cannot run {}: {e}", tk.nvcc().display())));
+    if !st.success() {
+        fail(&format!("nvcc {args:?} failed ({st})"));
+    }
     start.elapsed().as_secs_f64()
 }
 
@@ -56,8 +58,14 @@ fn archbuild_time(
         .rust_module(false)
         .quiet(true)
         .try_compile("bench")
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap_or_else(|e| fail(&e.to_string()));
     (start.elapsed().as_secs_f64(), report)
+}
+
+/// Reports a problem with the benchmark's input or toolkit and exits 1 (no panic).
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1)
 }
 
 fn main() {
@@ -67,7 +75,8 @@ fn main() {
             let n = args
                 .get(i + 1)
                 .and_then(|n| n.parse().ok())
-                .expect("--reps N");
+                .filter(|n| *n > 0)
+                .unwrap_or_else(|| fail("--reps takes a number of repetitions, 1 or more"));
             args.drain(i..i + 2);
             n
         }
@@ -76,12 +85,19 @@ fn main() {
     let src: PathBuf = args.first().map(PathBuf::from).unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
     });
-    let src = std::fs::canonicalize(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let src = std::fs::canonicalize(&src).unwrap_or_else(|e| {
+        fail(&format!(
+            "cannot read the benchmark source {}: {e}; pass a .cu file (default: \
+             benches/inputs/bench_kernels.cu)",
+            src.display()
+        ))
+    });
     let env = Env::process().with_cargo_metadata(false);
     let tk = Discovery::new(Home::from_env(&env))
         .locate(&env, true, &mut archbuild::stderr_progress)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let tmp = tempfile::tempdir().expect("temp dir");
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let tmp = tempfile::tempdir()
+        .unwrap_or_else(|e| fail(&format!("cannot create a temp directory: {e}")));
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);

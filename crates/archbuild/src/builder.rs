@@ -1,5 +1,6 @@
 //! The build.rs API: a cc-rs-style builder. Setters take `&mut self` and return it, `compile`
-//! panics with the error text (what a build script wants), `try_compile` returns it.
+//! prints the error and exits the build script with status 1 (as cc-rs does: Cargo shows the
+//! message, with no panic and no backtrace hint), `try_compile` returns it.
 //!
 //! ```no_run
 //! // build.rs
@@ -284,11 +285,15 @@ impl Build {
         self
     }
 
-    /// Builds everything; panics with the error text on failure (for build scripts).
+    /// Builds everything; on failure prints `error occurred in archbuild: …` to stderr and
+    /// exits with status 1 (for build scripts; use [`Build::try_compile`] elsewhere).
     pub fn compile(&mut self, name: &str) -> BuildReport {
         match self.try_compile(name) {
             Ok(report) => report,
-            Err(e) => panic!("\n\narchbuild: {e}\n\n"),
+            Err(e) => {
+                eprintln!("\n\nerror occurred in archbuild: {e}\n\n");
+                std::process::exit(1)
+            }
         }
     }
 

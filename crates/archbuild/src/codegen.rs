@@ -48,17 +48,24 @@ pub(crate) fn generate(
         s,
         "/// The arch list these fat binaries were built for (from {source})."
     );
-    let _ = writeln!(s, "pub const ARCHS: &str = {archs:?};");
+    // Every top-level item allows dead_code: a crate that includes the module privately and
+    // uses one kernel must still build under `-D warnings`.
+    const ALLOW: &str = "#[allow(dead_code)]";
+    let _ = writeln!(s, "{ALLOW}\npub const ARCHS: &str = {archs:?};");
     let _ = writeln!(
         s,
         "/// Every target, as nvcc names them: `sm_XY` cubins, `compute_XY` PTX."
     );
-    let _ = writeln!(s, "pub const TARGETS: &[&str] = &{};", str_array(targets));
+    let _ = writeln!(
+        s,
+        "{ALLOW}\npub const TARGETS: &[&str] = &{};",
+        str_array(targets)
+    );
     let mut entries = Vec::new();
     for m in modules {
         let ident = ident(m.name, false);
         let _ = writeln!(s, "/// Kernels of `{}` (targets: {}).", m.name, m.archs);
-        let _ = writeln!(s, "pub mod {ident} {{");
+        let _ = writeln!(s, "{ALLOW}\npub mod {ident} {{");
         let _ = writeln!(s, "    #[repr(C, align(8))]");
         let _ = writeln!(s, "    struct Aligned<T: ?Sized>(T);");
         let _ = writeln!(
@@ -134,7 +141,7 @@ pub(crate) fn generate(
     let _ = writeln!(s, "/// Every module: (name, fat binary, kernel names).");
     let _ = writeln!(
         s,
-        "pub static MODULES: &[(&str, &[u8], &[&str])] = &[{}];",
+        "{ALLOW}\npub static MODULES: &[(&str, &[u8], &[&str])] = &[{}];",
         entries.join(", ")
     );
     s

@@ -54,6 +54,15 @@ pub(crate) struct JobOut {
     pub seconds: f64,
     /// Dependencies outside the toolkit (cicc jobs only).
     pub deps: Vec<PathBuf>,
+    /// The command that ran and what it printed; `None` when served from the cache.
+    pub log: Option<RunLog>,
+}
+
+/// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
+#[derive(Debug, Clone)]
+pub(crate) struct RunLog {
+    pub command: String,
+    pub output: String,
 }
 
 impl JobOut {
@@ -65,17 +74,19 @@ impl JobOut {
             preprocessed: false,
             seconds: 0.0,
             deps,
+            log: None,
         }
     }
 
-    fn fresh(key: Option<Key>, bytes: Vec<u8>, seconds: f64, deps: Vec<PathBuf>) -> Self {
+    fn fresh(key: Option<Key>, ran: Ran, deps: Vec<PathBuf>) -> Self {
         Self {
             key,
-            bytes: OnceLock::from(bytes),
+            bytes: OnceLock::from(ran.bytes),
             cached: false,
             preprocessed: false,
-            seconds,
+            seconds: ran.seconds,
             deps,
+            log: Some(ran.log),
         }
     }
 
@@ -88,6 +99,13 @@ impl JobOut {
         let b = store?.get(ns, self.key.as_ref()?)?;
         Some(self.bytes.get_or_init(|| b))
     }
+}
+
+/// A process that ran and wrote its output file.
+struct Ran {
+    bytes: Vec<u8>,
+    seconds: f64,
+    log: RunLog,
 }
 
 /// A job whose process failed.
@@ -204,6 +222,12 @@ impl<'a> Compiler<'a> {
             cached: out.cached,
             preprocessed: out.preprocessed,
             seconds: out.seconds,
+            command: out.log.as_ref().map(|l| l.command.clone()),
+            output: out
+                .log
+                .as_ref()
+                .map(|l| l.output.trim_end().to_owned())
+                .filter(|o| !o.is_empty()),
         }
     }
 
@@ -302,17 +326,18 @@ impl<'a> Compiler<'a> {
                         output: e.to_string(),
                     })?;
                 let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
-                let (bytes, seconds) = self.execute(&cmd, &out)?;
+                let ran = self.execute(&cmd, &out)?;
+                let bytes = &ran.bytes;
                 let mut key = None;
                 if let Some(store) = store {
-                    if store.put("cubin", &ck, &bytes).is_ok() {
+                    if store.put("cubin", &ck, bytes).is_ok() {
                         key = Some(ck);
                         if let Some(alias) = &alias {
                             let _ = store.put("cubin-alias", alias, &ck.0);
                         }
                     }
                 }
-                Ok(JobOut::fresh(key, bytes, seconds, vec![]))
+                Ok(JobOut::fresh(key, ran, vec![]))
             }
         }
     }
@@ -360,7 +385,7 @@ impl<'a> Compiler<'a> {
             let ii = self.tmp.path().join(format!("{j}.ii"));
             let cmd = preprocess_command(self.tk, self.settings, module, arch, &ii, &depfile);
             let started = SystemTime::now();
-            let (text, _) = self.execute(&cmd, &ii)?;
+            let text = self.execute(&cmd, &ii)?.bytes;
             self.preprocessed.fetch_add(1, Ordering::SeqCst);
             let pk = self.preprocessed_key(&inputs_key, &text);
             let deps = self.read_deps(&depfile, module);
@@ -385,7 +410,7 @@ impl<'a> Compiler<'a> {
             cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
         };
         let started = SystemTime::now();
-        let (bytes, seconds) = self.execute(&cmd, &out)?;
+        let ran = self.execute(&cmd, &out)?;
         let deps = self.read_deps(&depfile, module);
         let mut key = None;
         if let Some(store) = store {
@@ -411,14 +436,14 @@ impl<'a> Compiler<'a> {
                 }),
             };
             if let Some(rk) = rk {
-                if store.put("ptx", &rk, &bytes).is_ok() {
+                if store.put("ptx", &rk, &ran.bytes).is_ok() {
                     self.record_manifest(store, &mk, &deps, &rk, started, &arch_list);
                     key = Some(rk);
                 }
             }
         }
         let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-        Ok(JobOut::fresh(key, bytes, seconds, deps))
+        Ok(JobOut::fresh(key, ran, deps))
     }
 
     /// The dependencies a compile or preprocessing run reported (plus the source itself).
@@ -466,8 +491,9 @@ impl<'a> Compiler<'a> {
         self.roots.in_toolkit(p)
     }
 
-    /// Runs a command under a token; returns the output file's bytes and the wall time.
-    fn execute(&self, cmd: &Cmd, out: &Path) -> Result<(Vec<u8>, f64), Failure> {
+    /// Runs a command under a token; returns the output file's bytes, the wall time and what
+    /// the process printed.
+    fn execute(&self, cmd: &Cmd, out: &Path) -> Result<Ran, Failure> {
         let _token = self.limiter.acquire();
         let start = Instant::now();
         self.spawned.fetch_add(1, Ordering::SeqCst);
@@ -490,7 +516,15 @@ impl<'a> Compiler<'a> {
                 format!("{text}\nno output file {}: {e}", out.display()),
             )
         })?;
-        Ok((bytes, seconds))
+        let log = RunLog {
+            command: cmd.display(),
+            output: text,
+        };
+        Ok(Ran {
+            bytes,
+            seconds,
+            log,
+        })
     }
 
     /// Temp paths, hidden from diagnostics so identical failures group together.

@@ -12,6 +12,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+/// Variables read without `cargo:rerun-if-env-changed` (see the module docs).
+const UNTRACKED: &[&str] = &["PATH"];
+
 /// A source of environment variables that records (and in build scripts announces) each read.
 #[derive(Debug)]
 pub struct Env {
@@ -87,7 +90,7 @@ impl Env {
             .lock()
             .map(|mut r| r.insert(name.to_owned()))
             .unwrap_or(false);
-        if first_read && self.cargo_metadata {
+        if first_read && self.cargo_metadata && !UNTRACKED.contains(&name) {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
         }

@@ -96,3 +96,8 @@ pub fn cache_clean(home: &Home) -> CacheEviction {
 pub fn cache_max_bytes(env: &Env) -> Result<u64> {
     evict::max_bytes(env)
 }
+
+/// The README's examples, compiled (and run) as doctests so the crates.io page stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

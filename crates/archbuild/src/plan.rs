@@ -219,7 +219,7 @@ pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
 /// Start order, as a priority per job (higher first), for a short makespan without knowing
 /// durations: longest chain first — cicc jobs that feed a ptxas job, then other cicc jobs,
 /// then ptxas jobs — and within each class the newest arch first, because newer targets
-/// compile slower (measured on `shared/bench/bench_kernels.cu`: sm_90's ptxas job is the
+/// compile slower (measured on `benches/inputs/bench_kernels.cu`: sm_90's ptxas job is the
 /// longest). The job that finishes the build is then a short one (an old arch's ptxas), not
 /// the newest arch's. Deterministic; it changes only when jobs run, never what they produce.
 pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {

@@ -1,10 +1,10 @@
 //! Running tool processes: argument vectors (never a shell), output captured, and no orphans.
 //!
 //! Each child gets its own process group, recorded in a lock-free table. On SIGINT, SIGTERM or
-//! SIGHUP a handler (installed only where the signal still has its default action) kills every
-//! recorded group — nvcc *and* the cicc/ptxas it started — then lets the signal take its default
-//! course. `PR_SET_PDEATHSIG` additionally kills a direct child if archbuild itself dies by
-//! SIGKILL.
+//! SIGHUP a handler (registered through signal-hook, which first runs any handler the host
+//! program installed) kills every recorded group — nvcc *and* the cicc/ptxas it started — then
+//! lets the signal take its default course. `PR_SET_PDEATHSIG` additionally kills a direct child
+//! if archbuild itself dies by SIGKILL.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -206,7 +206,7 @@ fn unregister(slot: Option<usize>) {
 }
 
 #[cfg(unix)]
-extern "C" fn on_signal(sig: libc::c_int) {
+fn on_signal(sig: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
     for g in &GROUPS {
         let pid = g.load(Ordering::SeqCst);
@@ -217,32 +217,19 @@ extern "C" fn on_signal(sig: libc::c_int) {
             }
         }
     }
-    // SAFETY: restoring the default action and re-raising is async-signal-safe.
-    unsafe {
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
+    // Restores the default action and re-raises (async-signal-safe; aborts if that fails).
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
 }
 
 #[cfg(unix)]
 fn install_handlers() {
     INSTALL.call_once(|| {
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: sigaction with a zeroed struct queries/sets the disposition; we only
-            // replace a default disposition, so a host program's own handler is left alone.
-            unsafe {
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 {
-                    continue;
-                }
-                if old.sa_sigaction != libc::SIG_DFL {
-                    continue;
-                }
-                let mut new: libc::sigaction = std::mem::zeroed();
-                new.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                libc::sigemptyset(&mut new.sa_mask);
-                libc::sigaction(sig, &new, std::ptr::null_mut());
-            }
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            // SAFETY: `on_signal` only uses atomics, kill(2) and signal-hook's emulation of the
+            // default action, all async-signal-safe. A failed registration leaves the signal's
+            // previous behaviour, which is all a build can do then.
+            let _ = unsafe { signal_hook::low_level::register(sig, move || on_signal(sig)) };
         }
     });
 }

@@ -269,8 +269,9 @@ fn pip_failed(status: String, stderr: &str) -> Error {
     Error::PipFailed { status, hint, tail }
 }
 
-/// An exclusive advisory lock, released when dropped or when the process dies.
-struct Lock(#[allow(dead_code)] File);
+/// An exclusive advisory lock (`flock` through fs4), released when dropped or when the process
+/// dies.
+struct Lock(#[expect(dead_code, reason = "held for its Drop")] File);
 
 impl Lock {
     fn acquire(path: &Path, progress: &mut dyn FnMut(&ProvisionEvent)) -> Result<Self> {
@@ -280,23 +281,18 @@ impl Lock {
             .write(true)
             .open(path)
             .map_err(|e| Error::io("open lock file", path, e))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::io::AsRawFd;
-            let fd = file.as_raw_fd();
-            // SAFETY: flock on an fd we own.
-            if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        use fs4::FileExt;
+        match FileExt::try_lock(&file) {
+            Ok(()) => {}
+            // Another process is installing: say so, then wait for it.
+            Err(fs4::TryLockError::WouldBlock) => {
                 progress(&ProvisionEvent::Waiting {
                     lock: path.to_path_buf(),
                 });
-                // SAFETY: as above; blocking until the installer finishes.
-                if unsafe { libc::flock(fd, libc::LOCK_EX) } != 0 {
-                    return Err(Error::io("lock", path, std::io::Error::last_os_error()));
-                }
+                FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
             }
+            Err(fs4::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
         }
-        #[cfg(not(unix))]
-        let _ = progress;
         Ok(Lock(file))
     }
 }

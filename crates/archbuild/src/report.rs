@@ -24,6 +24,10 @@ pub struct JobRecord {
     pub preprocessed: bool,
     /// Wall time of the process, 0 when cached.
     pub seconds: f64,
+    /// The compiler command line that ran; `None` when served from the cache.
+    pub command: Option<String>,
+    /// What the compiler printed (warnings, `-Xptxas -v` resource usage); `None` when nothing.
+    pub output: Option<String>,
 }
 
 /// One fat binary written.

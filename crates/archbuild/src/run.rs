@@ -163,6 +163,8 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         &devices,
     )?;
     spawned += device_cell.get();
+    // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
+    watch.push(toolkit.nvcc().to_path_buf());
     Ok(Prepared {
         env,
         toolkit,

@@ -41,8 +41,16 @@ pub(crate) fn settings(
     s.includes.extend(b.includes.iter().map(|i| base.join(i)));
     s.defines.extend(b.defines.iter().cloned());
     if let Some(extra) = env.var("ARCHBUILD_NVCC_FLAGS") {
-        s.nvcc_flags
-            .extend(extra.split_whitespace().map(str::to_owned));
+        // Shell words, so `-Xcompiler "-O2 -g"` stays one flag and its argument.
+        let words = shlex::split(&extra).ok_or_else(|| Error::Config {
+            what: "nvcc flags",
+            origin: "ARCHBUILD_NVCC_FLAGS".into(),
+            value: extra.clone(),
+            hint: "the value is split into words as a shell would, and a quote is left open; \
+                   close it (e.g. `-Xcompiler \"-O2 -g\"`) or escape it with a backslash"
+                .into(),
+        })?;
+        s.nvcc_flags.extend(words);
     }
     // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
     // for sccache only (another wrapper may be rustc-specific).

@@ -77,7 +77,7 @@ fn a_bad_cap_is_refused_before_compiling() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);
     let err = f
-        .build(&[("ARCHBUILD_CACHE_MAX_BYTES", "1.5G")])
+        .build(&[("ARCHBUILD_CACHE_MAX_BYTES", "2 gigs")])
         .file("kernels/add.cu")
         .archs("8.6")
         .try_compile("k")
@@ -89,7 +89,7 @@ fn a_bad_cap_is_refused_before_compiling() {
     // With the cache off, the cap is not read at all.
     let report = f
         .build(&[
-            ("ARCHBUILD_CACHE_MAX_BYTES", "1.5G"),
+            ("ARCHBUILD_CACHE_MAX_BYTES", "2 gigs"),
             ("ARCHBUILD_CACHE", "off"),
         ])
         .file("kernels/add.cu")

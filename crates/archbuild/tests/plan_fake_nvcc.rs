@@ -484,4 +484,32 @@ fn messages_about_cargo_toml_kernels_point_at_cargo_toml() {
         .unwrap_err()
         .to_string();
     assert!(e.contains(".file(...)"), "{e}");
+
+fn nvcc_flags_from_the_environment_are_shell_words() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.build(&[(
+        "ARCHBUILD_NVCC_FLAGS",
+        r#"-lineinfo "-DGREETING=hello world""#,
+    )])
+    .file("kernels/add.cu")
+    .archs("8.6")
+    .try_compile("k")
+    .unwrap();
+    let calls = f.compiles();
+    let cicc = &calls.iter().find(|c| c.tool == "nvcc").unwrap().args;
+    assert!(
+        cicc.windows(2)
+            .any(|w| w == ["-lineinfo", "-DGREETING=hello world"]),
+        "{cicc:?}"
+    );
+
+    // An unclosed quote is refused, with the fix, before anything runs.
+    let err = f
+        .build(&[("ARCHBUILD_NVCC_FLAGS", r#"-DGREETING="hello"#)])
+        .file("kernels/add.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap_err();
+    insta::assert_snapshot!(err.to_string());
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::coverage::CoverageGap;
 use crate::error::CliError;
 use crate::gpus::{GpuVerdict, Gpus};
+use crate::messages::{self, Message};
 use crate::shell::{human_bytes, Shell};
 
 /// One build to run: a label for the output (package name or output file) and the builder.
@@ -33,6 +34,9 @@ pub(crate) struct ModuleOutcome {
     pub coverage_gaps: Vec<CoverageGap>,
     /// What each visible GPU will load from it (empty without a GPU).
     pub gpus: Vec<GpuVerdict>,
+    /// Why `gpus` is empty (no driver, no GPU), e.g. "no CUDA driver: libcuda.so.1 could not
+    /// be loaded …"; `None` when there are verdicts.
+    pub gpus_note: Option<String>,
 }
 
 /// What the CLI reports for one build.
@@ -76,6 +80,14 @@ pub(crate) fn run_all(
             ),
         );
         default_used |= listing.arch_source.starts_with("the default");
+        if shell.is_json() {
+            messages::emit(&Message::BuildStarted {
+                package: &p.label,
+                archs: &listing.archs,
+                arch_source: &source_name(&listing.arch_source),
+                jobs_planned: listing.jobs.len(),
+            });
+        }
         planned.push((p, listing.jobs.len() as u64));
     }
     if default_used {
@@ -94,7 +106,26 @@ pub(crate) fn run_all(
         bar.set_message(p.label.clone());
         let done_before = bar.position();
         let per_job = bar.clone();
-        p.build.on_job(move |_| per_job.inc(1));
+        let (json, verbose, label) = (shell.is_json(), shell.verbose_printer(), p.label.clone());
+        p.build.on_job(move |job| {
+            per_job.inc(1);
+            if json {
+                messages::emit(&Message::JobFinished {
+                    package: &label,
+                    job,
+                });
+            }
+            if let Some(v) = &verbose {
+                match &job.command {
+                    Some(command) => v.job("Running", command, job.output.as_deref()),
+                    None => v.job(
+                        "Fresh",
+                        &format!("{} {} {} (cache)", job.module, job.phase, job.target),
+                        None,
+                    ),
+                }
+            }
+        });
         // The driver runs its jobs on its own workers; this thread only keeps the bar alive.
         let result = std::thread::scope(|s| s.spawn(|| p.build.try_compile(BUILD_NAME)).join());
         // Failed and skipped jobs are not reported one by one: settle this package's count.
@@ -129,15 +160,23 @@ pub(crate) fn run_all(
 
 /// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
 pub(crate) fn no_gpu_note() -> String {
-    match Gpus::open().map(|g| g.facts()) {
-        Ok(f) if !f.gpus.is_empty() => String::new(),
-        // The first clause of the driver's message ("no CUDA driver: libcuda.so.1 could not
-        // be loaded (…)"); `doctor` prints the whole text with its fix.
-        Ok(f) => match f.problem {
-            Some(p) => format!("none visible: {}", p.split(';').next().unwrap_or(&p)),
-            None => "none visible".into(),
-        },
+    match Gpus::open() {
+        Ok(g) => no_gpu_reason(&g),
         Err(e) => e.to_string(),
+    }
+}
+
+/// Why `gpus` has no verdicts: empty when there are GPUs.
+fn no_gpu_reason(gpus: &Gpus) -> String {
+    let f = gpus.facts();
+    if !f.gpus.is_empty() {
+        return String::new();
+    }
+    // The first clause of the driver's message ("no CUDA driver: libcuda.so.1 could not be
+    // loaded (…)"); `doctor` prints the whole text with its fix.
+    match f.problem {
+        Some(p) => format!("none visible: {}", p.split(';').next().unwrap_or(&p)),
+        None => "none visible".into(),
     }
 }
 
@@ -186,7 +225,7 @@ fn check(
     per_module: bool,
     mut report: BuildReport,
     gpus: &Gpus,
-    _shell: &Shell,
+    shell: &Shell,
 ) -> Result<BuildOutcome, CliError> {
     report.arch_source = source_name(&report.arch_source);
     let mut modules_checked = Vec::new();
@@ -201,11 +240,20 @@ fn check(
             message: e.to_string(),
         })?;
         let verdicts = gpus.check(&fatbin, None)?;
-        modules_checked.push(ModuleOutcome {
+        let gpus_note = verdicts.is_empty().then(|| no_gpu_reason(gpus));
+        let outcome = ModuleOutcome {
             module: m.clone(),
             coverage_gaps,
             gpus: verdicts,
-        });
+            gpus_note,
+        };
+        if shell.is_json() {
+            messages::emit(&Message::ModuleFinished {
+                package: &label,
+                module: &outcome,
+            });
+        }
+        modules_checked.push(outcome);
     }
     Ok(BuildOutcome {
         label,
@@ -235,7 +283,10 @@ pub(crate) fn print_summary(
                 human_bytes(m.module.bytes as u64)
             ))?;
             shell.println(format!("  targets  {}", m.module.targets.join(" ")))?;
-            shell.println(format!("  kernels  {}", m.module.kernels.join(" ")))?;
+            shell.println(format!(
+                "  kernels  {}",
+                crate::names::list(&m.module.kernels)
+            ))?;
             if m.gpus.is_empty() {
                 shell.println(format!(
                     "  GPUs     {}",

@@ -25,17 +25,23 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
-    /// How reports are printed: `human` (cargo-style text) or `json` (one JSON document on stdout)
+    /// How reports are printed: `human` (cargo-style text) or `json` (JSON Lines on stdout, one
+    /// message per line, as cargo's; see docs/cli.md)
     #[arg(long, global = true, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
 
-    /// When to use colours: `auto` honours NO_COLOR, CLICOLOR_FORCE and whether output is a terminal
-    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
-    pub color: ColorWhen,
+    /// When to use colours [default: CARGO_TERM_COLOR, else auto]; `auto` honours NO_COLOR,
+    /// CLICOLOR_FORCE and whether output is a terminal
+    #[arg(long, global = true, value_enum)]
+    pub color: Option<ColorWhen>,
 
     /// Print less: no status lines and no progress bar, only results, warnings and errors
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+
+    /// Print more: every compiler command as it runs, and what the compiler printed
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
 }
 
 impl Cli {
@@ -88,6 +94,82 @@ pub enum Command {
     /// Show or clear the build cache and the JIT cache
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Start a kernel crate: Cargo.toml, build.rs, a kernel, the loader wiring and a main
+    New(NewArgs),
+    /// Write the GitHub Actions workflow: shard the arch list, build, merge, check, release
+    Ci(CiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Directory to create (its name is the package name unless --name says otherwise)
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+
+    /// Package name (default: the directory's name)
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Arch list to write into [package.metadata.archbuild] (default: none, the portable default)
+    #[arg(long, value_name = "LIST")]
+    pub archs: Option<String>,
+
+    /// Depend on the archbuild crates of this checkout (default: the checkout this CLI was
+    /// installed from, if it is still there, else the published crates)
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["archbuild_git", "archbuild_version"])]
+    pub archbuild_path: Option<PathBuf>,
+
+    /// Depend on the archbuild crates of this git repository
+    #[arg(long, value_name = "URL", conflicts_with = "archbuild_version")]
+    pub archbuild_git: Option<String>,
+
+    /// The commit (or tag) of --archbuild-git to pin
+    #[arg(long, value_name = "REV", requires = "archbuild_git")]
+    pub archbuild_rev: Option<String>,
+
+    /// Depend on the published archbuild crates with this version requirement, e.g. 0.1
+    #[arg(long, value_name = "REQ")]
+    pub archbuild_version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    /// The package whose [package.metadata.archbuild] lists the kernels (default: the only
+    /// workspace member that lists kernels)
+    #[arg(long, value_name = "NAME")]
+    pub kernel_crate: Option<String>,
+
+    /// Arch list for ARCHBUILD_ARCHS (default: empty, which means the package's `archs`, else
+    /// the toolkit's all-major list)
+    #[arg(long, value_name = "LIST")]
+    pub archs: Option<String>,
+
+    /// GPUs the merged fat binaries must run on, as ARCHBUILD_SIMULATED_GPUS takes them
+    /// [default: 7.5,8.6,8.9,9.0@12.4]
+    #[arg(long, value_name = "GPUS")]
+    pub fleet: Option<String>,
+
+    /// Number of parallel build jobs
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub shards: usize,
+
+    /// What the workflow passes to `cargo install --locked` to get this CLI [default:
+    /// cargo-archbuild@<this version>], e.g. "--git URL --rev COMMIT cargo-archbuild"
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub install: Option<String>,
+
+    /// Where to write it (default: .github/workflows/archbuild.yml in the workspace root;
+    /// `-` prints it)
+    #[arg(long, short, value_name = "PATH", allow_hyphen_values = true)]
+    pub output: Option<PathBuf>,
+
+    /// Replace an existing workflow file
+    #[arg(long)]
+    pub force: bool,
+
+    /// Path to Cargo.toml
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
 }
 
 /// Options shared by the commands that compile.

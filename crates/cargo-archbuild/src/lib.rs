@@ -12,9 +12,12 @@ mod error;
 mod facts;
 mod files;
 mod gpus;
+mod messages;
 mod modules;
+mod names;
 mod report;
 mod shell;
+mod templates;
 mod workspace;
 
 use error::{exit, CliError};
@@ -29,7 +32,7 @@ pub fn run_from_env() -> i32 {
             return e.exit_code();
         }
     };
-    let mut shell = shell::Shell::new(cli.message_format, cli.color, cli.quiet);
+    let mut shell = shell::Shell::new(cli.message_format, cli.color, cli.quiet, cli.verbose);
     match commands::run(cli.command, &mut shell) {
         Ok(()) => exit::OK,
         Err(CliError::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {

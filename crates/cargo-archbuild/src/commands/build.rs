@@ -95,7 +95,7 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
     let outcomes = run_all(pending, shell)?;
     if shell.is_json() {
         return shell.json(&BuildCommandReport {
-            reason: "build",
+            reason: "build-finished",
             profile: profile_dir,
             packages: &outcomes,
         });

@@ -101,7 +101,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     }
     if shell.is_json() {
         return shell.json(&CompileReport {
-            reason: "compile",
+            reason: "compile-finished",
             output: args.output.display().to_string(),
             build: &outcome,
         });

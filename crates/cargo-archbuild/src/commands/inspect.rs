@@ -225,7 +225,7 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
             if i.kernels.is_empty() {
                 "-".into()
             } else {
-                i.kernels.join(" ")
+                crate::names::list(&i.kernels)
             },
         ];
         if multi {

@@ -22,6 +22,9 @@ struct ToolkitJson {
     selected: bool,
     /// Why it could not be queried, if it exists but does not work.
     problem: Option<String>,
+    /// `install`: whether this run installed it (`false`: it was already there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    installed: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -36,16 +39,20 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
     let home = Home::from_env(&env);
     match cmd {
         ToolkitCommand::Install => {
+            // Already there: provisioning checks it and returns; say so rather than "Installed".
+            let present = archbuild::provisioned_dir(&home).is_dir();
             let nvcc = provision(&env, &home, &mut |event| shell.status("Toolkit", event))?;
             let tk = Toolkit::from_nvcc(&nvcc)?;
-            let json = describe(&tk, "provisioned by archbuild".into(), true);
+            let mut json = describe(&tk, "provisioned by archbuild".into(), true);
+            json.installed = Some(!present);
             report(shell, "install", vec![json], |s, t| {
                 s.status(
-                    "Installed",
+                    if present { "Fresh" } else { "Installed" },
                     format!(
-                        "CUDA {} at {}",
+                        "CUDA {} at {}{}",
                         t.release.as_deref().unwrap_or(PINNED_RELEASE),
-                        t.nvcc
+                        t.nvcc,
+                        if present { " (already installed)" } else { "" }
                     ),
                 );
                 Ok(())
@@ -56,10 +63,11 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
             let json = describe(&tk, tk.found_by().to_string(), true);
             report(shell, "which", vec![json], |s, t| {
                 s.println(&t.nvcc)?;
+                // `found_by` is where it came from: `$CUDA_HOME`, `PATH`, `provisioned by archbuild`.
                 s.status(
                     "Using",
                     format!(
-                        "CUDA {} (found by {})",
+                        "CUDA {} ({})",
                         t.release.as_deref().unwrap_or("?"),
                         t.found_by
                     ),
@@ -70,7 +78,12 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
         ToolkitCommand::List => {
             let mut selected = false;
             let mut list = Vec::new();
-            for c in Discovery::new(home).candidates(&env)? {
+            let candidates = Discovery::new(home.clone()).candidates(&env)?;
+            let mut all = searched_without_a_find(&candidates, &env, &home);
+            all.extend(candidates);
+            // Search order (stable: places with several candidates keep theirs).
+            all.sort_by_key(|c| search_rank(&c.found_by));
+            for c in all {
                 let is_selected = c.exists && !selected;
                 selected |= is_selected;
                 let mut json = ToolkitJson {
@@ -80,6 +93,7 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
                     exists: c.exists,
                     selected: is_selected,
                     problem: None,
+                    installed: None,
                 };
                 if c.exists {
                     match Toolkit::from_nvcc(&c.nvcc) {
@@ -113,6 +127,60 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
     }
 }
 
+/// The places searched that yielded no candidate, so `list` shows every place, in search
+/// order: unset variables, a PATH without nvcc, no provisioned toolkit yet.
+fn searched_without_a_find(
+    found: &[archbuild::Candidate],
+    env: &archbuild::Env,
+    home: &Home,
+) -> Vec<archbuild::Candidate> {
+    use archbuild::{Candidate, FoundBy};
+    let missing = |found_by: FoundBy, nvcc: std::path::PathBuf| Candidate {
+        found_by,
+        nvcc,
+        exists: false,
+    };
+    let mut out = Vec::new();
+    for var in ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+        if env.path(var).is_none() {
+            out.push(missing(
+                FoundBy::Var(var),
+                format!("(${var} is not set)").into(),
+            ));
+        }
+    }
+    if !found.iter().any(|c| c.found_by == FoundBy::Path) {
+        out.push(missing(
+            FoundBy::Path,
+            "(no nvcc in any PATH directory)".into(),
+        ));
+    }
+    if !found.iter().any(|c| c.found_by == FoundBy::Provisioned) {
+        out.push(missing(
+            FoundBy::Provisioned,
+            home.toolkits_dir().join("cuda-*"),
+        ));
+    }
+    out
+}
+
+/// Where a place comes in archbuild's search order (docs/environment.md, "Toolkit").
+fn search_rank(found_by: &archbuild::FoundBy) -> usize {
+    use archbuild::FoundBy;
+    match found_by {
+        FoundBy::Explicit => 0,
+        FoundBy::Var(v) => {
+            1 + ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"]
+                .iter()
+                .position(|n| n == v)
+                .unwrap_or(4)
+        }
+        FoundBy::Path => 6,
+        FoundBy::UsrLocal => 7,
+        FoundBy::Provisioned => 8,
+    }
+}
+
 fn describe(tk: &Toolkit, found_by: String, selected: bool) -> ToolkitJson {
     ToolkitJson {
         nvcc: tk.nvcc().display().to_string(),
@@ -121,6 +189,7 @@ fn describe(tk: &Toolkit, found_by: String, selected: bool) -> ToolkitJson {
         exists: true,
         selected,
         problem: None,
+        installed: None,
     }
 }
 

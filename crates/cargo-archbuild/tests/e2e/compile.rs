@@ -61,7 +61,7 @@ fn an_unchanged_compile_starts_no_compiler() {
         c
     };
     let first = json(&mut compile());
-    assert_eq!(first["reason"], "compile");
+    assert_eq!(first["reason"], "compile-finished");
     assert_eq!(first["jobs_planned"], 2, "cicc compute_80 + ptxas sm_80");
     assert_eq!(first["jobs_run"], 2);
     let bytes = std::fs::read(&out).unwrap();
@@ -155,7 +155,7 @@ fn build_compiles_the_workspace_packages_with_kernels_per_profile() {
             .arg(&manifest)
             .args(["--release", "--message-format", "json"]),
     );
-    assert_eq!(v["reason"], "build");
+    assert_eq!(v["reason"], "build-finished");
     assert_eq!(v["profile"], "release");
     let pkg = &v["packages"][0];
     assert_eq!(pkg["label"], "kpkg");

@@ -15,6 +15,7 @@ fn help_of_every_subcommand() {
     insta::assert_snapshot!("help_top", help(&[]));
     for sub in [
         "build", "compile", "inspect", "doctor", "explain", "matrix", "merge", "toolkit", "cache",
+        "new", "ci",
     ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
     }
@@ -76,6 +77,28 @@ fn error_messages_name_the_fix() {
             vec!["merge", "garbage.bin", "-o", "out.fatbin"],
         ),
         ("err_unknown_subcommand", vec!["biuld"]),
+        ("err_new_bad_name", vec!["new", "3d-kernels"]),
+        ("err_new_bad_archs", vec!["new", "demo", "--archs", "8.6x"]),
+        (
+            "err_new_not_a_checkout",
+            vec!["new", "demo", "--archbuild-path", "."],
+        ),
+        (
+            "err_ci_bad_fleet",
+            vec![
+                "ci",
+                "--kernel-crate",
+                "k",
+                "--fleet",
+                "8.6,nine",
+                "-o",
+                "-",
+            ],
+        ),
+        (
+            "err_ci_quote_in_value",
+            vec!["ci", "--kernel-crate", "k\"", "-o", "-"],
+        ),
     ];
     for (name, args) in cases {
         insta::assert_snapshot!(name, failure(cli().current_dir(dir.path()).args(&args)));

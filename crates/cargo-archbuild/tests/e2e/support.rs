@@ -145,14 +145,37 @@ pub fn cuobjdump(args: &[&str], file: &Path) -> String {
 
 /// Runs the CLI and parses its stdout as one JSON document.
 pub fn json(cmd: &mut Command) -> serde_json::Value {
+    json_lines(cmd).pop().expect("at least one message")
+}
+
+/// Every message of `--message-format json`: each stdout line must be one JSON object with a
+/// `reason` and the `format_version`; the last is the command's final report.
+pub fn json_lines(cmd: &mut Command) -> Vec<serde_json::Value> {
     let out = cmd.output().expect("run cargo-archbuild");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let fail = |why: String| -> ! {
         panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
+            "{why}\nstdout:\n{stdout}\nstderr:\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
-    })
+    };
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| fail(format!("a stdout line is not JSON ({e}): {line}")));
+            if !v["reason"].is_string() || v["format_version"] != 1 {
+                fail(format!(
+                    "a message without reason or format_version: {line}"
+                ));
+            }
+            v
+        })
+        .collect();
+    if lines.is_empty() {
+        fail("no JSON message on stdout".into());
+    }
+    lines
 }
 
 /// stdout and stderr as text, with the exit code.

@@ -1,0 +1,166 @@
+//! `cargo archbuild ci`: write the GitHub Actions workflow that splits the arch list into
+//! shards, builds each shard on its own runner (one fat binary per kernel file, as build.rs
+//! makes them), merges and checks the shards against the fleet, and makes the release build
+//! from the merged fat binaries (`ARCHBUILD_PREBUILT`), as `maturin generate-ci` does for wheels.
+//!
+//! The workflow comes from the template embedded in this binary; the values given here are
+//! checked (a package with kernels, a valid arch list and fleet, a shard count) before anything
+//! is written, and the file is written atomically. `-o -` prints it instead.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cli::CiArgs;
+use crate::error::CliError;
+use crate::files::write_atomic;
+use crate::shell::Shell;
+use crate::{templates, workspace};
+
+#[derive(Debug, Serialize)]
+struct CiReport {
+    reason: &'static str,
+    path: PathBuf,
+    kernel_crate: String,
+    archs: String,
+    fleet: String,
+    shards: usize,
+    install: String,
+}
+
+/// The default fleet the merged fat binaries are checked against: an RTX 2080, 3090, 4090 and
+/// an H100 behind a CUDA 12.4 driver.
+const DEFAULT_FLEET: &str = "7.5,8.6,8.9,9.0@12.4";
+
+pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
+    if args.shards == 0 {
+        return Err(CliError::usage(
+            "`--shards 0` makes no build jobs",
+            "pass --shards 1 or more (one build job per shard)",
+        ));
+    }
+    let metadata = workspace::metadata(args.manifest_path.as_deref(), "ci");
+    let kernel_crate = match (&args.kernel_crate, &metadata) {
+        (Some(name), Ok(m)) => workspace::member(m, name)?.name.to_string(),
+        (Some(name), Err(_)) => name.clone(),
+        (None, Ok(m)) => only_kernel_crate(m)?,
+        (None, Err(e)) => {
+            return Err(CliError::usage(
+                format!("no package to build: {e}"),
+                "run `cargo archbuild ci` in the workspace of your kernel crate, or pass \
+                 --kernel-crate NAME",
+            ))
+        }
+    };
+    let archs = args.archs.clone().unwrap_or_default();
+    if !archs.trim().is_empty() && !matches!(archs.trim(), "native" | "all" | "all-major") {
+        let ctx = archbuild_arch::ResolveContext::new("the --archs argument");
+        archbuild_arch::ArchList::parse(&archs, &ctx)?;
+    }
+    let fleet = args.fleet.clone().unwrap_or_else(|| DEFAULT_FLEET.into());
+    crate::gpus::parse_sim(&fleet).map_err(|why| {
+        CliError::usage(
+            format!("invalid --fleet `{fleet}`: {why}"),
+            "write GPUs as compute capabilities separated by commas, then optionally the \
+             oldest driver's CUDA version after `@`, e.g. `7.5,8.6,9.0@12.4`",
+        )
+    })?;
+    let install = args
+        .install
+        .clone()
+        .unwrap_or_else(|| format!("cargo-archbuild@{}", env!("CARGO_PKG_VERSION")));
+    let shards = args.shards.to_string();
+    let values = [
+        ("archs", archs.as_str()),
+        ("kernel-crate", kernel_crate.as_str()),
+        ("fleet", fleet.as_str()),
+        ("shards", shards.as_str()),
+        ("install", install.as_str()),
+    ];
+    for (what, value) in &values {
+        if value.contains(['"', '\\', '\n', '\r']) || value.contains("${{") {
+            return Err(CliError::usage(
+                format!("the {what} value `{value}` cannot go into the workflow"),
+                "leave out double quotes, backslashes, line breaks and `${{`",
+            ));
+        }
+    }
+    let text = templates::render(templates::WORKFLOW, &values)
+        .map_err(|message| CliError::Internal { message })?;
+    let path = match &args.output {
+        Some(p) if p.as_os_str() == "-" => {
+            if shell.is_json() {
+                return shell.json(&serde_json::json!({"reason": "ci", "workflow": text}));
+            }
+            return shell.println(text.trim_end());
+        }
+        Some(p) => p.clone(),
+        None => match &metadata {
+            Ok(m) => m
+                .workspace_root
+                .as_std_path()
+                .join(".github/workflows/archbuild.yml"),
+            Err(_) => PathBuf::from(".github/workflows/archbuild.yml"),
+        },
+    };
+    if path.exists() && !args.force {
+        return Err(CliError::usage(
+            format!("`{}` already exists", path.display()),
+            "pass --force to replace it, or -o PATH to write elsewhere (-o - prints it)",
+        ));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    write_atomic(&path, text.as_bytes())?;
+    if shell.is_json() {
+        return shell.json(&CiReport {
+            reason: "ci",
+            path,
+            kernel_crate,
+            archs,
+            fleet,
+            shards: args.shards,
+            install,
+        });
+    }
+    shell.status("Wrote", path.display());
+    if args.install.is_none() {
+        shell.note(format!(
+            "the workflow installs `cargo install --locked {install}`; until cargo-archbuild is \
+             on crates.io, pass --install \"--git <repository> --rev <commit> cargo-archbuild\""
+        ));
+    }
+    Ok(())
+}
+
+/// The one workspace member that lists kernels; several or none is an error naming them.
+fn only_kernel_crate(m: &cargo_metadata::Metadata) -> Result<String, CliError> {
+    let with: Vec<String> = m
+        .workspace_packages()
+        .into_iter()
+        .filter(|p| {
+            archbuild::PackageConfig::from_manifest(p.manifest_path.as_std_path())
+                .ok()
+                .flatten()
+                .is_some_and(|c| !c.kernels.is_empty())
+        })
+        .map(|p| p.name.to_string())
+        .collect();
+    match with.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(CliError::Cargo {
+            message: "no workspace package lists kernels in [package.metadata.archbuild]".into(),
+            help: "add `kernels = [\"kernels/name.cu\"]` to your kernel crate's \
+                   [package.metadata.archbuild], or pass --kernel-crate NAME"
+                .into(),
+        }),
+        several => Err(CliError::usage(
+            format!("several packages list kernels: {}", several.join(", ")),
+            "pass --kernel-crate NAME for the one this workflow builds",
+        )),
+    }
+}

