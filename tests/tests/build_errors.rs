@@ -192,6 +192,7 @@ fn an_unknown_compression_names_every_word_once() {
         .try_plan("kernels")
         .unwrap_err();
     insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+}
 
 /// What a user sees when the build script fails: Cargo's frame around the build script's
 /// stderr, which is archbuild's message and its fix — no panic, no backtrace hint.

@@ -484,7 +484,9 @@ fn messages_about_cargo_toml_kernels_point_at_cargo_toml() {
         .unwrap_err()
         .to_string();
     assert!(e.contains(".file(...)"), "{e}");
+}
 
+#[test]
 fn nvcc_flags_from_the_environment_are_shell_words() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);

@@ -183,7 +183,7 @@ pub struct CompileOptions {
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Image compression in the fat binary: none, speed (LZ4), balance (zstd), size
+    /// Image compression in the fat binary: none, default (as nvcc), speed (LZ4), balance (zstd), size
     #[arg(long, value_name = "MODE")]
     pub compression: Option<String>,
 
