@@ -56,13 +56,13 @@ pub enum Error {
     },
 
     /// A kernel the image loaded for this GPU does not contain.
-    #[error("{gpu}: the loaded image {image} has no kernel `{kernel}`: {present_in}; fix: {fix}")]
+    #[error("{gpu}: the loaded image {image} has no kernel `{kernel}`: {detail}")]
     KernelMissing {
         kernel: String,
         gpu: String,
         image: String,
-        present_in: String,
-        fix: String,
+        /// Which images have it, and the fix.
+        detail: String,
     },
 
     /// A variant group that was never declared.

@@ -158,7 +158,6 @@ pub(crate) fn missing(fatbin: &FatBinary, index: usize, kernel: &str, gpu: &str)
         kernel: kernel.to_owned(),
         gpu: gpu.to_owned(),
         image: image.to_string(),
-        present_in,
-        fix,
+        detail: format!("{present_in}; fix: {fix}"),
     })
 }

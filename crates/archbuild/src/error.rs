@@ -173,19 +173,13 @@ pub enum Error {
     Interrupted,
 
     /// A variant group leaves one target of its module with no kernel.
-    #[error(
-        "variant group `{group}` has no kernel for {target} in module `{module}`: none of \
-         {variants} is in that image ({present}); fix: add a kernel that every arch compiles \
-         (e.g. a SIMT version) to the end of the group, build one of them for {target}, or drop \
-         {arch} from the arch list"
-    )]
+    #[error("variant group `{group}` has no kernel for {target} in module `{module}`: {detail}")]
     VariantMissing {
         group: String,
         module: String,
         target: String,
-        arch: String,
-        variants: String,
-        present: String,
+        /// Which variants there are, where each is, and the fix.
+        detail: String,
     },
 
     /// No module holds any kernel of a variant group.

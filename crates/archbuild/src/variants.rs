@@ -89,10 +89,15 @@ pub(crate) fn check(
                             group: group.clone(),
                             module: m.name.clone(),
                             target: target.clone(),
-                            arch: archbuild_arch::Target::parse_nvcc_name(target)
-                                .map_or_else(|| target.clone(), |t| t.arch.to_string()),
-                            variants: kernels.join(", "),
-                            present: where_present(kernels, m),
+                            detail: format!(
+                                "none of {} is in that image ({}); fix: add a kernel that every \
+                                 arch compiles (e.g. a SIMT version) to the end of the group, \
+                                 build one of them for {target}, or drop {} from the arch list",
+                                kernels.join(", "),
+                                where_present(kernels, m),
+                                archbuild_arch::Target::parse_nvcc_name(target)
+                                    .map_or_else(|| target.clone(), |t| t.arch.to_string())
+                            ),
                         })
                     }
                 }
@@ -194,7 +199,9 @@ mod tests {
     #[test]
     fn a_target_without_a_variant_and_an_unknown_group_fail() {
         let m = module(&[("sm_75", &["other"]), ("sm_86", &["gemm_mma"])]);
-        let e = check(&group(), &[m.clone()]).unwrap_err().to_string();
+        let e = check(&group(), std::slice::from_ref(&m))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sm_75") && e.contains("`gemm`"), "{e}");
         let typo = vec![("gemm".to_owned(), vec!["gem_mma".to_owned()])];
         let e = check(&typo, &[m]).unwrap_err().to_string();
