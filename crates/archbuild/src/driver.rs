@@ -56,6 +56,9 @@ pub(crate) struct JobOut {
     pub deps: Vec<PathBuf>,
     /// The command that ran and what it printed; `None` when served from the cache.
     pub log: Option<RunLog>,
+    /// What the compiler printed when this cached output was made (replayed, so a rebuild shows
+    /// the warnings a fresh build shows); `None` when it printed nothing.
+    pub replayed: Option<String>,
 }
 
 /// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
@@ -75,6 +78,7 @@ impl JobOut {
             seconds: 0.0,
             deps,
             log: None,
+            replayed: None,
         }
     }
 
@@ -87,7 +91,19 @@ impl JobOut {
             seconds: ran.seconds,
             deps,
             log: Some(ran.log),
+            replayed: None,
         }
+    }
+
+    /// Adds what the compiler printed when the cached output was made. Logs are kept in the
+    /// local tier only: a lookup that missed would otherwise cost a remote request per job.
+    fn with_log(mut self, store: &Store) -> Self {
+        if let Some(key) = &self.key {
+            self.replayed = store
+                .get_local(LOG_NS, key)
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+        }
+        self
     }
 
     /// The output, read (and verified) from the cache on first use; `None` when the entry is
@@ -227,6 +243,7 @@ impl<'a> Compiler<'a> {
                 .log
                 .as_ref()
                 .map(|l| l.output.trim_end().to_owned())
+                .or_else(|| out.replayed.clone())
                 .filter(|o| !o.is_empty()),
         }
     }
@@ -301,7 +318,7 @@ impl<'a> Compiler<'a> {
                 if let (Some(store), Some(alias)) = (store, &alias) {
                     if let Some(ck) = store.get("cubin-alias", alias).and_then(|b| key_from(&b)) {
                         if store.contains("cubin", &ck) {
-                            return Ok(JobOut::cached(ck, vec![]));
+                            return Ok(JobOut::cached(ck, vec![]).with_log(store));
                         }
                     }
                 }
@@ -312,7 +329,7 @@ impl<'a> Compiler<'a> {
                         if let Some(alias) = &alias {
                             let _ = store.put("cubin-alias", alias, &ck.0);
                         }
-                        return Ok(JobOut::cached(ck, vec![]));
+                        return Ok(JobOut::cached(ck, vec![]).with_log(store));
                     }
                 }
                 let dir = self.tmp.path().join(j.to_string());
@@ -331,6 +348,7 @@ impl<'a> Compiler<'a> {
                 let mut key = None;
                 if let Some(store) = store {
                     if store.put("cubin", &ck, bytes).is_ok() {
+                        keep_log(store, &ck, &ran);
                         key = Some(ck);
                         if let Some(alias) = &alias {
                             let _ = store.put("cubin-alias", alias, &ck.0);
@@ -369,7 +387,7 @@ impl<'a> Compiler<'a> {
             match deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list) {
                 Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
                     let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                    return Ok(JobOut::cached(rk, deps));
+                    return Ok(JobOut::cached(rk, deps).with_log(store));
                 }
                 Lookup::Unknown => {}
                 _ => known = true,
@@ -394,7 +412,8 @@ impl<'a> Compiler<'a> {
                 let mut out = JobOut::cached(
                     pk,
                     deps.into_iter().filter(|d| !self.in_toolkit(d)).collect(),
-                );
+                )
+                .with_log(store);
                 out.preprocessed = true;
                 return Ok(out);
             }
@@ -437,6 +456,7 @@ impl<'a> Compiler<'a> {
             };
             if let Some(rk) = rk {
                 if store.put("ptx", &rk, &ran.bytes).is_ok() {
+                    keep_log(store, &rk, &ran);
                     self.record_manifest(store, &mk, &deps, &rk, started, &arch_list);
                     key = Some(rk);
                 }
@@ -530,6 +550,17 @@ impl<'a> Compiler<'a> {
     /// Temp paths, hidden from diagnostics so identical failures group together.
     pub fn tmp_dir(&self) -> &Path {
         self.tmp.path()
+    }
+}
+
+/// The cache namespace of compiler output, keyed like the output it came with.
+const LOG_NS: &str = "log";
+
+/// Remembers what a compile printed, beside its output in the cache.
+fn keep_log(store: &Store, key: &Key, ran: &Ran) {
+    let text = ran.log.output.trim_end();
+    if !text.is_empty() {
+        let _ = store.put_local(LOG_NS, key, text.as_bytes());
     }
 }
 

@@ -122,6 +122,9 @@ pub struct BuildReport {
     pub warnings: Vec<String>,
     /// Per variant group, which kernel each target gets.
     pub variants: Vec<crate::variants::VariantReport>,
+    /// What the compilers printed (warnings, `-Xptxas -v` reports), one message per distinct
+    /// text with the targets that printed it; replayed from the cache on a rebuild.
+    pub compiler_output: Vec<crate::compiler_output::CompilerMessage>,
     pub seconds: f64,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,

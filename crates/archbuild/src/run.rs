@@ -481,6 +481,12 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         .enumerate()
         .map(|(j, d)| compiler.record(j, d))
         .collect();
+    let compiler_output = compiler_messages(&records, &p.modules, &roots);
+    if p.env.cargo_metadata() {
+        for line in crate::compiler_output::cargo_warnings(&compiler_output) {
+            println!("cargo:warning=archbuild: {line}");
+        }
+    }
     let jobs_run = records.iter().filter(|r| !r.cached).count();
     Ok(BuildReport {
         name: name.to_owned(),
@@ -504,9 +510,41 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         prebuilt: prebuilt_used,
         warnings,
         variants: variant_reports,
+        compiler_output,
         seconds: start.elapsed().as_secs_f64(),
         arch_list: p.archs.list.clone(),
     })
+}
+
+/// What the compilers printed, grouped per file and de-duplicated across targets.
+fn compiler_messages(
+    records: &[JobRecord],
+    modules: &[Module],
+    roots: &Roots,
+) -> Vec<crate::compiler_output::CompilerMessage> {
+    let sources: Vec<(&str, String)> = modules
+        .iter()
+        .map(|m| {
+            // The path the compiler was given: relative to the package where it lies inside.
+            let p = roots.portable(&m.source);
+            let shown = p.split_once(':').map_or(p.clone(), |(_, r)| r.to_owned());
+            (m.name.as_str(), shown)
+        })
+        .collect();
+    let texts: Vec<crate::compiler_output::JobText> = records
+        .iter()
+        .filter_map(|r| {
+            let output = r.output.as_deref()?;
+            let source = sources.iter().find(|(n, _)| *n == r.module)?;
+            Some(crate::compiler_output::JobText {
+                module: &r.module,
+                source: &source.1,
+                target: &r.target,
+                output,
+            })
+        })
+        .collect();
+    crate::compiler_output::collect(&texts)
 }
 
 /// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).

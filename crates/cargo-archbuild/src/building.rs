@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use archbuild::{Build, BuildReport, Env, ModuleReport};
+use archbuild::{Build, BuildReport, CompilerMessage, Env, MessageKind, ModuleReport};
 use archbuild_runtime::FatBinary;
 use serde::Serialize;
 
@@ -121,7 +121,7 @@ pub(crate) fn run_all(
                     None => v.job(
                         "Fresh",
                         &format!("{} {} {} (cache)", job.module, job.phase, job.target),
-                        None,
+                        job.output.as_deref(),
                     ),
                 }
             }
@@ -199,6 +199,7 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     for w in &r.warnings {
         shell.warn(w);
     }
+    compiler_output(&r.compiler_output, shell);
     if let Some(remote) = &r.remote {
         shell.note(format!(
             "remote cache {} ({}): {} hit(s), {} miss(es), {} written{}",
@@ -215,6 +216,58 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
         ));
         for w in &remote.warnings {
             shell.warn(w);
+        }
+    }
+}
+
+/// What the compilers printed: per file, warnings as one warning (each message once, with the
+/// targets that printed it), resource reports (`-Xptxas -v`) and other output as one note.
+fn compiler_output(messages: &[CompilerMessage], shell: &Shell) {
+    let mut files: Vec<(&str, &str)> = Vec::new();
+    for m in messages {
+        if !files.contains(&(m.module.as_str(), m.file.as_str())) {
+            files.push((&m.module, &m.file));
+        }
+    }
+    for (module, file) in files {
+        let of = |kind: MessageKind| -> Vec<&CompilerMessage> {
+            messages
+                .iter()
+                .filter(|m| m.module == module && m.file == file && m.kind == kind)
+                .collect()
+        };
+        let body = |list: &[&CompilerMessage]| -> String {
+            list.iter()
+                .map(|m| {
+                    let mut lines = m.text.lines();
+                    let first = lines.next().unwrap_or_default();
+                    let mut s = format!("\n  {first} [{}]", m.targets.join(", "));
+                    for l in lines {
+                        s.push_str(&format!("\n  {l}"));
+                    }
+                    s
+                })
+                .collect()
+        };
+        let warnings = of(MessageKind::Warning);
+        if !warnings.is_empty() {
+            shell.warn(format!(
+                "{file}: {} compiler warning(s) (shown once for all targets; `-v` shows each \
+                 compiler's output, `--nvcc-flag=-diag-suppress=NUMBER` silences one){}",
+                warnings.len(),
+                body(&warnings)
+            ));
+        }
+        let resources = of(MessageKind::Resources);
+        if !resources.is_empty() {
+            shell.note(format!(
+                "resource usage in module `{module}` (ptxas -v), per kernel{}",
+                body(&resources)
+            ));
+        }
+        let notes = of(MessageKind::Note);
+        if !notes.is_empty() {
+            shell.note(format!("the compilers printed, for {file}:{}", body(&notes)));
         }
     }
 }

@@ -193,3 +193,43 @@ fn build_compiles_the_workspace_packages_with_kernels_per_profile() {
     assert_eq!(code, 6);
     assert!(stderr.contains("packages with kernels: kpkg"), "{stderr}");
 }
+
+#[test]
+fn compiler_warnings_show_once_per_file_with_their_targets_and_all_of_it_with_verbose() {
+    let dir = scratch();
+    let out = dir.path().join("warn.fatbin");
+    let compile = |verbose: bool| {
+        let mut c = cli();
+        c.env("ARCHBUILD_CACHE_DIR", dir.path().join("cache"))
+            .arg("compile")
+            .arg(fixture_source("warn.cu"))
+            .args(["--archs", "7.5 8.6", "--nvcc-flag=-Xptxas=-v", "-o"])
+            .arg(&out);
+        if verbose {
+            c.arg("-v");
+        }
+        let (code, _, stderr) = run(&mut c);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let stderr = compile(false);
+    // One warning for the file, the unused variable once, with both targets and its caret.
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("#177-D").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("warn.cu: 1 compiler warning(s)")
+            && stderr.contains("was declared but never referenced [compute_75, compute_86]")
+            && stderr.contains("int unused = 3;"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("resource usage in module `warn` (ptxas -v)")
+            && stderr.contains("_Z3addPfi: 8 registers")
+            && stderr.contains("[sm_75, sm_86]"),
+        "{stderr}"
+    );
+    // `-v` adds every compiler's own output: the warning once per cicc job, ptxas's raw lines.
+    let verbose = compile(true);
+    assert_eq!(verbose.matches("#177-D").count(), 3, "{verbose}");
+    assert!(verbose.contains("ptxas info    : Compiling entry function"), "{verbose}");
+}
