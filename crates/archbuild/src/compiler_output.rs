@@ -108,7 +108,8 @@ fn parse(output: &str, source: &str) -> Vec<(String, MessageKind, String)> {
             open_warning = true;
             continue;
         }
-        if line.starts_with("ptxas warning") || line.starts_with("nvcc warning") {
+        let ptxas_warning = line.starts_with("ptxas ") && line.contains("warning");
+        if ptxas_warning || line.starts_with("nvcc warning") {
             messages.push((
                 source.to_owned(),
                 MessageKind::Warning,
@@ -275,13 +276,15 @@ mod tests {
             .collect();
         let m = collect(&jobs);
         assert_eq!(m.len(), 2, "{m:#?}");
-        assert_eq!(m[0].targets, ["sm_75", "sm_86"]);
+        let eight = m.iter().find(|m| m.text.contains(": 8 registers")).unwrap();
+        assert_eq!(eight.targets, ["sm_75", "sm_86"]);
         assert_eq!(
-            m[0].text,
+            eight.text,
             "_Z3addPfi: 8 registers, used 0 barriers, 364 bytes cmem[0]; 0 bytes stack frame, \
              0 bytes spill stores, 0 bytes spill loads"
         );
-        assert_eq!(m[1].targets, ["sm_90"]);
+        let sixteen = m.iter().find(|m| m.text.contains(": 16 registers")).unwrap();
+        assert_eq!(sixteen.targets, ["sm_90"]);
     }
 
     #[test]
