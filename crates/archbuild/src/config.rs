@@ -49,6 +49,77 @@ impl fmt::Display for ArchSource {
     }
 }
 
+impl ArchSource {
+    /// The dialect a list from this source is read in: CMake's for `CUDAARCHS`, PyTorch's
+    /// for `TORCH_CUDA_ARCH_LIST`, archbuild's otherwise.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            ArchSource::Var("CUDAARCHS") => Dialect::CMake,
+            ArchSource::Var("TORCH_CUDA_ARCH_LIST") => Dialect::PyTorch,
+            _ => Dialect::Archbuild,
+        }
+    }
+}
+
+/// How an arch list's entries are read. The source of a list decides it, because the same
+/// text means different things to different tools: a bare `86` is a cubin alone to archbuild
+/// and nvcc's `-code=sm_86`, but cubin *and* PTX to CMake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// archbuild's own: every form below, a bare `86`/`8.6`/`sm_86` is a cubin.
+    Archbuild,
+    /// CMake's `CUDA_ARCHITECTURES`/`CUDAARCHS`: `86` cubin and PTX, `86-real` cubin only,
+    /// `86-virtual` PTX only.
+    CMake,
+    /// PyTorch's `TORCH_CUDA_ARCH_LIST`: `8.6`, `8.6+PTX`, `9.0a` and generation names;
+    /// archbuild reads more, and warns about what PyTorch would reject.
+    PyTorch,
+}
+
+impl Dialect {
+    /// Rewrites a list of this dialect into archbuild's (the shared parser's) syntax.
+    pub fn to_archbuild(self, text: &str) -> String {
+        match self {
+            Dialect::CMake => cmake_to_archbuild(text),
+            Dialect::Archbuild | Dialect::PyTorch => text.to_owned(),
+        }
+    }
+
+    /// Warnings about a list that parses here but that the dialect's own tool rejects.
+    pub fn warnings(self, text: &str) -> Vec<String> {
+        match self {
+            Dialect::PyTorch => torch_list_warning(text).into_iter().collect(),
+            Dialect::Archbuild | Dialect::CMake => Vec::new(),
+        }
+    }
+
+    /// One line on what a bare number means in this dialect.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Dialect::Archbuild => "a bare `86` is the sm_86 cubin alone; `+PTX` adds PTX",
+            Dialect::CMake => {
+                "a bare `86` is the sm_86 cubin and compute_86 PTX; `86-real` the cubin \
+                 alone, `86-virtual` the PTX alone"
+            }
+            Dialect::PyTorch => {
+                "`8.6` is the sm_86 cubin, `8.6+PTX` adds PTX; generation names; \
+                 entries PyTorch rejects are warned about"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Archbuild => "archbuild",
+            Dialect::CMake => "cmake",
+            Dialect::PyTorch => "pytorch",
+        })
+    }
+}
+
 /// A resolved arch list and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedArchs {
@@ -115,7 +186,7 @@ pub fn choose_arch_list<E>(
     Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
         (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
     } else if let Some(v) = env.var("CUDAARCHS") {
-        (cmake_to_archbuild(&v), ArchSource::Var("CUDAARCHS"))
+        (Dialect::CMake.to_archbuild(&v), ArchSource::Var("CUDAARCHS"))
     } else {
         ("all-major".to_owned(), ArchSource::Default)
     })

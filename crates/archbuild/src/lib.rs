@@ -51,7 +51,7 @@ pub use archbuild_store::{RemoteMode, RemoteStats};
 pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
-pub use config::{choose_arch_list, ArchSource, ResolvedArchs};
+pub use config::{choose_arch_list, ArchSource, Dialect, ResolvedArchs};
 pub use discover::{Candidate, Discovery};
 pub use env::Env;
 pub use error::{Error, Result};

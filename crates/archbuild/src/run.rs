@@ -44,6 +44,8 @@ pub(crate) struct Prepared {
     pub env: Env,
     pub toolkit: Toolkit,
     pub archs: ResolvedArchs,
+    /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
+    pub arch_warnings: Vec<String>,
     pub modules: Vec<Module>,
     pub settings: Settings,
     pub compression: CompressionChoice,
@@ -133,16 +135,8 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         }
     };
     let archs = config::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
-    let torch_warning = (archs.source == ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
-        .then(|| config::torch_list_warning(&archs.input))
-        .flatten();
-    if let Some(w) = torch_warning.filter(|_| !b.quiet) {
-        if env.cargo_metadata() {
-            println!("cargo:warning=archbuild: {w}");
-        } else {
-            eprintln!("archbuild: warning: {w}");
-        }
-    }
+    // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
+    let arch_warnings = archs.source.dialect().warnings(&archs.input);
     if let Some(line) = archs.announcement().filter(|_| !b.quiet) {
         if env.cargo_metadata() {
             println!("cargo:warning=archbuild: {line}");
@@ -169,6 +163,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         env,
         toolkit,
         archs,
+        arch_warnings,
         modules,
         settings,
         compression,
@@ -269,7 +264,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
         base: deps::lexical(&p.settings.base_dir),
         toolkit: deps::lexical(p.toolkit.root()),
     };
-    let mut warnings = Vec::new();
+    let mut warnings = p.arch_warnings.clone();
     let mut modules = Vec::new();
     let mut prebuilt_used = Vec::new();
     let mut deps: Vec<PathBuf> = Vec::new();

@@ -420,6 +420,33 @@ fn an_empty_source_warns_and_a_file_archs_entry_for_no_source_is_refused() {
 }
 
 #[test]
+fn a_torch_list_pytorch_rejects_is_a_warning_of_the_report_and_of_build_scripts() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    // The CLI builds quietly and prints the report's warnings: the warning must be there.
+    let r = f
+        .build(&[("TORCH_CUDA_ARCH_LIST", "7.5,8.6")])
+        .file("kernels/add.cu")
+        .try_compile("k")
+        .unwrap();
+    assert_eq!(r.arch_source, "TORCH_CUDA_ARCH_LIST");
+    assert_eq!(r.archs, "7.5 8.6");
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("PyTorch rejects `7.5,8.6`") && w.contains("`7.5;8.6+PTX`")),
+        "{:?}",
+        r.warnings
+    );
+    let r = f
+        .build(&[("TORCH_CUDA_ARCH_LIST", "7.5;8.6")])
+        .file("kernels/add.cu")
+        .try_compile("k")
+        .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
+
+#[test]
 fn a_compiler_killed_by_the_oom_killer_is_named_as_such() {
     let f = Fake::new();
     f.write(

@@ -320,9 +320,34 @@ pub struct DoctorArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The arch list to explain, e.g. "7.5 8.6 8.9+PTX" or "Ampere;Hopper"
+    /// The arch list to explain, e.g. "7.5 8.6 8.9+PTX" or "Ampere;Hopper" (default: the list a
+    /// build here would use: ARCHBUILD_ARCHS, Cargo.toml, TORCH_CUDA_ARCH_LIST, CUDAARCHS, then
+    /// all-major, read in its source's dialect)
     #[arg(value_name = "LIST")]
-    pub list: String,
+    pub list: Option<String>,
+
+    /// Read LIST as this tool would: archbuild (a bare 86 is a cubin), cmake (CUDAARCHS: a bare
+    /// 86 is cubin and PTX) or pytorch (TORCH_CUDA_ARCH_LIST)
+    #[arg(long, value_name = "DIALECT", requires = "list")]
+    pub dialect: Option<DialectArg>,
+}
+
+/// `--dialect` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DialectArg {
+    Archbuild,
+    Cmake,
+    Pytorch,
+}
+
+impl From<DialectArg> for archbuild::Dialect {
+    fn from(d: DialectArg) -> Self {
+        match d {
+            DialectArg::Archbuild => archbuild::Dialect::Archbuild,
+            DialectArg::Cmake => archbuild::Dialect::CMake,
+            DialectArg::Pytorch => archbuild::Dialect::PyTorch,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

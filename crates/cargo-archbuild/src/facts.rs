@@ -88,13 +88,29 @@ impl Facts {
         manifest: impl FnOnce() -> Result<Option<String>, CliError>,
         shell: &Shell,
     ) -> Result<(ArchList, String), CliError> {
-        let env = Env::process().with_cargo_metadata(false);
-        let (text, source) = archbuild::choose_arch_list(explicit, &env, manifest)?;
+        let (list, source, _) = self.configured_source(explicit, manifest, shell)?;
         let origin = match source {
             ArchSource::Explicit => "--archs".to_string(),
             other => other.to_string(),
         };
-        let list = self.resolve_list(&text, &origin, shell)?;
         Ok((list, origin))
+    }
+
+    /// As [`Facts::configured_list`], with the source itself and the text as the source had it
+    /// (before a dialect was rewritten).
+    pub(crate) fn configured_source(
+        &mut self,
+        explicit: Option<&str>,
+        manifest: impl FnOnce() -> Result<Option<String>, CliError>,
+        shell: &Shell,
+    ) -> Result<(ArchList, ArchSource, String), CliError> {
+        let env = Env::process().with_cargo_metadata(false);
+        let (text, source) = archbuild::choose_arch_list(explicit, &env, manifest)?;
+        let original = match &source {
+            ArchSource::Var(v) => env.var(v).unwrap_or_else(|| text.clone()),
+            _ => text.clone(),
+        };
+        let list = self.resolve_list(&text, &source.to_string(), shell)?;
+        Ok((list, source, original))
     }
 }

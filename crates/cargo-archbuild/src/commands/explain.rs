@@ -8,6 +8,8 @@ use archbuild_arch::{
 };
 use serde::Serialize;
 
+use archbuild::Dialect;
+
 use crate::cli::ExplainArgs;
 use crate::error::CliError;
 use crate::facts::Facts;
@@ -18,6 +20,14 @@ use crate::shell::{bold, Shell};
 struct ExplainReport {
     reason: &'static str,
     input: String,
+    /// Where the list came from: `the explain argument`, or a build's source.
+    source: String,
+    /// How its entries were read (the source decides): `archbuild`, `cmake`, `pytorch`.
+    dialect: Dialect,
+    /// What a bare number means in that dialect.
+    dialect_rule: &'static str,
+    /// Entries the dialect's own tool would reject (PyTorch).
+    warnings: Vec<String>,
     canonical: String,
     targets: Vec<TargetExplained>,
     nvcc_flags: Vec<String>,
@@ -53,10 +63,35 @@ struct Coverage {
 
 pub(crate) fn run(args: &ExplainArgs, shell: &mut Shell) -> Result<(), CliError> {
     let mut facts = Facts::new();
-    let list = facts.resolve_list(&args.list, "the `explain` argument", shell)?;
-    let report = explain(&args.list, &list);
+    let (input, list, source, dialect) = match &args.list {
+        Some(text) => {
+            let dialect: Dialect = args.dialect.map_or(Dialect::Archbuild, Into::into);
+            let origin = match args.dialect {
+                Some(_) => format!("the `explain` argument, read as {dialect}"),
+                None => "the `explain` argument".to_owned(),
+            };
+            let list = facts.resolve_list(&dialect.to_archbuild(text), &origin, shell)?;
+            (text.clone(), list, "the explain argument".to_owned(), dialect)
+        }
+        None => {
+            let (list, source, text) = facts.configured_source(
+                None,
+                || crate::workspace::manifest_archs(None, None, "explain"),
+                shell,
+            )?;
+            (text, list, source.to_string(), source.dialect())
+        }
+    };
+    let mut report = explain(&input, &list);
+    report.source = source;
+    report.dialect = dialect;
+    report.dialect_rule = dialect.rule();
+    report.warnings = dialect.warnings(&input);
     if shell.is_json() {
         return shell.json(&report);
+    }
+    for w in &report.warnings {
+        shell.warn(w);
     }
     print_human(&report, shell)
 }
@@ -120,6 +155,10 @@ fn explain(input: &str, list: &ArchList) -> ExplainReport {
     ExplainReport {
         reason: "explain",
         input: input.to_string(),
+        source: "the explain argument".to_owned(),
+        dialect: Dialect::Archbuild,
+        dialect_rule: Dialect::Archbuild.rule(),
+        warnings: Vec::new(),
         canonical: list.to_string(),
         targets,
         nvcc_flags: list.gencode_flags(),
@@ -144,6 +183,14 @@ fn coverage_ccs(list: &ArchList) -> Vec<ComputeCapability> {
 fn print_human(r: &ExplainReport, shell: &Shell) -> Result<(), CliError> {
     let names: Vec<&str> = r.targets.iter().map(|t| t.target.target.as_str()).collect();
     shell.println(format!("{}  {}", bold("arch list "), r.canonical))?;
+    shell.println(format!(
+        "{}  {} (`{}`), {} dialect: {}",
+        bold("from      "),
+        r.source,
+        r.input,
+        r.dialect,
+        r.dialect_rule
+    ))?;
     shell.println(format!("{}  {}", bold("targets   "), names.join(" ")))?;
     shell.println(format!(
         "{}  {}",

@@ -94,3 +94,60 @@ fn explain_native_uses_the_simulated_gpus() {
     );
     assert_eq!(v["canonical"], "7.5 8.6+PTX");
 }
+
+/// The targets of an `explain` JSON report.
+fn targets_of(v: &serde_json::Value) -> Vec<String> {
+    v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["target"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_source_of_a_list_decides_its_dialect_and_explain_shows_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let explain = |env: &[(&str, &str)], args: &[&str]| {
+        let mut c = cli();
+        c.current_dir(outside.path()).arg("explain").args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        json(c.args(["--message-format", "json"]))
+    };
+    // CMake's bare number is cubin and PTX; `-real` is the cubin alone.
+    let v = explain(&[("CUDAARCHS", "75;86-real")], &[]);
+    assert_eq!(v["source"], "CUDAARCHS");
+    assert_eq!(v["dialect"], "cmake");
+    assert_eq!(v["input"], "75;86-real");
+    assert_eq!(targets_of(&v), ["sm_75", "compute_75", "sm_86"]);
+    // The same text as an argument is archbuild's dialect unless told otherwise.
+    let v = explain(&[], &["75 86"]);
+    assert_eq!(v["dialect"], "archbuild");
+    assert_eq!(targets_of(&v), ["sm_75", "sm_86"]);
+    let v = explain(&[], &["--dialect", "cmake", "75 86"]);
+    assert_eq!(v["dialect"], "cmake");
+    assert_eq!(
+        targets_of(&v),
+        ["sm_75", "compute_75", "sm_86", "compute_86"]
+    );
+    // A PyTorch list PyTorch itself rejects: read, and warned about.
+    let v = explain(&[("TORCH_CUDA_ARCH_LIST", "7.5,8.6")], &[]);
+    assert_eq!(v["dialect"], "pytorch");
+    assert_eq!(targets_of(&v), ["sm_75", "sm_86"]);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("PyTorch rejects `7.5,8.6`"),
+        "{v}"
+    );
+    // Nothing set: the default, in archbuild's dialect; the human form names source and rule.
+    let (code, stdout, stderr) = run(cli().current_dir(outside.path()).arg("explain"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("from        the default (`all-major` of the toolkit) (`all-major`), archbuild dialect"),
+        "{stdout}"
+    );
+}
