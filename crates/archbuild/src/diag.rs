@@ -90,12 +90,7 @@ pub(crate) fn describe(
     } else {
         String::new()
     };
-    // SIGKILL with no diagnostics is almost always the kernel's out-of-memory killer: the
-    // source is fine, the machine ran too many compiles at once.
-    let killed = failures
-        .iter()
-        .any(|(_, f)| f.status.contains("signal: 9") && f.output.trim().is_empty());
-    if killed {
+    if failures.iter().any(|(_, f)| killed_silently(f)) {
         out.push_str(&format!(
             "a compiler was killed by SIGKILL without a word, most likely by the kernel's \
              out-of-memory killer: run fewer compiles at once (ARCHBUILD_JOBS or `--jobs`), or \
@@ -106,6 +101,67 @@ pub(crate) fn describe(
         out.push_str(&format!("fix the error(s) above and build again{skipped}"));
     }
     out
+}
+
+/// SIGKILL with no diagnostics is almost always the kernel's out-of-memory killer: the source
+/// is fine, the machine ran too many compiles at once. Killed directly (ptxas), the process
+/// dies by signal 9; killed under nvcc (cicc), nvcc exits 137 and its shell says `Killed`.
+fn killed_silently(f: &Failure) -> bool {
+    let quiet = f.output.lines().all(|l| l.trim().is_empty() || l.trim() == "Killed");
+    quiet && (f.status.contains("signal: 9") || f.status.ends_with("exit status: 137"))
+}
+
+/// Why a build's compiles failed, when it is not the source's fault.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// nvcc could not run a tool of its own toolkit (exit 127, `…/cicc: not found`).
+    ToolkitBroken(String),
+    /// The disk the compiles write to is full.
+    DiskFull,
+    /// Anything else: the diagnostics say what.
+    Compile,
+}
+
+/// Below this much free space, a failed compile is put down to a full disk: nvcc then dies in
+/// several ways (a segmentation fault with no message, `No space left on device`, `ptxas fatal:
+/// Internal error: writing file`), none of which says so reliably.
+const NEARLY_FULL: u64 = 1 << 20;
+
+/// Classifies failures; `work` is the directory the compilers wrote to.
+pub(crate) fn cause(failures: &[(usize, &Failure)], work: &Path) -> Cause {
+    for (_, f) in failures {
+        if f.status.ends_with("exit status: 127") || f.status == "not started" {
+            if let Some(line) = f
+                .output
+                .lines()
+                .find(|l| l.contains("not found") || l.contains("No such file"))
+            {
+                return Cause::ToolkitBroken(line.trim().to_owned());
+            }
+        }
+    }
+    let said_so = failures
+        .iter()
+        .any(|(_, f)| f.output.contains("No space left on device"));
+    let nearly_full = fs4::available_space(work).is_ok_and(|a| a < NEARLY_FULL);
+    if said_so || nearly_full {
+        return Cause::DiskFull;
+    }
+    Cause::Compile
+}
+
+/// The first thing a failed compiler said (or how it ended), temp paths masked.
+pub(crate) fn first_line(failures: &[(usize, &Failure)], tmp: &Path) -> String {
+    let Some((_, f)) = failures.first() else {
+        return String::new();
+    };
+    let line = f
+        .output
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map_or_else(|| format!("the compiler ended with {}", f.status), str::to_owned);
+    line.replace(&tmp.display().to_string(), "<tmp>")
 }
 
 /// Masks what differs between archs and runs, so identical diagnostics compare equal.

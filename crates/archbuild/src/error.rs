@@ -1,7 +1,7 @@
 //! The crate's one error type. Every message is a lowercase fragment that says what was wrong,
 //! what is accepted, and how to fix it, so a build script failure reads as an instruction.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong finding or provisioning a toolkit, configuring, compiling and
 /// packing.
@@ -145,6 +145,25 @@ pub enum Error {
     #[error("{0}")]
     Compile(String),
 
+    /// nvcc could not run a tool of its own toolkit (a removed `cicc`, a broken install).
+    #[error(
+        "the CUDA toolkit at {} is incomplete or broken: {detail}; reinstall it or point \
+         CUDA_HOME (or NVCC) at a complete one; a toolkit archbuild provisioned is provisioned \
+         afresh when its directory is deleted",
+        root.display()
+    )]
+    ToolkitBroken { root: PathBuf, detail: String },
+
+    /// The disk archbuild writes to (cache, temporary files or outputs) is full.
+    #[error(
+        "the disk holding {} is full: {detail}\nfree space on it, or move what archbuild writes \
+         there elsewhere (ARCHBUILD_CACHE_DIR or ARCHBUILD_HOME for the cache, TMPDIR for \
+         temporary files, the output path or OUT_DIR for outputs); `cargo archbuild cache \
+         clean` empties the build cache",
+        dir.display()
+    )]
+    DiskFull { dir: PathBuf, detail: String },
+
     /// A compiler process could not be started.
     #[error("cannot run `{}`: {source}; check the toolkit installation", program.display())]
     Spawn {
@@ -205,11 +224,14 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            op,
-            path: path.into(),
-            source,
+        let path = path.into();
+        if source.kind() == std::io::ErrorKind::StorageFull {
+            return Error::DiskFull {
+                detail: format!("cannot {op} {}: {source}", path.display()),
+                dir: path.parent().map_or(path.clone(), Path::to_path_buf),
+            };
         }
+        Error::Io { op, path, source }
     }
 }
 

@@ -77,55 +77,75 @@ impl PackageConfig {
             manifest_path: path.to_path_buf(),
             ..Default::default()
         };
+        // Every problem of the table is reported at once: a wrong type does not hide an
+        // unknown key after it.
         let mut unknown: Vec<String> = Vec::new();
+        let mut wrong: Vec<String> = Vec::new();
         for (key, value) in table {
-            let strings = || string_list(key, value).map_err(bad);
+            let mut strings = || string_list(key, value).map_err(|e| wrong.push(e)).ok();
             match key.as_str() {
-                "archs" => cfg.archs = Some(strings()?.join(" ")),
-                "kernels" => cfg.kernels = strings()?.iter().map(|k| dir.join(k)).collect(),
-                "nvcc-flags" => cfg.nvcc_flags = strings()?,
-                "ptxas-flags" => cfg.ptxas_flags = strings()?,
-                "include" => cfg.include = strings()?.iter().map(|k| dir.join(k)).collect(),
-                "defines" => cfg.defines = strings()?,
-                "compression" => {
-                    cfg.compression = Some(value.as_str().map(str::to_owned).ok_or_else(|| {
-                        bad("`compression` must be a string such as \"default\" or \"size\"".into())
-                    })?)
+                "archs" => cfg.archs = strings().map(|v| v.join(" ")),
+                "kernels" => {
+                    cfg.kernels = strings()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|k| dir.join(k))
+                        .collect()
                 }
-                "remote-cache" | "remote-cache-mode" => {
-                    let v = value.as_str().map(str::to_owned).ok_or_else(|| {
-                        bad(format!(
-                            "`{key}` must be a string such as \"redis://cache:6379/0\" or \"read-only\""
-                        ))
-                    })?;
-                    if key == "remote-cache" {
-                        cfg.remote_cache = Some(v);
-                    } else {
-                        cfg.remote_cache_mode = Some(v);
+                "nvcc-flags" => cfg.nvcc_flags = strings().unwrap_or_default(),
+                "ptxas-flags" => cfg.ptxas_flags = strings().unwrap_or_default(),
+                "include" => {
+                    cfg.include = strings()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|k| dir.join(k))
+                        .collect()
+                }
+                "defines" => cfg.defines = strings().unwrap_or_default(),
+                "compression" => match value.as_str() {
+                    Some(v) => cfg.compression = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`compression` must be a string such as \"default\" or \"size\", \
+                         found `{value}`"
+                    )),
+                },
+                "remote-cache" | "remote-cache-mode" => match value.as_str() {
+                    Some(v) if key == "remote-cache" => cfg.remote_cache = Some(v.to_owned()),
+                    Some(v) => cfg.remote_cache_mode = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`{key}` must be a string such as \"redis://cache:6379/0\" or \
+                         \"read-only\", found `{value}`"
+                    )),
+                },
+                "variants" => match value.as_table() {
+                    Some(t) => {
+                        for (group, kernels) in t {
+                            match string_list(group, kernels) {
+                                Ok(k) => cfg.variants.push((group.clone(), k)),
+                                Err(e) => wrong.push(format!("in `variants`: {e}")),
+                            }
+                        }
                     }
-                }
-                "variants" => {
-                    let t = value.as_table().ok_or_else(|| {
-                        bad(
-                            "`variants` must be a table of group = [\"kernel\", …] (most \
-                             preferred first)"
-                                .into(),
-                        )
-                    })?;
-                    for (group, kernels) in t {
-                        cfg.variants
-                            .push((group.clone(), string_list(group, kernels).map_err(bad)?));
+                    None => wrong.push(
+                        "`variants` must be a table of group = [\"kernel\", …] (most \
+                         preferred first)"
+                            .into(),
+                    ),
+                },
+                "file-archs" => match value.as_table() {
+                    Some(t) => {
+                        for (file, archs) in t {
+                            match string_list(file, archs) {
+                                Ok(list) => {
+                                    cfg.file_archs.insert(file.clone(), list.join(" "));
+                                }
+                                Err(e) => wrong.push(format!("in `file-archs`: {e}")),
+                            }
+                        }
                     }
-                }
-                "file-archs" => {
-                    let t = value.as_table().ok_or_else(|| {
-                        bad("`file-archs` must be a table of \"path\" = \"arch list\"".into())
-                    })?;
-                    for (file, archs) in t {
-                        let list = string_list(file, archs).map_err(bad)?;
-                        cfg.file_archs.insert(file.clone(), list.join(" "));
-                    }
-                }
+                    None => wrong
+                        .push("`file-archs` must be a table of \"path\" = \"arch list\"".into()),
+                },
                 other => unknown.push(other.to_owned()),
             }
         }
@@ -137,12 +157,15 @@ impl PackageConfig {
                     None => format!("`{k}`"),
                 })
                 .collect();
-            return Err(bad(format!(
+            wrong.push(format!(
                 "unknown key{} {}; known keys are {}",
                 if unknown.len() > 1 { "s" } else { "" },
                 each.join(", "),
                 KNOWN_KEYS.join(", ")
-            )));
+            ));
+        }
+        if !wrong.is_empty() {
+            return Err(bad(wrong.join("; ")));
         }
         Ok(Some(cfg))
     }
@@ -247,6 +270,19 @@ compression = "size"
                 "unknown keys `foo`, `kernel` (did you mean `kernels`?), `nvcc_flags` \
                           (did you mean `nvcc-flags`?)"
             ),
+            "{err}"
+        );
+        // A wrong type does not hide what comes after it: every problem in one error.
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\narchs = 86\ncompression = 3\nkernal = ['a.cu']\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`archs` must be a string or an array of strings, found `86`")
+                && err.contains("`compression` must be a string")
+                && err.contains("unknown key `kernal` (did you mean `kernels`?)"),
             "{err}"
         );
     }

@@ -328,7 +328,26 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
             .filter(|o| matches!(o, Outcome::Skipped))
             .count();
         let text = crate::diag::describe(&failures, &jobs, &p.modules, compiler.tmp_dir(), skipped);
-        return Err(Error::Compile(text));
+        return Err(match crate::diag::cause(&failures, compiler.tmp_dir()) {
+            crate::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
+                root: p.toolkit.root().to_path_buf(),
+                detail,
+            },
+            crate::diag::Cause::DiskFull => {
+                let tmp = compiler.tmp_dir();
+                let cache = p.home.cache_dir();
+                Error::DiskFull {
+                    // The cache, when the compiles' temporary files live there.
+                    dir: if tmp.starts_with(cache) {
+                        cache.to_path_buf()
+                    } else {
+                        tmp.parent().unwrap_or(tmp).to_path_buf()
+                    },
+                    detail: crate::diag::first_line(&failures, tmp),
+                }
+            }
+            crate::diag::Cause::Compile => Error::Compile(text),
+        });
     }
     let done: Vec<&JobOut> = outcomes
         .iter()

@@ -467,6 +467,58 @@ fn a_compiler_killed_by_the_oom_killer_is_named_as_such() {
     assert!(!err.contains("fix the error(s) above"), "{err}");
 }
 
+/// The error of a build of one kernel whose compile ends as `line` (a fake-nvcc directive) says.
+fn failing_build(line: &str) -> archbuild::Error {
+    let f = Fake::new();
+    f.write(
+        "kernels/k.cu",
+        &format!("// {line}\n__global__ void k(float *x) {{ x[0] = 1; }}\n"),
+    );
+    f.build(&[])
+        .file("kernels/k.cu")
+        .archs("8.6")
+        .try_compile("k")
+        .unwrap_err()
+}
+
+#[test]
+fn a_compiler_killed_under_nvcc_is_named_as_the_oom_killer_too() {
+    // nvcc runs cicc through a shell: the kill shows as exit 137 and the shell's `Killed`.
+    let err = failing_build("fake-exit 137 Killed").to_string();
+    assert!(
+        err.contains("out-of-memory killer") && !err.contains("fix the error(s) above"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_tool_missing_from_the_toolkit_is_a_broken_toolkit_not_a_compile_error() {
+    let err = failing_build("fake-exit 127 sh: 1: /opt/cuda/bin/../nvvm/bin/cicc: not found");
+    assert!(
+        matches!(err, archbuild::Error::ToolkitBroken { .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("is incomplete or broken: sh: 1: /opt/cuda/bin/../nvvm/bin/cicc: not found")
+            && text.contains("CUDA_HOME"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_full_disk_is_named_with_the_fix_not_as_a_compile_error() {
+    let err = failing_build(
+        "fake-exit 1 fatal error: when writing output to k.cpp1.ii: No space left on device",
+    );
+    assert!(matches!(err, archbuild::Error::DiskFull { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("is full") && text.contains("ARCHBUILD_CACHE_DIR") && text.contains("TMPDIR"),
+        "{text}"
+    );
+}
+
 #[test]
 fn messages_about_cargo_toml_kernels_point_at_cargo_toml() {
     let f = Fake::new();

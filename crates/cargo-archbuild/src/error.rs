@@ -12,7 +12,8 @@ pub mod exit {
     pub const OK: i32 = 0;
     /// A check failed: `doctor FILE` found a GPU that cannot run the file.
     pub const CHECK_FAILED: i32 = 1;
-    /// Bad command line or bad arch list (clap also exits 2 on usage errors).
+    /// Bad command line, arch list or configuration: a flag, an environment variable, or
+    /// `[package.metadata.archbuild]` (a wrong type as a wrong value); clap also exits 2.
     pub const USAGE: i32 = 2;
     /// An input file is missing, unreadable, or not a format archbuild reads.
     pub const INPUT: i32 = 3;
@@ -146,6 +147,11 @@ impl CliError {
             CliError::DoctorFailed { .. } => "rebuild with the archs named above added to the arch list \
                  (ARCHBUILD_ARCHS or [package.metadata.archbuild] archs), or add +PTX to the newest arch"
                 .into(),
+            CliError::Write { source, .. }
+                if source.kind() == std::io::ErrorKind::StorageFull =>
+            {
+                "the disk is full: free space on it, or write the output to another disk".into()
+            }
             CliError::Write { .. } => "check that the output directory exists and is writable".into(),
             CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),
             // These messages come from the library crates and already name the fix.
@@ -181,10 +187,14 @@ fn build_exit_code(e: &archbuild::Error) -> i32 {
         | E::PipFailed { .. }
         | E::ProvisionBroken { .. }
         | E::TargetUnsupported { .. }
+        | E::ToolkitBroken { .. }
         | E::Spawn { .. } => exit::TOOLKIT,
-        E::Arch(_) | E::Config { .. } | E::NoSources(_) | E::NoOutDir => exit::USAGE,
+        // A wrong type in [package.metadata.archbuild] is a configuration error like a wrong
+        // value there: one code for both.
+        E::Arch(_) | E::Config { .. } | E::Manifest { .. } | E::NoSources(_) | E::NoOutDir => {
+            exit::USAGE
+        }
         E::SourceMissing { .. } => exit::INPUT,
-        E::Manifest { .. } => exit::CARGO,
         E::Compile(_) | E::Pack { .. } => exit::COMPILE,
         E::Interrupted => exit::INTERRUPTED,
         _ => exit::OUTPUT,

@@ -43,9 +43,10 @@ fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory, then rename).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    // The error names the output; tempfile's own would add the temporary file's path.
     let err = |source: std::io::Error| CliError::Write {
         path: path.to_path_buf(),
-        source,
+        source: without_temp_path(source),
     };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -58,10 +59,22 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
+    tmp.as_file_mut().write_all(bytes).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
+}
+
+/// The operating system's error under tempfile's "… at path TEMP" wrapper (creating and
+/// renaming the temporary file report through it).
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    match e.get_ref().map(ToString::to_string) {
+        Some(text) if text.contains(" at path ") => {
+            let os = text.split(" at path ").next().unwrap_or_default().to_owned();
+            std::io::Error::new(e.kind(), os)
+        }
+        _ => e,
+    }
 }
 
 #[cfg(test)]

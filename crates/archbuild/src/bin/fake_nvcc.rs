@@ -107,6 +107,13 @@ fn compile(args: &[String]) -> i32 {
             // SAFETY: kill and getpid have no preconditions.
             unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
         }
+        if let Some(rest) = line.split("fake-exit ").nth(1) {
+            // How nvcc ends when a tool it runs is missing (127), killed (137), or a write
+            // fails: `fake-exit CODE MESSAGE`.
+            let (code, message) = rest.split_once(' ').unwrap_or((rest, ""));
+            eprintln!("{message}");
+            return code.parse().unwrap_or(1);
+        }
         if line.contains(&format!("fake-fail-arch {arch}")) {
             eprintln!(
                 "{src}({}): error: this code does not compile for {arch}",
