@@ -308,8 +308,8 @@ impl<'a> Compiler<'a> {
             Phase::Ptxas(arch) => {
                 let missing = || Failure {
                     command: job.label(),
-                    status: "internal error".into(),
-                    output: "the PTX this job needs is missing from the cache; build again".into(),
+                    status: VANISHED.into(),
+                    output: "the PTX this job needs is missing from the cache".into(),
                 };
                 let input = input.ok_or_else(missing)?;
                 // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
@@ -552,6 +552,10 @@ impl<'a> Compiler<'a> {
         self.tmp.path()
     }
 }
+
+/// The status of a job whose input left the cache while the build ran (`cache clean`, eviction
+/// by a concurrent build): the build runs once more, which recompiles it.
+pub(crate) const VANISHED: &str = "cache entry vanished";
 
 /// The cache namespace of compiler output, keyed like the output it came with.
 const LOG_NS: &str = "log";

@@ -322,6 +322,12 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
             _ => None,
         })
         .collect();
+    // An input removed from the cache mid-build (`cache clean`) is not the build's fault: once
+    // more, and the missing outputs are compiled again (as for a vanished entry when packing).
+    let vanished = |f: &&crate::driver::Failure| f.status == crate::driver::VANISHED;
+    if retry && !failures.is_empty() && failures.iter().all(|(_, f)| vanished(f)) {
+        return compile_attempt(b, name, false, started);
+    }
     if !failures.is_empty() {
         let skipped = outcomes
             .iter()

@@ -169,9 +169,9 @@ pub(crate) fn modules(
                 origin: format!("the build `{name}`"),
                 value: module_name,
                 hint: if from_manifest {
-                    "two kernel files have the same name, and each file is a module named after \
-                     it; rename one of them (the `kernels` list in Cargo.toml), or build them in \
-                     build.rs with `.module(\"other_name\", [path])`"
+                    "two kernel files in Cargo.toml's `kernels` list have the same name, and \
+                     each file is a module named after it; rename one of the files (and its \
+                     entry in `kernels`)"
                         .into()
                 } else {
                     "two sources have the same name; give one its own with \

@@ -129,6 +129,44 @@ fn unchanged_rebuild_starts_no_process() {
 }
 
 #[test]
+fn ptx_cleaned_from_the_cache_while_the_build_runs_is_compiled_again() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let build = |on_cicc: Option<Box<dyn Fn() + Send + Sync>>| {
+        let mut b = f.build(&[]);
+        b.file("kernels/add.cu").archs("8.6");
+        if let Some(hook) = on_cicc {
+            b.on_job(move |j| {
+                if j.phase == "cicc" {
+                    hook();
+                }
+            });
+        }
+        b.try_compile("k")
+    };
+    let first = build(None).unwrap();
+    let fatbin = std::fs::read(&first.modules[0].fatbin).unwrap();
+    // The cubin is gone, so ptxas must read the PTX; `cache clean` removes the PTX between the
+    // cicc job's hit and the ptxas job (once).
+    let cache = f.dir.path().join("cache");
+    for ns in ["cubin", "cubin-alias"] {
+        std::fs::remove_dir_all(cache.join(ns)).unwrap();
+    }
+    let cleaned = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let once = cleaned.clone();
+    let ptx = cache.join("ptx");
+    let second = build(Some(Box::new(move || {
+        if !once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::fs::remove_dir_all(&ptx).unwrap();
+        }
+    })))
+    .unwrap_or_else(|e| panic!("a clean during the build failed it: {e}"));
+    assert!(cleaned.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(second.jobs_run, 2, "both jobs ran again: {:?}", second.ran());
+    assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), fatbin);
+}
+
+#[test]
 fn adding_an_arch_runs_only_that_arch_and_dropping_one_runs_nothing() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &[]);
@@ -553,7 +591,10 @@ fn messages_about_cargo_toml_kernels_point_at_cargo_toml() {
     );
     toml("[\"kernels/add.cu\", \"other/add.cu\"]");
     let e = err(&f);
-    assert!(e.contains("rename one of them"), "{e}");
+    assert!(
+        e.contains("rename one of the files") && !e.contains(".module("),
+        "{e}"
+    );
     // The build script's own paths are still told about `.file(...)`.
     let e = f
         .build(&[])

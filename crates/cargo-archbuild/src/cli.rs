@@ -17,9 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about,
     propagate_version = true,
-    after_help = "Exit codes: 0 ok, 1 a GPU cannot run the file (doctor), 2 usage or arch-list error, \
-3 input file error, 4 toolkit error, 5 compile error, 6 cargo/workspace error, 7 CUDA driver error, \
-8 output error. See docs/cli.md."
+    after_help = crate::error::exit::help()
 )]
 pub struct Cli {
     #[command(subcommand)]

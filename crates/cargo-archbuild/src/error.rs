@@ -31,6 +31,28 @@ pub mod exit {
     pub const INTERRUPTED: i32 = 130;
     /// A bug in archbuild.
     pub const INTERNAL: i32 = 101;
+
+    /// Every code with its short meaning: `--help` prints it, and a test holds `docs/cli.md`'s
+    /// table to it.
+    pub const TABLE: &[(i32, &str)] = &[
+        (OK, "ok"),
+        (CHECK_FAILED, "a GPU cannot run the file (doctor)"),
+        (USAGE, "usage, arch-list or configuration error"),
+        (INPUT, "input file error"),
+        (TOOLKIT, "toolkit error"),
+        (COMPILE, "compile error"),
+        (CARGO, "cargo/workspace error"),
+        (DRIVER, "CUDA driver error"),
+        (OUTPUT, "output error or full disk"),
+        (INTERNAL, "a bug in archbuild"),
+        (INTERRUPTED, "interrupted"),
+    ];
+
+    /// The `--help` paragraph.
+    pub fn help() -> String {
+        let each: Vec<String> = TABLE.iter().map(|(c, m)| format!("{c} {m}")).collect();
+        format!("Exit codes: {}. See docs/cli.md.", each.join(", "))
+    }
 }
 
 /// Everything that can make a `cargo archbuild` command fail.
@@ -198,5 +220,31 @@ fn build_exit_code(e: &archbuild::Error) -> i32 {
         E::Compile(_) | E::Pack { .. } => exit::COMPILE,
         E::Interrupted => exit::INTERRUPTED,
         _ => exit::OUTPUT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit;
+
+    #[test]
+    fn docs_and_help_list_every_exit_code_of_the_one_table() {
+        let docs = include_str!("../../../docs/cli.md");
+        let section = docs
+            .split("## Exit codes")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("docs/cli.md has an exit code section");
+        let documented: Vec<i32> = section
+            .lines()
+            .filter_map(|l| l.strip_prefix("| "))
+            .filter_map(|l| l.split(' ').next()?.parse().ok())
+            .collect();
+        let table: Vec<i32> = exit::TABLE.iter().map(|(c, _)| *c).collect();
+        assert_eq!(documented, table, "docs/cli.md's exit code table");
+        let help = exit::help();
+        for (code, meaning) in exit::TABLE {
+            assert!(help.contains(&format!("{code} {meaning}")), "{help}");
+        }
     }
 }
