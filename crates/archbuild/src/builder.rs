@@ -191,8 +191,9 @@ impl Build {
         self
     }
 
-    /// Fat binary compression: `none`, `default` (PTX zstd, cubins stored, like nvcc), `zstd`,
-    /// `lz4`, `size`.
+    /// Fat binary compression: `none` (stored), `default` (PTX zstd, cubins stored, as nvcc),
+    /// `speed` (all LZ4, for the oldest drivers; also `lz4`), `balance` (all zstd; also `zstd`)
+    /// or `size` (smallest): [`archbuild_fatbin::COMPRESSION_WORDS`].
     pub fn compression(&mut self, mode: &str) -> &mut Self {
         self.compression = Some(mode.to_owned());
         self

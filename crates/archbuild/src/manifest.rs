@@ -9,7 +9,7 @@
 //! ptxas-flags = ["-v"]
 //! include = ["kernels/include"]        # relative to the package directory
 //! defines = ["TILE=32", "USE_FAST"]
-//! compression = "default"              # none | default | zstd | lz4 | size
+//! compression = "default"              # none | default | speed | balance | size
 //! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
 //! remote-cache-mode = "read-write"     # or read-only
 //!
