@@ -5,7 +5,7 @@ use archbuild_arch::{Arch, PtxIsa};
 
 use crate::host::scan_host_elf;
 use crate::layout::{hex_head, FATBIN_MAGIC};
-use crate::model::{Compression, Container, EntryKind};
+use crate::model::{Compression, Container, Entry, EntryKind};
 use crate::{cubin, ptx, read_fatbin, Error};
 
 /// What a file is, judged from its first bytes.
@@ -86,13 +86,30 @@ pub struct ImageRecord {
     pub identifier: Option<String>,
 }
 
+/// How much of each embedded image a listing reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Container and entry headers only: no image is decompressed or parsed, so `kernels` is
+    /// empty and `size` is the header's uncompressed size. What a listing of targets needs
+    /// (`cuobjdump --list-elf --list-ptx`), at the speed of reading headers.
+    Headers,
+    /// Every image decompressed (bounded) and parsed for its kernel names.
+    Contents,
+}
+
 /// Lists the images in a fat binary, cubin, PTX file or host ELF. Compressed images are
 /// decompressed (bounded) to read their kernel names.
 pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
+    read_any_with(bytes, Detail::Contents)
+}
+
+/// [`read_any`], reading only as much of each embedded image as `detail` asks for. Images are
+/// decoded on several threads when there are many (the CUDA math libraries hold thousands).
+pub fn read_any_with(bytes: &[u8], detail: Detail) -> Result<Vec<ImageRecord>, Error> {
     match detect(bytes) {
         FileKind::Fatbin => {
             let containers = read_fatbin(bytes)?;
-            list_containers(&containers, "")
+            list_containers(&containers, "", detail)
         }
         FileKind::Cubin => {
             let info = cubin::parse_cubin(bytes)?;
@@ -126,7 +143,11 @@ pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
         FileKind::HostElf => {
             let mut records = Vec::new();
             for embedded in scan_host_elf(bytes)? {
-                records.extend(list_containers(&embedded.containers, &embedded.section)?);
+                records.extend(list_containers(
+                    &embedded.containers,
+                    &embedded.section,
+                    detail,
+                )?);
             }
             Ok(records)
         }
@@ -137,43 +158,88 @@ pub fn read_any(bytes: &[u8]) -> Result<Vec<ImageRecord>, Error> {
     }
 }
 
-fn list_containers(containers: &[Container<'_>], section: &str) -> Result<Vec<ImageRecord>, Error> {
-    let mut records = Vec::new();
-    for (ci, c) in containers.iter().enumerate() {
-        for (ei, e) in c.entries.iter().enumerate() {
-            let location = if section.is_empty() {
-                format!("container {ci} entry {ei}")
-            } else {
-                format!("{section} container {ci} entry {ei}")
-            };
-            // LTO-IR may be in NVIDIA's private encoding: list it without decoding.
-            let (size, kernels) = match e.kind {
-                EntryKind::LtoIr => (e.uncompressed_size as usize, Vec::new()),
-                EntryKind::Elf => {
-                    let data = e.data()?;
-                    let info = cubin::parse_cubin(&data).map_err(|err| err.located(&location))?;
-                    (data.len(), info.kernels)
-                }
-                EntryKind::Ptx => {
-                    let data = e.data()?;
-                    let info = ptx::parse_ptx(&data).map_err(|err| err.located(&location))?;
-                    (data.len(), info.entries)
-                }
-            };
-            records.push(ImageRecord {
-                kind: e.kind,
-                arch: e.arch,
-                ptx_isa: e.ptx_isa(),
-                stored_size: e.payload.len(),
-                size,
-                compression: e.compression,
-                kernels,
-                location,
-                identifier: e.identifier.map(str::to_owned),
-            });
-        }
+/// Below this many entries one thread decodes them all (spawning costs more than it saves).
+const PARALLEL_FROM: usize = 64;
+
+fn list_containers(
+    containers: &[Container<'_>],
+    section: &str,
+    detail: Detail,
+) -> Result<Vec<ImageRecord>, Error> {
+    let entries: Vec<(String, &Entry<'_>)> = containers
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, c)| {
+            c.entries.iter().enumerate().map(move |(ei, e)| {
+                let location = if section.is_empty() {
+                    format!("container {ci} entry {ei}")
+                } else {
+                    format!("{section} container {ci} entry {ei}")
+                };
+                (location, e)
+            })
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if detail == Detail::Headers || entries.len() < PARALLEL_FROM || threads == 1 {
+        return entries.iter().map(|(l, e)| record(l, e, detail)).collect();
     }
-    Ok(records)
+    // Contiguous chunks, one per thread, so the records keep the file's order.
+    let chunk = entries.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = entries
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(l, e)| record(l, e, detail))
+                        .collect::<Result<Vec<_>, Error>>()
+                })
+            })
+            .collect();
+        let mut records = Vec::with_capacity(entries.len());
+        for h in handles {
+            match h.join() {
+                Ok(part) => records.extend(part?),
+                // A decoder panicking is a bug; its message is the best report there is.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok(records)
+    })
+}
+
+/// One entry's record.
+fn record(location: &str, e: &Entry<'_>, detail: Detail) -> Result<ImageRecord, Error> {
+    // LTO-IR may be in NVIDIA's private encoding: list it without decoding.
+    let (size, kernels) = match (e.kind, detail) {
+        // A compressed PTX's uncompressed size counts its NUL; the listing counts the text.
+        (EntryKind::Ptx, Detail::Headers) if e.compression != Compression::None => {
+            ((e.uncompressed_size as usize).saturating_sub(1), Vec::new())
+        }
+        (EntryKind::LtoIr, _) | (_, Detail::Headers) => (e.uncompressed_size as usize, Vec::new()),
+        (EntryKind::Elf, Detail::Contents) => {
+            let data = e.data()?;
+            let info = cubin::parse_cubin(&data).map_err(|err| err.located(location))?;
+            (data.len(), info.kernels)
+        }
+        (EntryKind::Ptx, Detail::Contents) => {
+            let data = e.data()?;
+            let info = ptx::parse_ptx(&data).map_err(|err| err.located(location))?;
+            (data.len(), info.entries)
+        }
+    };
+    Ok(ImageRecord {
+        kind: e.kind,
+        arch: e.arch,
+        ptx_isa: e.ptx_isa(),
+        stored_size: e.payload.len(),
+        size,
+        compression: e.compression,
+        kernels,
+        location: location.to_owned(),
+        identifier: e.identifier.map(str::to_owned),
+    })
 }
 
 #[cfg(test)]
@@ -196,5 +262,51 @@ mod tests {
         assert_eq!(detect(b""), FileKind::Unknown);
         let e = read_any(b"MZ\x90\0").unwrap_err().to_string();
         assert!(e.contains("4d 5a 90 00"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod detail_tests {
+    use super::*;
+    use crate::{CompressionChoice, FatbinWriter};
+
+    fn ptx(sm: u32, kernel: &str) -> String {
+        format!(
+            ".version 8.0\n.target sm_{sm}\n.address_size 64\n\n.visible .entry {kernel}()\n{{\n\tret;\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_header_listing_is_the_full_listing_without_contents_in_the_same_order() {
+        // Enough entries for the threaded path: 16 concatenated containers of 5 archs each, as
+        // a linker concatenates the fat binaries of its objects.
+        let archs = [75, 80, 86, 89, 90];
+        let mut bytes = Vec::new();
+        for c in 0..16 {
+            let mut w = FatbinWriter::new();
+            w.compression(match c % 3 {
+                0 => CompressionChoice::all_zstd(),
+                1 => CompressionChoice::all_lz4(),
+                _ => CompressionChoice::stored(),
+            });
+            for (j, sm) in archs.iter().enumerate() {
+                let arch = Arch::new(archbuild_arch::ComputeCapability::from_sm(*sm), Default::default());
+                let text = ptx(*sm, &format!("k{}", c * archs.len() + j));
+                w.add_ptx(text.as_bytes(), arch).unwrap();
+            }
+            bytes.extend(w.write().unwrap());
+        }
+        let full = read_any(&bytes).unwrap();
+        let heads = read_any_with(&bytes, Detail::Headers).unwrap();
+        assert_eq!(full.len(), 80);
+        assert_eq!(heads.len(), 80);
+        for (i, (f, h)) in full.iter().zip(&heads).enumerate() {
+            assert_eq!(f.kernels, [format!("k{i}")], "file order kept by the threads");
+            assert!(h.kernels.is_empty());
+            assert_eq!(
+                (f.kind, f.arch, f.ptx_isa, f.stored_size, &f.location, f.size),
+                (h.kind, h.arch, h.ptx_isa, h.stored_size, &h.location, h.size)
+            );
+        }
     }
 }

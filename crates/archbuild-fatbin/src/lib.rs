@@ -26,7 +26,7 @@ mod reader;
 mod writer;
 
 pub use error::Error;
-pub use inspect::{detect, read_any, FileKind, ImageRecord};
+pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};
 pub use merge::merge;
 pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind, COMPRESSION_WORDS};
 pub use reader::read_fatbin;

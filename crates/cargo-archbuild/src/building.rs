@@ -151,7 +151,7 @@ pub(crate) fn run_all(
     if let Some(e) = failure {
         return Err(e);
     }
-    let gpus = Gpus::open()?;
+    let gpus = Gpus::open_for_summary()?;
     reports
         .into_iter()
         .map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell))

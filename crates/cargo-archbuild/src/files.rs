@@ -19,6 +19,42 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     read_capped(path, MAX_STREAM_INPUT)
 }
 
+/// An input's bytes: a regular file mapped into memory, anything else read (capped).
+pub(crate) enum Input {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Input {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m) => m,
+            Input::Read(v) => v,
+        }
+    }
+}
+
+/// Maps a regular input file (only the pages a reader touches are read: a listing of a large
+/// library reads its headers, not its images); anything else is read as [`read_input`] does.
+pub(crate) fn map_input(path: &Path) -> Result<Input, CliError> {
+    let err = |source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(err)?;
+    let meta = file.metadata().map_err(err)?;
+    if !meta.is_file() || meta.len() == 0 {
+        return read_input(path).map(Input::Read);
+    }
+    // SAFETY: the map is read-only and private to this process. Another process truncating the
+    // file while it is mapped would make a read fault (SIGBUS); every tool that maps its
+    // inputs (ripgrep, linkers) accepts that for a file the user names as input.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(err)?;
+    Ok(Input::Mapped(map))
+}
+
 fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
     use std::io::Read;
     let err = |source| CliError::Read {

@@ -23,6 +23,9 @@ pub(crate) enum Gpus {
         spec: String,
     },
     Real(CudaDriver),
+    /// The real driver's device list, remembered from an earlier run (see
+    /// [`Gpus::open_for_summary`]); the verdicts are the same selection on the same devices.
+    Cached(SimDriver),
     /// No usable driver (the runtime's error text, which names the fix).
     Absent(String),
 }
@@ -64,9 +67,37 @@ impl Gpus {
         })
     }
 
+    /// As [`Gpus::open`], for the summary after a build: a device list seen before is taken
+    /// from the cache instead of starting the driver, which costs ~200 ms of `cuInit` on every
+    /// no-op build. The entry is keyed by the driver's exact build and the GPUs it lists under
+    /// `/proc/driver/nvidia`, and by the variables that select devices, so a new driver, GPU or
+    /// `CUDA_VISIBLE_DEVICES` asks the driver again.
+    pub(crate) fn open_for_summary() -> Result<Self, CliError> {
+        let simulated = std::env::var_os(SIM_VAR).is_some_and(|v| !v.is_empty());
+        let cache = (!simulated).then(device_cache).flatten();
+        let Some((store, key)) = cache else {
+            return Self::open();
+        };
+        if let Some(driver) = store.get_local(DEVICES_NS, &key).and_then(|b| decode(&b)) {
+            return Ok(Gpus::Cached(driver));
+        }
+        let gpus = Self::open()?;
+        if let Gpus::Real(driver) = &gpus {
+            let facts = query(driver, String::new());
+            if let (None, Some(version)) = (&facts.problem, facts.version) {
+                let _ = store.put_local(DEVICES_NS, &key, encode(version, &facts.gpus).as_bytes());
+            }
+        }
+        Ok(gpus)
+    }
+
     /// Driver version and GPUs.
     pub(crate) fn facts(&self) -> DriverFacts {
         match self {
+            Gpus::Cached(driver) => query(
+                driver,
+                "libcuda (device list remembered for this driver and these GPUs)".into(),
+            ),
             Gpus::Simulated { driver, spec } => {
                 query(driver, format!("simulated by {SIM_VAR}={spec}"))
             }
@@ -90,6 +121,7 @@ impl Gpus {
         match self {
             Gpus::Simulated { driver, .. } => preflight(driver, fatbin, policy),
             Gpus::Real(driver) => preflight(driver, fatbin, policy),
+            Gpus::Cached(driver) => preflight(driver, fatbin, policy),
             Gpus::Absent(_) => Ok(Vec::new()),
         }
     }
@@ -195,6 +227,70 @@ fn query<D: Driver>(driver: &D, source: String) -> DriverFacts {
     facts
 }
 
+/// The cache namespace of remembered device lists.
+const DEVICES_NS: &str = "devices";
+
+/// Where device lists are remembered, and the key of this machine's current one; `None` when
+/// no NVIDIA driver is loaded (nothing to remember: the driver is not started either).
+fn device_cache() -> Option<(archbuild_store::Store, archbuild_store::Key)> {
+    let version = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let mut gpus: Vec<(String, String)> = std::fs::read_dir("/proc/driver/nvidia/gpus")
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| {
+            let info = std::fs::read_to_string(e.path().join("information")).unwrap_or_default();
+            (e.file_name().to_string_lossy().into_owned(), info)
+        })
+        .collect();
+    gpus.sort();
+    let vars: Vec<(&str, String)> = ["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"]
+        .into_iter()
+        .map(|v| (v, std::env::var(v).unwrap_or_default()))
+        .collect();
+    let env = archbuild::Env::process().with_cargo_metadata(false);
+    let home = archbuild::Home::from_env(&env);
+    let store = archbuild_store::Store::new(home.cache_dir());
+    Some((store, device_key(&version, &gpus, &vars)))
+}
+
+fn device_key(
+    version: &str,
+    gpus: &[(String, String)],
+    vars: &[(&str, String)],
+) -> archbuild_store::Key {
+    let mut b = archbuild_store::KeyBuilder::new("devices");
+    b.str("driver", version);
+    for (bus, info) in gpus {
+        b.str("gpu", bus).str("information", info);
+    }
+    for (name, value) in vars {
+        b.str(name, value);
+    }
+    b.finish()
+}
+
+/// `VERSION` then one `ORDINAL|MAJOR.MINOR|NAME` line per GPU.
+fn encode(version: CudaVersion, gpus: &[DeviceProps]) -> String {
+    let mut s = format!("{}.{}\n", version.major(), version.minor());
+    for g in gpus {
+        s.push_str(&format!("{}|{}|{}\n", g.ordinal, g.cc, g.name));
+    }
+    s
+}
+
+fn decode(bytes: &[u8]) -> Option<SimDriver> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut lines = text.lines();
+    let version = parse_driver_version(lines.next()?).ok()?;
+    let mut driver = SimDriver::new(version);
+    for line in lines {
+        let mut parts = line.splitn(3, '|');
+        let (_ordinal, cc, name) = (parts.next()?, parts.next()?, parts.next()?);
+        driver = driver.with_named_gpu(name, parse_cc(cc)?);
+    }
+    Some(driver)
+}
+
 /// Parses the `ARCHBUILD_SIMULATED_GPUS` syntax (see the module docs).
 pub(crate) fn parse_sim(spec: &str) -> Result<SimDriver, String> {
     let (gpus, version) = match spec.rsplit_once('@') {
@@ -252,6 +348,33 @@ fn parse_driver_version(v: &str) -> Result<CudaVersion, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remembered_device_list_round_trips_and_its_key_follows_what_selects_devices() {
+        let gpus = vec![
+            DeviceProps {
+                ordinal: 0,
+                name: "NVIDIA H100 80GB HBM3".into(),
+                cc: ComputeCapability::new(9, 0),
+            },
+            DeviceProps {
+                ordinal: 1,
+                name: "NVIDIA GeForce RTX 3090".into(),
+                cc: ComputeCapability::new(8, 6),
+            },
+        ];
+        let driver = decode(encode(CudaVersion::new(13, 0), &gpus).as_bytes()).unwrap();
+        assert_eq!(driver.version().unwrap(), CudaVersion::new(13, 0));
+        assert_eq!(driver.device_count().unwrap(), 2);
+        assert_eq!(driver.device(1).unwrap(), gpus[1]);
+        let bus = vec![("0000:01:00.0".to_string(), "Model: H100".to_string())];
+        let vars = |v: &str| vec![("CUDA_VISIBLE_DEVICES", v.to_string())];
+        let k = device_key("NVRM 580.159.04", &bus, &vars(""));
+        assert_eq!(k, device_key("NVRM 580.159.04", &bus, &vars("")));
+        assert_ne!(k, device_key("NVRM 580.160.01", &bus, &vars("")), "a new driver");
+        assert_ne!(k, device_key("NVRM 580.159.04", &[], &vars("")), "a GPU gone");
+        assert_ne!(k, device_key("NVRM 580.159.04", &bus, &vars("1")), "other devices");
+    }
 
     #[test]
     fn sim_specs_parse() {

@@ -5,13 +5,13 @@
 
 use std::path::Path;
 
-use archbuild_fatbin::{detect, read_any, EntryKind, FileKind, ImageRecord};
+use archbuild_fatbin::{detect, read_any_with, Detail, EntryKind, FileKind, ImageRecord};
 use serde::Serialize;
 
 use crate::cli::{InspectArgs, InspectFormat};
 use crate::coverage::{gaps, CoverageGap, ImageKernels};
 use crate::error::CliError;
-use crate::files::read_input;
+use crate::files::map_input;
 use crate::report::{table, variant_name};
 use crate::shell::{bold, flagged, human_bytes, Shell};
 
@@ -66,8 +66,13 @@ pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError>
             "drop one of them: JSON already carries every field of the cuobjdump listing",
         ));
     }
-    let bytes = read_input(&args.file)?;
-    let report = inspect_bytes(&args.file, &bytes)?;
+    let bytes = map_input(&args.file)?;
+    // The cuobjdump listing names images by target: the headers say all of it.
+    let detail = match (args.format, shell.is_json()) {
+        (InspectFormat::Cuobjdump, false) => Detail::Headers,
+        _ => Detail::Contents,
+    };
+    let report = inspect_with(&args.file, &bytes, detail)?;
     if shell.is_json() {
         return shell.json(&report);
     }
@@ -82,8 +87,13 @@ pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError>
     }
 }
 
-/// Reads `bytes` (the contents of `path`) into a report.
+/// Reads `bytes` (the contents of `path`) into a report, with every image's kernels.
 pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, CliError> {
+    inspect_with(path, bytes, Detail::Contents)
+}
+
+/// Reads `bytes` into a report, decoding images only as far as `detail` asks.
+fn inspect_with(path: &Path, bytes: &[u8], detail: Detail) -> Result<InspectReport, CliError> {
     let file_kind = match detect(bytes) {
         FileKind::Fatbin => "fatbin",
         FileKind::Cubin => "cubin",
@@ -91,7 +101,7 @@ pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, 
         FileKind::HostElf => "host-elf",
         _ => "unknown",
     };
-    let records = read_any(bytes).map_err(|e| CliError::Format {
+    let records = read_any_with(bytes, detail).map_err(|e| CliError::Format {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
