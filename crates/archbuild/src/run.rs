@@ -60,7 +60,14 @@ pub(crate) struct Prepared {
     pub watch: Vec<PathBuf>,
 }
 
-pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<Prepared> {
+/// Resolves everything a build needs. `out_dir` is where generated sources go; `write` is false
+/// for a plan, which must write nothing (a module group's source is then only named).
+pub(crate) fn prepare(
+    b: &Build,
+    name: &str,
+    out_dir: Option<&Path>,
+    write: bool,
+) -> Result<Prepared> {
     let mut env = b.env.clone().unwrap_or_else(Env::process);
     if let Some(on) = b.cargo_metadata {
         env = env.with_cargo_metadata(on);
@@ -152,6 +159,7 @@ pub(crate) fn prepare(b: &Build, name: &str, out_dir: Option<&Path>) -> Result<P
         pkg.as_ref(),
         &base_dir,
         out_dir,
+        write,
         &archs,
         &toolkit,
         &devices,
@@ -211,8 +219,8 @@ fn out_dir(b: &Build, env: &Env) -> Result<PathBuf> {
 
 pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
     let env = b.env.clone().unwrap_or_else(Env::process);
-    let out = out_dir(b, &env).unwrap_or_else(|_| PathBuf::from("<out>"));
-    let p = prepare(b, name, Some(&out.join(name)))?;
+    let out = out_dir(b, &env).ok().map(|o| o.join(name));
+    let p = prepare(b, name, out.as_deref(), false)?;
     let jobs = plan::plan_jobs(&p.modules);
     let tmp = Path::new("<tmp>");
     let listing = jobs
@@ -257,7 +265,7 @@ fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> R
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
     let out = out_root.join(name);
-    let mut p = prepare(b, name, Some(&out))?;
+    let mut p = prepare(b, name, Some(&out), true)?;
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
     let settings_key = prebuilt::settings_key(&p.settings, &format!("{:?}", p.compression));
     let roots = Roots {

@@ -256,6 +256,35 @@ fn per_file_override_and_groups() {
 }
 
 #[test]
+fn a_plan_without_an_output_directory_writes_nothing() {
+    let f = Fake::new();
+    f.kernel("kernels/g1.cu", "g1", &[]);
+    f.kernel("kernels/g2.cu", "g2", &[]);
+    let cwd_litter = std::path::Path::new("<out>");
+    let before = cwd_litter.exists();
+    // No `.out_dir(...)` and no OUT_DIR: what `cargo archbuild build --plan` does outside Cargo.
+    let plan = archbuild::Build::new()
+        .toolkit(f.toolkit.clone())
+        .env(f.env(&[]))
+        .manifest_dir(f.pkg())
+        .cache_dir(f.dir.path().join("cache"))
+        .module("both", ["kernels/g1.cu", "kernels/g2.cu"])
+        .archs("8.6")
+        .try_plan("k")
+        .unwrap();
+    assert_eq!(plan.jobs.len(), 2, "{:?}", plan.jobs);
+    let wrote_litter = !before && cwd_litter.exists();
+    if wrote_litter {
+        let _ = std::fs::remove_dir_all(cwd_litter);
+    }
+    assert!(!wrote_litter, "try_plan wrote ./<out>/ into the current directory");
+    assert!(
+        !f.dir.path().join("cache").exists(),
+        "a plan touches no cache either"
+    );
+}
+
+#[test]
 fn flags_defines_includes_and_launcher_reach_the_commands() {
     let f = Fake::new();
     f.kernel("kernels/add.cu", "add", &["inc.cuh"]);
