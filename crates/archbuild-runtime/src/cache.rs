@@ -119,7 +119,8 @@ impl JitCache {
     }
 
     /// The cache configured by the environment: `ARCHBUILD_JIT_CACHE` (a directory, or `off`),
-    /// else `<user cache dir>/archbuild/jit`; cap from `ARCHBUILD_JIT_CACHE_MAX_BYTES`.
+    /// else `<ARCHBUILD_HOME>/jit` (`<user cache dir>/archbuild/jit` by default); cap from
+    /// `ARCHBUILD_JIT_CACHE_MAX_BYTES`.
     /// `Ok(None)` means caching is off (or there is no user cache directory).
     pub fn from_env() -> Result<Option<Self>> {
         let dir = match env::var(env::JIT_CACHE) {
@@ -158,9 +159,14 @@ impl JitCache {
         self.remote.as_ref().map(|r| r.stats())
     }
 
-    /// `<user cache dir>/archbuild/jit` (`~/.cache/archbuild/jit` on Linux).
+    /// `<ARCHBUILD_HOME>/jit`, the home being `<user cache dir>/archbuild` unless set
+    /// (`~/.cache/archbuild/jit` on Linux), as for the build cache and toolkits.
     pub fn default_dir() -> Option<PathBuf> {
-        dirs::cache_dir().map(|d| d.join("archbuild").join("jit"))
+        let home = env::var(env::HOME)
+            .filter(|h| !h.trim().is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")))?;
+        Some(home.join("jit"))
     }
 
     /// Sets the size cap in bytes.

@@ -70,6 +70,11 @@ fn environment_variables() {
         std::env::set_var("XDG_CACHE_HOME", tmp.path().join("xdg"));
         let c = JitCache::from_env().unwrap().unwrap();
         assert_eq!(c.dir(), tmp.path().join("xdg/archbuild/jit"));
+        // ARCHBUILD_HOME moves the JIT cache with the rest of archbuild's files.
+        std::env::set_var("ARCHBUILD_HOME", tmp.path().join("home"));
+        let c = JitCache::from_env().unwrap().unwrap();
+        assert_eq!(c.dir(), tmp.path().join("home/jit"));
+        std::env::remove_var("ARCHBUILD_HOME");
         std::env::remove_var("XDG_CACHE_HOME");
     }
 
