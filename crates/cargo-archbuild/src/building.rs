@@ -67,7 +67,18 @@ pub(crate) fn run_all(
 ) -> Result<Vec<BuildOutcome>, CliError> {
     let mut planned = Vec::with_capacity(pending.len());
     let mut default_used = false;
+    // `native` means the GPUs every command sees: the simulated ones when
+    // ARCHBUILD_SIMULATED_GPUS is set (as for `explain native` and `doctor`), not nvcc's query.
+    let simulated = std::env::var_os(crate::gpus::SIM_VAR).is_some_and(|v| !v.is_empty());
+    let native = if simulated {
+        Some(crate::gpus::Gpus::open()?.ccs())
+    } else {
+        None
+    };
     for mut p in pending {
+        if let Some(ccs) = &native {
+            p.build.native_devices(ccs);
+        }
         let listing = p.build.try_plan(BUILD_NAME)?;
         shell.status(
             "Planning",
