@@ -11,9 +11,8 @@ NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc)
 export NVCC
 step "machine"; nvidia-smi -L; nproc; $CUOBJDUMP --version | tail -1; $NVCC --version | tail -1
 SITE=$(python3 -c "import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))" 2>/dev/null)
-LIBS=$(ls $SITE/nvidia/cublas/lib/libcublasLt.so.* $SITE/nvidia/cublas/lib/libcublas.so.* \
-  $SITE/nvidia/cusparse/lib/libcusparse.so.* $SITE/nvidia/cusolver/lib/libcusolver.so.* \
-  $SITE/nvidia/cusolver/lib/libcusolverMg.so.* $SITE/torch/lib/libtorch_cuda.so 2>/dev/null)
+LIBS=$(for n in libcublasLt.so libcublas.so libcusparse.so libcusolver.so libcusolverMg.so libtorch_cuda.so; do
+  find "$SITE" -name "$n*" -type f 2>/dev/null | head -1; done)
 ms() { local s=$(date +%s%N); "$@" > /tmp/out.$$ 2>/dev/null; echo $(( ($(date +%s%N) - s) / 1000000 )); }
 med() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 step "inspect --format cuobjdump vs cuobjdump --list-elf --list-ptx (ms, median of 3)"
@@ -42,5 +41,5 @@ for vis in "GPUs visible" "CUDA_VISIBLE_DEVICES="; do
   done
   echo "$vis: no-op runs (ms; the first asks the driver and remembers the device list): ${t[*]}"
 done
+echo "the summary of a no-op with GPUs visible:"
 $B archbuild compile bench_kernels.cu --archs 9.0 -o bk.fatbin 2>&1 | grep -E "Fresh|GPU" | head -3
-echo "with GPUs, the summary's GPU line:"; $B archbuild compile bench_kernels.cu --archs 9.0 -o bk.fatbin 2>/dev/null | grep -A2 GPUs | head -3

@@ -102,7 +102,10 @@ fn child_build_warnings(dir: &Path) {
             .unwrap_or_else(|e| panic!("{e}"));
         reports.push(report);
     }
-    assert_eq!(reports[1].jobs_run, 0, "the rebuild is served from the cache");
+    assert_eq!(
+        reports[1].jobs_run, 0,
+        "the rebuild is served from the cache"
+    );
     assert_eq!(
         reports[0].compiler_output, reports[1].compiler_output,
         "a rebuild from the cache shows what the compile showed"

@@ -290,7 +290,10 @@ mod detail_tests {
                 _ => CompressionChoice::stored(),
             });
             for (j, sm) in archs.iter().enumerate() {
-                let arch = Arch::new(archbuild_arch::ComputeCapability::from_sm(*sm), Default::default());
+                let arch = Arch::new(
+                    archbuild_arch::ComputeCapability::from_sm(*sm),
+                    Default::default(),
+                );
                 let text = ptx(*sm, &format!("k{}", c * archs.len() + j));
                 w.add_ptx(text.as_bytes(), arch).unwrap();
             }
@@ -301,11 +304,29 @@ mod detail_tests {
         assert_eq!(full.len(), 80);
         assert_eq!(heads.len(), 80);
         for (i, (f, h)) in full.iter().zip(&heads).enumerate() {
-            assert_eq!(f.kernels, [format!("k{i}")], "file order kept by the threads");
+            assert_eq!(
+                f.kernels,
+                [format!("k{i}")],
+                "file order kept by the threads"
+            );
             assert!(h.kernels.is_empty());
             assert_eq!(
-                (f.kind, f.arch, f.ptx_isa, f.stored_size, &f.location, f.size),
-                (h.kind, h.arch, h.ptx_isa, h.stored_size, &h.location, h.size)
+                (
+                    f.kind,
+                    f.arch,
+                    f.ptx_isa,
+                    f.stored_size,
+                    &f.location,
+                    f.size
+                ),
+                (
+                    h.kind,
+                    h.arch,
+                    h.ptx_isa,
+                    h.stored_size,
+                    &h.location,
+                    h.size
+                )
             );
         }
     }

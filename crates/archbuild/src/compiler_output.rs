@@ -77,7 +77,8 @@ pub(crate) fn collect(jobs: &[JobText<'_>]) -> Vec<CompilerMessage> {
     };
     // Resource reports by kernel name, so a kernel's figures for different targets sit together.
     out.sort_by(|a, b| {
-        let by_text = |m: &CompilerMessage| (m.kind == MessageKind::Resources).then(|| m.text.clone());
+        let by_text =
+            |m: &CompilerMessage| (m.kind == MessageKind::Resources).then(|| m.text.clone());
         (rank(a), a.kind, by_text(a)).cmp(&(rank(b), b.kind, by_text(b)))
     });
     out
@@ -110,11 +111,7 @@ fn parse(output: &str, source: &str) -> Vec<(String, MessageKind, String)> {
         }
         let ptxas_warning = line.starts_with("ptxas ") && line.contains("warning");
         if ptxas_warning || line.starts_with("nvcc warning") {
-            messages.push((
-                source.to_owned(),
-                MessageKind::Warning,
-                strip_temp(line),
-            ));
+            messages.push((source.to_owned(), MessageKind::Warning, strip_temp(line)));
             open_warning = false;
             continue;
         }
@@ -259,7 +256,11 @@ mod tests {
         assert_eq!(m[0].kind, MessageKind::Warning);
         assert_eq!(m[0].file, "k.cu");
         assert_eq!(m[0].targets, ["compute_75", "compute_86"]);
-        assert!(m[0].text.ends_with("int unused = 3;\n        ^"), "{}", m[0].text);
+        assert!(
+            m[0].text.ends_with("int unused = 3;\n        ^"),
+            "{}",
+            m[0].text
+        );
     }
 
     #[test]
@@ -283,7 +284,10 @@ mod tests {
             "_Z3addPfi: 8 registers, used 0 barriers, 364 bytes cmem[0]; 0 bytes stack frame, \
              0 bytes spill stores, 0 bytes spill loads"
         );
-        let sixteen = m.iter().find(|m| m.text.contains(": 16 registers")).unwrap();
+        let sixteen = m
+            .iter()
+            .find(|m| m.text.contains(": 16 registers"))
+            .unwrap();
         assert_eq!(sixteen.targets, ["sm_90"]);
     }
 
@@ -312,8 +316,10 @@ mod tests {
         }]);
         assert_eq!(
             cargo_warnings(&m),
-            ["k.cu(2): warning #177-D: variable \"unused\" was declared but never referenced \
-              [compute_75]"]
+            [
+                "k.cu(2): warning #177-D: variable \"unused\" was declared but never referenced \
+              [compute_75]"
+            ]
         );
     }
 }

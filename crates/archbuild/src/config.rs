@@ -186,7 +186,10 @@ pub fn choose_arch_list<E>(
     Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
         (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
     } else if let Some(v) = env.var("CUDAARCHS") {
-        (Dialect::CMake.to_archbuild(&v), ArchSource::Var("CUDAARCHS"))
+        (
+            Dialect::CMake.to_archbuild(&v),
+            ArchSource::Var("CUDAARCHS"),
+        )
     } else {
         ("all-major".to_owned(), ArchSource::Default)
     })

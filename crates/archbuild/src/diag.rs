@@ -107,7 +107,10 @@ pub(crate) fn describe(
 /// is fine, the machine ran too many compiles at once. Killed directly (ptxas), the process
 /// dies by signal 9; killed under nvcc (cicc), nvcc exits 137 and its shell says `Killed`.
 fn killed_silently(f: &Failure) -> bool {
-    let quiet = f.output.lines().all(|l| l.trim().is_empty() || l.trim() == "Killed");
+    let quiet = f
+        .output
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim() == "Killed");
     quiet && (f.status.contains("signal: 9") || f.status.ends_with("exit status: 137"))
 }
 
@@ -160,7 +163,10 @@ pub(crate) fn first_line(failures: &[(usize, &Failure)], tmp: &Path) -> String {
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
-        .map_or_else(|| format!("the compiler ended with {}", f.status), str::to_owned);
+        .map_or_else(
+            || format!("the compiler ended with {}", f.status),
+            str::to_owned,
+        );
     line.replace(&tmp.display().to_string(), "<tmp>")
 }
 

@@ -162,7 +162,12 @@ fn ptx_cleaned_from_the_cache_while_the_build_runs_is_compiled_again() {
     })))
     .unwrap_or_else(|e| panic!("a clean during the build failed it: {e}"));
     assert!(cleaned.load(std::sync::atomic::Ordering::SeqCst));
-    assert_eq!(second.jobs_run, 2, "both jobs ran again: {:?}", second.ran());
+    assert_eq!(
+        second.jobs_run,
+        2,
+        "both jobs ran again: {:?}",
+        second.ran()
+    );
     assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), fatbin);
 }
 
@@ -277,7 +282,10 @@ fn a_plan_without_an_output_directory_writes_nothing() {
     if wrote_litter {
         let _ = std::fs::remove_dir_all(cwd_litter);
     }
-    assert!(!wrote_litter, "try_plan wrote ./<out>/ into the current directory");
+    assert!(
+        !wrote_litter,
+        "try_plan wrote ./<out>/ into the current directory"
+    );
     assert!(
         !f.dir.path().join("cache").exists(),
         "a plan touches no cache either"

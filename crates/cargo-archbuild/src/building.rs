@@ -171,7 +171,7 @@ pub(crate) fn run_all(
 
 /// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
 pub(crate) fn no_gpu_note() -> String {
-    match Gpus::open() {
+    match Gpus::open_for_summary() {
         Ok(g) => no_gpu_reason(&g),
         Err(e) => e.to_string(),
     }
@@ -278,7 +278,10 @@ fn compiler_output(messages: &[CompilerMessage], shell: &Shell) {
         }
         let notes = of(MessageKind::Note);
         if !notes.is_empty() {
-            shell.note(format!("the compilers printed, for {file}:{}", body(&notes)));
+            shell.note(format!(
+                "the compilers printed, for {file}:{}",
+                body(&notes)
+            ));
         }
     }
 }

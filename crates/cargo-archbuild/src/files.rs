@@ -106,7 +106,11 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 fn without_temp_path(e: std::io::Error) -> std::io::Error {
     match e.get_ref().map(ToString::to_string) {
         Some(text) if text.contains(" at path ") => {
-            let os = text.split(" at path ").next().unwrap_or_default().to_owned();
+            let os = text
+                .split(" at path ")
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             std::io::Error::new(e.kind(), os)
         }
         _ => e,

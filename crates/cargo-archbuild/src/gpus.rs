@@ -7,6 +7,8 @@
 //! version the simulated driver reports (`13000` or `13.0`; default 13.0). Examples:
 //! `8.6,9.0@13000`, `7.5:RTX 2080;8.6:RTX 3090;8.9:RTX 4090@12.4`, `@13.0` (a driver, no GPU).
 
+use std::path::Path;
+
 use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
 use archbuild_runtime::{CudaDriver, DeviceProps, Driver, FatBinary, Loader, SimDriver};
 use serde::Serialize;
@@ -78,15 +80,28 @@ impl Gpus {
         let Some((store, key)) = cache else {
             return Self::open();
         };
-        if let Some(driver) = store.get_local(DEVICES_NS, &key).and_then(|b| decode(&b)) {
-            return Ok(Gpus::Cached(driver));
+        if let Some(bytes) = store.get_local(DEVICES_NS, &key) {
+            // A driver with no GPU visible (`CUDA_VISIBLE_DEVICES=`) is remembered as such.
+            if let Some(why) = bytes.strip_prefix(b"!") {
+                return Ok(Gpus::Absent(String::from_utf8_lossy(why).into_owned()));
+            }
+            if let Some(driver) = decode(&bytes) {
+                return Ok(Gpus::Cached(driver));
+            }
         }
         let gpus = Self::open()?;
-        if let Gpus::Real(driver) = &gpus {
-            let facts = query(driver, String::new());
-            if let (None, Some(version)) = (&facts.problem, facts.version) {
-                let _ = store.put_local(DEVICES_NS, &key, encode(version, &facts.gpus).as_bytes());
+        match &gpus {
+            Gpus::Real(driver) => {
+                let facts = query(driver, String::new());
+                if let (None, Some(version)) = (&facts.problem, facts.version) {
+                    let text = encode(version, &facts.gpus);
+                    let _ = store.put_local(DEVICES_NS, &key, text.as_bytes());
+                }
             }
+            Gpus::Absent(why) if why.contains("CUDA_ERROR_NO_DEVICE") => {
+                let _ = store.put_local(DEVICES_NS, &key, format!("!{why}").as_bytes());
+            }
+            _ => {}
         }
         Ok(gpus)
     }
@@ -234,14 +249,28 @@ const DEVICES_NS: &str = "devices";
 /// no NVIDIA driver is loaded (nothing to remember: the driver is not started either).
 fn device_cache() -> Option<(archbuild_store::Store, archbuild_store::Key)> {
     let version = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    let mut gpus: Vec<(String, String)> = std::fs::read_dir("/proc/driver/nvidia/gpus")
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| {
-            let info = std::fs::read_to_string(e.path().join("information")).unwrap_or_default();
-            (e.file_name().to_string_lossy().into_owned(), info)
-        })
-        .collect();
+    // The GPUs the kernel module knows (absent in some VMs and containers) and the device
+    // nodes: either changes when a GPU is added, removed or passed through differently.
+    let listing = |dir: &str, keep: &dyn Fn(&str) -> bool| -> Vec<(String, String)> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| keep(n))
+            .map(|n| {
+                let info = std::fs::read_to_string(Path::new(dir).join(&n).join("information"))
+                    .unwrap_or_default();
+                (n, info)
+            })
+            .collect()
+    };
+    let mut gpus = listing("/proc/driver/nvidia/gpus", &|_| true);
+    gpus.extend(listing("/dev", &|n| {
+        n.strip_prefix("nvidia")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    }));
     gpus.sort();
     let vars: Vec<(&str, String)> = ["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"]
         .into_iter()
@@ -371,9 +400,21 @@ mod tests {
         let vars = |v: &str| vec![("CUDA_VISIBLE_DEVICES", v.to_string())];
         let k = device_key("NVRM 580.159.04", &bus, &vars(""));
         assert_eq!(k, device_key("NVRM 580.159.04", &bus, &vars("")));
-        assert_ne!(k, device_key("NVRM 580.160.01", &bus, &vars("")), "a new driver");
-        assert_ne!(k, device_key("NVRM 580.159.04", &[], &vars("")), "a GPU gone");
-        assert_ne!(k, device_key("NVRM 580.159.04", &bus, &vars("1")), "other devices");
+        assert_ne!(
+            k,
+            device_key("NVRM 580.160.01", &bus, &vars("")),
+            "a new driver"
+        );
+        assert_ne!(
+            k,
+            device_key("NVRM 580.159.04", &[], &vars("")),
+            "a GPU gone"
+        );
+        assert_ne!(
+            k,
+            device_key("NVRM 580.159.04", &bus, &vars("1")),
+            "other devices"
+        );
     }
 
     #[test]

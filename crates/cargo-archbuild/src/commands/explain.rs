@@ -71,7 +71,12 @@ pub(crate) fn run(args: &ExplainArgs, shell: &mut Shell) -> Result<(), CliError>
                 None => "the `explain` argument".to_owned(),
             };
             let list = facts.resolve_list(&dialect.to_archbuild(text), &origin, shell)?;
-            (text.clone(), list, "the explain argument".to_owned(), dialect)
+            (
+                text.clone(),
+                list,
+                "the explain argument".to_owned(),
+                dialect,
+            )
         }
         None => {
             let (list, source, text) = facts.configured_source(

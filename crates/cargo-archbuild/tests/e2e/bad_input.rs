@@ -146,17 +146,19 @@ fn a_full_cache_disk_and_a_full_output_disk_exit_8_naming_the_disk_and_the_fix()
     // `compile` with `small` on a tmpfs of `size` bytes.
     let under = |small: &std::path::Path, size: &str, out: &std::path::Path| {
         let mut cmd = std::process::Command::new("bwrap");
-        cmd.args(["--bind", "/", "/", "--dev", "/dev", "--size", size, "--tmpfs"])
-            .arg(small)
-            .arg("--")
-            .arg(env!("CARGO_BIN_EXE_cargo-archbuild"))
-            .args(["compile", "k.cu", "--archs", "7.5 8.0 8.6+PTX", "-o"])
-            .arg(out)
-            .current_dir(dir.path())
-            .env("NO_COLOR", "1")
-            .env("NVCC", archbuild_tests::tool("nvcc"))
-            .env("ARCHBUILD_CACHE_DIR", &cache)
-            .env_remove("ARCHBUILD_ARCHS");
+        cmd.args([
+            "--bind", "/", "/", "--dev", "/dev", "--size", size, "--tmpfs",
+        ])
+        .arg(small)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_cargo-archbuild"))
+        .args(["compile", "k.cu", "--archs", "7.5 8.0 8.6+PTX", "-o"])
+        .arg(out)
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("ARCHBUILD_CACHE_DIR", &cache)
+        .env_remove("ARCHBUILD_ARCHS");
         let o = cmd.output().unwrap();
         (
             o.status.code(),

@@ -231,18 +231,22 @@ fn compiler_warnings_show_once_per_file_with_their_targets_and_all_of_it_with_ve
     // `-v` adds every compiler's own output: the warning once per cicc job, ptxas's raw lines.
     let verbose = compile(true);
     assert_eq!(verbose.matches("#177-D").count(), 3, "{verbose}");
-    assert!(verbose.contains("ptxas info    : Compiling entry function"), "{verbose}");
+    assert!(
+        verbose.contains("ptxas info    : Compiling entry function"),
+        "{verbose}"
+    );
 }
 
 #[test]
 fn native_means_the_simulated_gpus_for_compile_as_for_explain() {
     let dir = scratch();
     let sim = ("ARCHBUILD_SIMULATED_GPUS", "7.5:RTX 2080,8.9:RTX 4090@13.0");
-    let explained = json(
-        cli()
-            .env(sim.0, sim.1)
-            .args(["explain", "native", "--message-format", "json"]),
-    );
+    let explained =
+        json(
+            cli()
+                .env(sim.0, sim.1)
+                .args(["explain", "native", "--message-format", "json"]),
+        );
     let out = dir.path().join("n.fatbin");
     let built = crate::support::json_lines(
         cli()

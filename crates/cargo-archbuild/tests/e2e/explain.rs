@@ -147,7 +147,9 @@ fn the_source_of_a_list_decides_its_dialect_and_explain_shows_it() {
     let (code, stdout, stderr) = run(cli().current_dir(outside.path()).arg("explain"));
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("from        the default (`all-major` of the toolkit) (`all-major`), archbuild dialect"),
+        stdout.contains(
+            "from        the default (`all-major` of the toolkit) (`all-major`), archbuild dialect"
+        ),
         "{stdout}"
     );
 }
