@@ -237,3 +237,24 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_toolkit_and_a_full_disk_name_the_fix() {
+        let broken = Error::ToolkitBroken {
+            root: "/opt/cuda".into(),
+            detail: "sh: 1: /opt/cuda/bin/../nvvm/bin/cicc: not found".into(),
+        };
+        insta::assert_snapshot!("toolkit_broken", broken.to_string());
+        let full = Error::io(
+            "write",
+            "/home/u/.cache/archbuild/cache/ptx/ab/cd",
+            std::io::Error::from_raw_os_error(28),
+        );
+        assert!(matches!(full, Error::DiskFull { .. }), "{full:?}");
+        insta::assert_snapshot!("disk_full", full.to_string());
+    }
+}
