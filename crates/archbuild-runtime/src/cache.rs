@@ -3,7 +3,7 @@
 //!
 //! Guarantees: the directory is private (0700); an entry is written to a temporary file in the
 //! same directory and renamed into place, so readers see a whole entry or none; every entry
-//! carries its key and a SHA-256 of its cubin, both verified before every load, so a corrupted,
+//! carries its key and a BLAKE3 checksum of its cubin, both verified before every load, so a corrupted,
 //! truncated or swapped entry is never loaded (the loader recompiles and rewrites it); the
 //! cache has a size cap enforced by evicting the least recently used entries (a hit touches the
 //! entry's mtime). Entries are not fsync'ed: after a crash an entry may be torn, which the
@@ -18,15 +18,13 @@ use std::time::{Duration, SystemTime};
 
 use archbuild_store::{Key, Remote, RemoteConfig, RemoteMode, RemoteStats};
 
-use sha2::{Digest, Sha256};
-
 use crate::env;
 use crate::error::{Error, Result};
 
 /// Default size cap: 256 MiB, the driver's own default for its JIT cache.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
-const MAGIC: &[u8; 8] = b"ABJIT\x01\0\0";
+const MAGIC: &[u8; 8] = b"ABJIT\x02\0\0";
 const HEADER: usize = 8 + 32 + 32 + 8;
 const SUFFIX: &str = "cubin";
 /// The remote tier's namespace for JIT results.
@@ -47,7 +45,7 @@ impl CacheKey {
     /// `nvJitLink 13.5`).
     pub fn new(ptx: &[u8], target: &str, compiler: &str) -> Self {
         Self::from_digest(
-            Sha256::digest(crate::driver::ptx_text(ptx)).into(),
+            *blake3::hash(crate::driver::ptx_text(ptx)).as_bytes(),
             target,
             compiler,
         )
@@ -56,15 +54,15 @@ impl CacheKey {
     /// Like [`CacheKey::new`] with the PTX already reduced to a digest that identifies it
     /// (the loader uses [`crate::FatBinary::image_digest`], which needs no decompression).
     pub fn from_digest(content: [u8; 32], target: &str, compiler: &str) -> Self {
-        let mut h = Sha256::new();
-        h.update(b"archbuild-jit-key-v1\0");
-        h.update(content);
+        let mut h = blake3::Hasher::new();
+        h.update(b"archbuild-jit-key-v2\0");
+        h.update(&content);
         for part in [target, compiler] {
-            h.update((part.len() as u64).to_le_bytes());
+            h.update(&(part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
         Self {
-            digest: h.finalize().into(),
+            digest: *h.finalize().as_bytes(),
         }
     }
 
@@ -240,7 +238,7 @@ impl JitCache {
         let mut header = Vec::with_capacity(HEADER);
         header.extend_from_slice(MAGIC);
         header.extend_from_slice(&key.digest);
-        header.extend_from_slice(&Sha256::digest(cubin));
+        header.extend_from_slice(blake3::hash(cubin).as_bytes());
         header.extend_from_slice(&(cubin.len() as u64).to_le_bytes());
         tmp.write_all(&header)
             .and_then(|()| tmp.write_all(cubin))
@@ -337,58 +335,22 @@ fn remote_from_env() -> Result<Option<Arc<Remote>>> {
     Ok(Some(Remote::open(config)))
 }
 
-/// Reads an entry, checking framing, key and checksum; the error says which check failed. The
-/// cubin is read straight into its own buffer (no copy: cubins reach megabytes).
+/// Reads an entry, checking framing, key and checksum (the store's one entry format); the
+/// error says which check failed. The file is read at its size in one go and the header is
+/// then dropped in place, so a multi-megabyte cubin is neither zero-filled nor copied twice.
 fn read_verified(file: &mut fs::File, key: &CacheKey) -> Result<Vec<u8>, String> {
-    let file_len = file
+    let len = file
         .metadata()
         .map_err(|e| format!("unreadable entry ({e})"))?
         .len();
-    let mut header = [0u8; HEADER];
-    let got = read_full(file, &mut header).map_err(|e| format!("unreadable entry ({e})"))?;
-    if got < HEADER {
-        return Err(format!(
-            "truncated entry ({got} bytes, header alone is {HEADER})"
-        ));
-    }
-    if &header[..8] != MAGIC {
-        return Err("not an archbuild JIT cache entry (bad magic)".into());
-    }
-    if header[8..40] != key.digest {
-        return Err("entry belongs to another key (swapped or renamed file)".into());
-    }
-    let len = u64::from_le_bytes(header[72..80].try_into().expect("8 bytes"));
-    let actual = file_len - HEADER as u64;
-    if len != actual {
-        return Err(format!(
-            "truncated or padded entry ({actual} cubin bytes, header says {len})"
-        ));
-    }
-    let mut cubin = vec![0u8; len as usize];
-    let got = read_full(file, &mut cubin).map_err(|e| format!("unreadable entry ({e})"))?;
-    if got != cubin.len() {
-        return Err(format!(
-            "entry shrank while being read ({got} of {len} bytes)"
-        ));
-    }
-    if Sha256::digest(&cubin)[..] != header[40..72] {
-        return Err("checksum mismatch (corrupted entry)".into());
-    }
-    Ok(cubin)
-}
-
-/// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_full(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("unreadable entry ({e})"))?;
+    let payload_len = archbuild_store::entry::verify(MAGIC, &Key(key.digest), &bytes)
+        .map_err(|why| why.to_string())?
+        .len();
+    bytes.drain(..bytes.len() - payload_len);
+    Ok(bytes)
 }
 
 /// Marks an entry as used now, for LRU eviction. Best effort: a read-only cache still serves.

@@ -11,7 +11,6 @@ use std::sync::OnceLock;
 
 use archbuild_arch::{ImageInfo, PtxIsa, Target, TargetKind};
 use archbuild_fatbin::{read_fatbin, Compression, Container, Entry};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
@@ -207,7 +206,7 @@ impl FatBinary {
         })
     }
 
-    /// SHA-256 of image `index` as stored (compressed or not) with its compression: identifies
+    /// BLAKE3 of image `index` as stored (compressed or not) with its compression: identifies
     /// the image's content without decompressing it, so a JIT cache hit never decompresses or
     /// hashes the (possibly megabytes of) PTX text. Computed once per image.
     pub fn image_digest(&self, index: usize) -> Result<[u8; 32]> {
@@ -216,12 +215,12 @@ impl FatBinary {
         }
         let (img, containers) = self.entry(index)?;
         let entry = Self::find(&containers, img)?;
-        let mut h = Sha256::new();
-        h.update(b"archbuild-image-v1\0");
+        let mut h = blake3::Hasher::new();
+        h.update(b"archbuild-image-v2\0");
         h.update(img.compression.name().as_bytes());
-        h.update([0]);
+        h.update(&[0]);
         h.update(entry.payload);
-        let d: [u8; 32] = h.finalize().into();
+        let d: [u8; 32] = *h.finalize().as_bytes();
         Ok(*self.digests[index].get_or_init(|| d))
     }
 

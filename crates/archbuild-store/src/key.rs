@@ -1,8 +1,6 @@
 //! Cache keys: 256-bit hashes built from labelled, length-prefixed fields, so `("ab", "c")` and
 //! `("a", "bc")` never collide, and every input that shapes an output can be named in its key.
 
-use sha2::{Digest, Sha256};
-
 /// A 256-bit cache key (or content hash).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key(pub [u8; 32]);
@@ -13,9 +11,9 @@ impl Key {
         hex::encode(self.0)
     }
 
-    /// The SHA-256 of some bytes.
+    /// The BLAKE3 hash of some bytes.
     pub fn of(bytes: &[u8]) -> Self {
-        Key(Sha256::digest(bytes).into())
+        Key(*blake3::hash(bytes).as_bytes())
     }
 
     /// Parses 64 hex digits.
@@ -34,20 +32,20 @@ impl std::fmt::Debug for Key {
 
 /// Builds a key from labelled, length-prefixed fields.
 #[derive(Clone)]
-pub struct KeyBuilder(Sha256);
+pub struct KeyBuilder(blake3::Hasher);
 
 impl KeyBuilder {
     /// A builder for keys of one kind (`cicc`, `ptxas`, `jit`, ...): keys of different kinds
     /// never collide.
     pub fn new(kind: &str) -> Self {
-        let mut b = Self(Sha256::new());
-        b.field("archbuild-key-v2", kind.as_bytes());
+        let mut b = Self(blake3::Hasher::new());
+        b.field("archbuild-key-v3", kind.as_bytes());
         b
     }
 
     pub fn field(&mut self, label: &str, value: &[u8]) -> &mut Self {
         for part in [label.as_bytes(), value] {
-            self.0.update((part.len() as u64).to_le_bytes());
+            self.0.update(&(part.len() as u64).to_le_bytes());
             self.0.update(part);
         }
         self
@@ -62,7 +60,7 @@ impl KeyBuilder {
     }
 
     pub fn finish(&self) -> Key {
-        Key(self.0.clone().finalize().into())
+        Key(*self.0.finalize().as_bytes())
     }
 }
 

@@ -23,7 +23,7 @@ use crate::key::Key;
 use crate::tier::Remote;
 
 /// The build cache's entry magic (the JIT cache has its own).
-pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC02";
+pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC03";
 
 /// A directory of verified entries, with an optional remote tier. Clones share what they
 /// remember of the build's use.

@@ -39,8 +39,8 @@ pub struct Record {
     pub inputs: Vec<(String, String)>,
     /// `(portable path, hash or "-" for absent)`, sorted.
     pub probes: Vec<(String, String)>,
-    /// SHA-256 of the fat binary.
-    pub fatbin_sha256: String,
+    /// BLAKE3 of the fat binary (hex).
+    pub fatbin_blake3: String,
     /// The module's kernel variant groups (`cargo archbuild doctor`/`inspect` show them).
     #[serde(default)]
     pub variants: Vec<(String, Vec<String>)>,
@@ -91,7 +91,7 @@ impl Record {
             toolkit: toolkit.to_owned(),
             inputs: inputs.deps,
             probes: inputs.probes,
-            fatbin_sha256: Key::of(fatbin).hex(),
+            fatbin_blake3: Key::of(fatbin).hex(),
             variants: Vec::new(),
         };
         r.inputs.sort();
@@ -170,7 +170,7 @@ pub fn merge_records(
         toolkit: first.toolkit.clone(),
         inputs: inputs.into_iter().collect(),
         probes: probes.into_iter().collect(),
-        fatbin_sha256: Key::of(merged_fatbin).hex(),
+        fatbin_blake3: Key::of(merged_fatbin).hex(),
         variants: first.variants.clone(),
     })
 }
@@ -225,7 +225,7 @@ pub(crate) fn check(
         }
     }
     let bytes = std::fs::read(&fatbin).map_err(|e| format!("cannot read it: {e}"))?;
-    if Key::of(&bytes).hex() != record.fatbin_sha256 {
+    if Key::of(&bytes).hex() != record.fatbin_blake3 {
         return Err("the file does not match its record (damaged or replaced)".into());
     }
     Ok(bytes)
