@@ -261,7 +261,7 @@ fn per_file_override_and_groups() {
 }
 
 #[test]
-fn a_plan_without_an_output_directory_writes_nothing() {
+fn a_plan_writes_nothing_with_or_without_an_output_directory() {
     let f = Fake::new();
     f.kernel("kernels/g1.cu", "g1", &[]);
     f.kernel("kernels/g2.cu", "g2", &[]);
@@ -290,6 +290,25 @@ fn a_plan_without_an_output_directory_writes_nothing() {
         !f.dir.path().join("cache").exists(),
         "a plan touches no cache either"
     );
+    // With an output directory (OUT_DIR in a build script) it names the group's source there
+    // and writes nothing either.
+    let out = f.dir.path().join("planned-out");
+    let plan = archbuild::Build::new()
+        .toolkit(f.toolkit.clone())
+        .env(f.env(&[("OUT_DIR", out.to_str().unwrap())]))
+        .manifest_dir(f.pkg())
+        .cache_dir(f.dir.path().join("cache"))
+        .module("both", ["kernels/g1.cu", "kernels/g2.cu"])
+        .archs("8.6")
+        .try_plan("k")
+        .unwrap();
+    assert!(
+        plan.jobs.iter().any(|j| j.3.contains("planned-out")),
+        "{:?}",
+        plan.jobs
+    );
+    assert!(!out.exists(), "try_plan created {}", out.display());
+    assert!(!f.dir.path().join("cache").exists());
 }
 
 #[test]

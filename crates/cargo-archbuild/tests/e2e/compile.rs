@@ -238,7 +238,7 @@ fn compiler_warnings_show_once_per_file_with_their_targets_and_all_of_it_with_ve
 }
 
 #[test]
-fn native_means_the_simulated_gpus_for_compile_as_for_explain() {
+fn native_means_the_simulated_gpus_for_compile_build_matrix_and_explain() {
     let dir = scratch();
     let sim = ("ARCHBUILD_SIMULATED_GPUS", "7.5:RTX 2080,8.9:RTX 4090@13.0");
     let explained =
@@ -262,4 +262,29 @@ fn native_means_the_simulated_gpus_for_compile_as_for_explain() {
         .expect("a final report");
     assert_eq!(report["archs"], explained["canonical"], "{report}");
     assert_eq!(report["archs"], "7.5 8.9+PTX");
+    // `build` of a package, and `matrix`'s shards, resolve it the same way.
+    let manifest = workspace(dir.path());
+    let v = json(
+        cli()
+            .env(sim.0, sim.1)
+            .env_remove("CARGO_TARGET_DIR")
+            .arg("build")
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .args(["--archs", "native", "--message-format", "json"]),
+    );
+    assert_eq!(v["packages"][0]["archs"], "7.5 8.9+PTX", "{v}");
+    let (code, stdout, stderr) = run(cli()
+        .env(sim.0, sim.1)
+        .current_dir(dir.path())
+        .args(["matrix", "--archs", "native", "--shards", "2"]));
+    assert_eq!(code, 0, "{stderr}");
+    let m: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let shards: Vec<&str> = m["include"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{m}"))
+        .iter()
+        .map(|s| s["archs"].as_str().unwrap())
+        .collect();
+    assert_eq!(shards.join(" "), "7.5 8.9+PTX", "{m}");
 }
