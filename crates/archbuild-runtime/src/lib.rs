@@ -37,6 +37,7 @@ mod fatbinary;
 mod loader;
 mod locate;
 mod nvjitlink;
+mod pick;
 mod preflight;
 mod raw;
 mod report;

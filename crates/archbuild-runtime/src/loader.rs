@@ -86,7 +86,7 @@ impl<M> Loaded<M> {
         if fatbin.image_kernels(index)?.iter().any(|k| k == name) {
             return Ok(());
         }
-        Err(crate::variants::missing(
+        Err(crate::pick::missing(
             fatbin,
             index,
             name,
@@ -281,7 +281,7 @@ impl<D: Driver> Loader<D> {
         };
         let mut report = report;
         // After the clock: resolving variants reads the image's kernel names.
-        report.variants = crate::variants::choose_all(fatbin, index)?;
+        report.variants = crate::pick::choose_all(fatbin, index)?;
         Ok(Loaded { module, report })
     }
 

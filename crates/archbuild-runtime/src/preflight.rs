@@ -25,7 +25,7 @@ impl<D: Driver> Loader<D> {
             let (selection, plan) = self.plan_for(fatbin, &dev, driver);
             let outcome = plan.map(|(p, _)| p);
             let variants = match &outcome {
-                Ok(p) => crate::variants::choose_all(fatbin, p.image_index)?,
+                Ok(p) => crate::pick::choose_all(fatbin, p.image_index)?,
                 Err(_) => Vec::new(),
             };
             gpus.push(GpuCheck {

@@ -15,9 +15,6 @@ use std::fmt;
 
 use archbuild_arch::{Target, TargetKind};
 
-use crate::error::{Error, Result};
-use crate::fatbinary::FatBinary;
-
 /// A named group of kernel variants, most preferred first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariantGroup {
@@ -90,74 +87,4 @@ pub(crate) fn runs_on(t: &Target) -> String {
         (_, archbuild_arch::Variant::Plain) => format!("{cc} to {}.x GPUs", cc.major),
         _ => format!("{cc} GPUs"),
     }
-}
-
-/// Resolves `group` on image `index` of `fatbin`.
-pub(crate) fn choose(
-    fatbin: &FatBinary,
-    index: usize,
-    group: &VariantGroup,
-) -> Result<VariantChoice> {
-    let image = fatbin.images()[index].target;
-    let kernels = fatbin.image_kernels(index)?;
-    let mut skipped = Vec::new();
-    for k in &group.kernels {
-        if kernels.iter().any(|have| have == k) {
-            return Ok(VariantChoice {
-                group: group.name.clone(),
-                kernel: Some(k.clone()),
-                image,
-                skipped,
-            });
-        }
-        skipped.push((k.clone(), fatbin.images_with_kernel(k)?));
-    }
-    Ok(VariantChoice {
-        group: group.name.clone(),
-        kernel: None,
-        image,
-        skipped,
-    })
-}
-
-/// Every group of `fatbin` resolved on image `index`.
-pub(crate) fn choose_all(fatbin: &FatBinary, index: usize) -> Result<Vec<VariantChoice>> {
-    fatbin
-        .variant_groups()
-        .iter()
-        .map(|g| choose(fatbin, index, g))
-        .collect()
-}
-
-/// The error for a kernel that image `index` lacks, naming where it is.
-pub(crate) fn missing(fatbin: &FatBinary, index: usize, kernel: &str, gpu: &str) -> Result<Error> {
-    let image = fatbin.images()[index].target;
-    let have = fatbin.images_with_kernel(kernel)?;
-    let (present_in, fix) = if have.is_empty() {
-        (
-            "no image of this fat binary has it".to_owned(),
-            "check the name (C++ kernels need their mangled name unless declared `extern \"C\"`) \
-             and that the source defines it for some arch"
-                .to_owned(),
-        )
-    } else {
-        let where_ = have
-            .iter()
-            .map(|t| format!("{t} ({})", runs_on(t)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        (
-            format!("it is only in {where_}"),
-            "run it only on those GPUs, declare a variant group with a fallback kernel \
-             (`variants` in [package.metadata.archbuild]) and call `Loaded::variant`, or build \
-             the kernel for this GPU's arch"
-                .to_owned(),
-        )
-    };
-    Ok(Error::KernelMissing {
-        kernel: kernel.to_owned(),
-        gpu: gpu.to_owned(),
-        image: image.to_string(),
-        detail: format!("{present_in}; fix: {fix}"),
-    })
 }

@@ -14,7 +14,7 @@
 //! let _ = report;
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use archbuild_arch::ComputeCapability;
@@ -23,47 +23,13 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::paths::Home;
 use crate::report::{BuildReport, JobRecord};
+use crate::spec::{JobCallback, Spec};
 use crate::toolkit::Toolkit;
 
 /// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
 #[derive(Debug, Clone, Default)]
 pub struct Build {
-    pub(crate) modules: Vec<(Option<String>, Vec<PathBuf>)>,
-    pub(crate) archs: Option<String>,
-    pub(crate) file_archs: Vec<(PathBuf, String)>,
-    pub(crate) nvcc_flags: Vec<String>,
-    pub(crate) ptxas_flags: Vec<String>,
-    pub(crate) includes: Vec<PathBuf>,
-    pub(crate) defines: Vec<String>,
-    pub(crate) compression: Option<String>,
-    pub(crate) out_dir: Option<PathBuf>,
-    pub(crate) cache_dir: Option<PathBuf>,
-    pub(crate) cache: Option<bool>,
-    pub(crate) toolkit: Option<Toolkit>,
-    pub(crate) home: Option<Home>,
-    pub(crate) manifest_dir: Option<PathBuf>,
-    pub(crate) env: Option<Env>,
-    pub(crate) jobs: Option<usize>,
-    pub(crate) cargo_metadata: Option<bool>,
-    pub(crate) provision: Option<bool>,
-    pub(crate) no_rust_module: bool,
-    pub(crate) devices: Option<Vec<ComputeCapability>>,
-    pub(crate) quiet: bool,
-    pub(crate) on_job: Option<JobCallback>,
-    pub(crate) remote_cache: Option<String>,
-    pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
-    pub(crate) prebuilt: Option<PathBuf>,
-    pub(crate) variants: Vec<(String, Vec<String>)>,
-}
-
-/// A callback run after every job, cached or not (from the worker threads).
-#[derive(Clone)]
-pub(crate) struct JobCallback(pub Arc<dyn Fn(&JobRecord) + Send + Sync>);
-
-impl std::fmt::Debug for JobCallback {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("JobCallback")
-    }
+    spec: Spec,
 }
 
 impl Build {
@@ -76,13 +42,13 @@ impl Build {
     /// `ARCHBUILD_REMOTE_CACHE` and Cargo.toml's `remote-cache`; `off` turns it off. Needs the
     /// `remote` feature to reach anything (without it, one warning and the local cache only).
     pub fn remote_cache(&mut self, url: &str) -> &mut Self {
-        self.remote_cache = Some(url.to_owned());
+        self.spec.remote_cache = Some(url.to_owned());
         self
     }
 
     /// Whether this build may write to the remote cache (pull-request builds: read-only).
     pub fn remote_cache_mode(&mut self, mode: archbuild_store::RemoteMode) -> &mut Self {
-        self.remote_cache_mode = Some(mode);
+        self.spec.remote_cache_mode = Some(mode);
         self
     }
 
@@ -90,7 +56,7 @@ impl Build {
     /// when they match this build's sources, flags and targets; overrides
     /// `ARCHBUILD_PREBUILT`. A module without a matching prebuilt fat binary is compiled.
     pub fn prebuilt(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.prebuilt = Some(dir.as_ref().to_path_buf());
+        self.spec.prebuilt = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -101,8 +67,8 @@ impl Build {
     /// (`FatBinary::with_variants`, `Loaded::variant`). Overrides a group of the same name in
     /// `[package.metadata.archbuild.variants]`.
     pub fn variants<S: AsRef<str>>(&mut self, group: &str, kernels: &[S]) -> &mut Self {
-        self.variants.retain(|(g, _)| g != group);
-        self.variants.push((
+        self.spec.variants.retain(|(g, _)| g != group);
+        self.spec.variants.push((
             group.to_owned(),
             kernels.iter().map(|k| k.as_ref().to_owned()).collect(),
         ));
@@ -112,7 +78,9 @@ impl Build {
     /// Adds a kernel source; it becomes its own fat binary, named after the file stem.
     /// Relative paths are relative to the package directory (`CARGO_MANIFEST_DIR`).
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.modules.push((None, vec![path.as_ref().to_path_buf()]));
+        self.spec
+            .modules
+            .push((None, vec![path.as_ref().to_path_buf()]));
         self
     }
 
@@ -136,21 +104,22 @@ impl Build {
             .into_iter()
             .map(|p| p.as_ref().to_path_buf())
             .collect();
-        self.modules.push((Some(name.to_owned()), files));
+        self.spec.modules.push((Some(name.to_owned()), files));
         self
     }
 
     /// The arch list, e.g. `"7.5 8.6 8.9+PTX"`, `"sm_90a"`, `"Ampere"`, `"native"`. Highest
     /// precedence: this beats `ARCHBUILD_ARCHS` and everything below it.
     pub fn archs(&mut self, list: &str) -> &mut Self {
-        self.archs = Some(list.to_owned());
+        self.spec.archs = Some(list.to_owned());
         self
     }
 
     /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel); beats every other source
     /// for that file.
     pub fn file_archs(&mut self, path: impl AsRef<Path>, list: &str) -> &mut Self {
-        self.file_archs
+        self.spec
+            .file_archs
             .push((path.as_ref().to_path_buf(), list.to_owned()));
         self
     }
@@ -159,32 +128,33 @@ impl Build {
     /// `-maxrregcount` are passed on to ptxas the way nvcc does. Arch, phase and output flags
     /// (`-arch`, `-gencode`, `-c`, `-o`, …) are refused: archbuild sets those.
     pub fn flag(&mut self, flag: &str) -> &mut Self {
-        self.nvcc_flags.push(flag.to_owned());
+        self.spec.nvcc_flags.push(flag.to_owned());
         self
     }
 
     /// Several nvcc flags.
     pub fn flags<S: AsRef<str>>(&mut self, flags: impl IntoIterator<Item = S>) -> &mut Self {
-        self.nvcc_flags
+        self.spec
+            .nvcc_flags
             .extend(flags.into_iter().map(|f| f.as_ref().to_owned()));
         self
     }
 
     /// An extra ptxas flag (as `-Xptxas` would pass it).
     pub fn ptxas_flag(&mut self, flag: &str) -> &mut Self {
-        self.ptxas_flags.push(flag.to_owned());
+        self.spec.ptxas_flags.push(flag.to_owned());
         self
     }
 
     /// An include directory (relative paths: relative to the package directory).
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.includes.push(dir.as_ref().to_path_buf());
+        self.spec.includes.push(dir.as_ref().to_path_buf());
         self
     }
 
     /// A macro definition: `define("TILE", Some("32"))` is `-DTILE=32`.
     pub fn define(&mut self, name: &str, value: Option<&str>) -> &mut Self {
-        self.defines.push(match value {
+        self.spec.defines.push(match value {
             Some(v) => format!("{name}={v}"),
             None => name.to_owned(),
         });
@@ -195,94 +165,94 @@ impl Build {
     /// `speed` (all LZ4, for the oldest drivers; also `lz4`), `balance` (all zstd; also `zstd`)
     /// or `size` (smallest): [`archbuild_fatbin::COMPRESSION_WORDS`].
     pub fn compression(&mut self, mode: &str) -> &mut Self {
-        self.compression = Some(mode.to_owned());
+        self.spec.compression = Some(mode.to_owned());
         self
     }
 
     /// Where fat binaries and the Rust module go (default: `OUT_DIR`).
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self.spec.out_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
     /// The build cache directory (default: `ARCHBUILD_CACHE_DIR`, else `<home>/cache`).
     pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self.spec.cache_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
     /// Turns the build cache off (`false`) or on; `ARCHBUILD_CACHE=off` does the same.
     pub fn cache(&mut self, on: bool) -> &mut Self {
-        self.cache = Some(on);
+        self.spec.cache = Some(on);
         self
     }
 
     /// Uses this toolkit instead of searching for one.
     pub fn toolkit(&mut self, toolkit: Toolkit) -> &mut Self {
-        self.toolkit = Some(toolkit);
+        self.spec.toolkit = Some(toolkit);
         self
     }
 
     /// archbuild's home (provisioned toolkits, cache); default from `ARCHBUILD_HOME`.
     pub fn home(&mut self, home: Home) -> &mut Self {
-        self.home = Some(home);
+        self.spec.home = Some(home);
         self
     }
 
     /// The package directory: base of relative paths and where Cargo.toml's
     /// `[package.metadata.archbuild]` is read (default: `CARGO_MANIFEST_DIR`).
     pub fn manifest_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        self.manifest_dir = Some(dir.as_ref().to_path_buf());
+        self.spec.manifest_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
     /// Reads configuration from this environment instead of the process's (tools, tests).
     pub fn env(&mut self, env: Env) -> &mut Self {
-        self.env = Some(env);
+        self.spec.env = Some(env);
         self
     }
 
     /// At most this many compiler processes at once (default: CPUs, memory and jobserver).
     pub fn jobs(&mut self, n: usize) -> &mut Self {
-        self.jobs = Some(n);
+        self.spec.jobs = Some(n);
         self
     }
 
     /// Prints (or not) `cargo:` lines; default: only inside a build script.
     pub fn cargo_metadata(&mut self, on: bool) -> &mut Self {
-        self.cargo_metadata = Some(on);
+        self.spec.cargo_metadata = Some(on);
         self
     }
 
     /// Provisions the pinned toolkit from PyPI when none is found (default:
     /// `ARCHBUILD_PROVISION`).
     pub fn provision(&mut self, on: bool) -> &mut Self {
-        self.provision = Some(on);
+        self.spec.provision = Some(on);
         self
     }
 
     /// Skips generating the Rust module (the CLI only wants fat binaries).
     pub fn rust_module(&mut self, on: bool) -> &mut Self {
-        self.no_rust_module = !on;
+        self.spec.no_rust_module = !on;
         self
     }
 
     /// The GPUs `native` means, instead of asking the driver (tests, cross builds).
     pub fn native_devices(&mut self, ccs: &[ComputeCapability]) -> &mut Self {
-        self.devices = Some(ccs.to_vec());
+        self.spec.devices = Some(ccs.to_vec());
         self
     }
 
     /// Don't announce the default arch list.
     pub fn quiet(&mut self, on: bool) -> &mut Self {
-        self.quiet = on;
+        self.spec.quiet = on;
         self
     }
 
     /// Calls `f` after every job finishes, cached or not, from the worker threads (progress
     /// bars). Failed jobs are reported by the error instead.
     pub fn on_job(&mut self, f: impl Fn(&JobRecord) + Send + Sync + 'static) -> &mut Self {
-        self.on_job = Some(JobCallback(Arc::new(f)));
+        self.spec.on_job = Some(JobCallback(Arc::new(f)));
         self
     }
 
@@ -301,12 +271,12 @@ impl Build {
     /// Builds everything: fat binaries in `<out_dir>/<name>/<module>.fatbin` and the Rust
     /// module `<out_dir>/<name>.rs`.
     pub fn try_compile(&mut self, name: &str) -> Result<BuildReport> {
-        crate::run::compile(self, name)
+        crate::run::compile(&self.spec, name)
     }
 
     /// Resolves the configuration and lists the commands a cold build would run, without
     /// running or writing anything (apart from toolkit queries).
     pub fn try_plan(&mut self, name: &str) -> Result<crate::run::PlanListing> {
-        crate::run::plan_only(self, name)
+        crate::run::plan_only(&self.spec, name)
     }
 }

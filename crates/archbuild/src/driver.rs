@@ -27,7 +27,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Instant, SystemTime};
 
-use crate::builder::JobCallback;
 use crate::cache::{Key, KeyBuilder, Store};
 use crate::deps::{self, FileHashes, Lookup, Roots};
 use crate::env::Env;
@@ -39,6 +38,7 @@ use crate::plan::{
 };
 use crate::process::Cmd;
 use crate::report::JobRecord;
+use crate::spec::JobCallback;
 use crate::toolkit::Toolkit;
 
 /// A job's output. Its bytes are read from the cache only when needed (packing), so a build

@@ -43,6 +43,7 @@ mod remote;
 mod report;
 mod run;
 mod setup;
+mod spec;
 mod toolkit;
 mod variants;
 
@@ -60,10 +61,9 @@ pub use paths::Home;
 pub use provision::{
     provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
 };
-pub use report::{BuildReport, CacheEviction, JobRecord, ModuleReport};
+pub use report::{BuildReport, CacheEviction, JobRecord, ModuleReport, VariantReport};
 pub use run::PlanListing;
 pub use toolkit::{FoundBy, Toolkit};
-pub use variants::VariantReport;
 
 /// Statistics of a build cache directory: `(entries, bytes)`.
 pub fn cache_stats(home: &Home) -> (u64, u64) {

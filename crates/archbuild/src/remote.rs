@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use archbuild_store::{is_off, Remote, RemoteConfig, RemoteMode};
 
-use crate::builder::Build;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::manifest::PackageConfig;
+use crate::spec::Spec;
 
 pub(crate) const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
 pub(crate) const MODE_VAR: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
@@ -20,7 +20,7 @@ pub(crate) const TIMEOUT_VAR: &str = "ARCHBUILD_REMOTE_CACHE_TIMEOUT";
 
 /// The remote configured for this build, if any (checked, not yet connected).
 pub(crate) fn resolve(
-    b: &Build,
+    b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
 ) -> Result<Option<RemoteConfig>> {
@@ -84,7 +84,7 @@ mod tests {
             remote_cache_mode: Some("read-only".into()),
             ..Default::default()
         };
-        let b = Build::new();
+        let b = Spec::default();
         let env = Env::from_vars([("X", "")]);
         let c = resolve(&b, &env, Some(&pkg)).unwrap().unwrap();
         assert_eq!(
@@ -107,8 +107,10 @@ mod tests {
         );
         let env = Env::from_vars([(URL_VAR, "off")]);
         assert_eq!(resolve(&b, &env, Some(&pkg)).unwrap(), None);
-        let mut b = Build::new();
-        b.remote_cache("file:///shared");
+        let b = Spec {
+            remote_cache: Some("file:///shared".into()),
+            ..Default::default()
+        };
         assert_eq!(
             resolve(&b, &env, Some(&pkg)).unwrap().unwrap().url,
             "file:///shared"
@@ -117,7 +119,7 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_variable_and_the_fix() {
-        let b = Build::new();
+        let b = Spec::default();
         let env = Env::from_vars([(URL_VAR, "redis:/oops")]);
         let e = resolve(&b, &env, None).unwrap_err().to_string();
         assert!(

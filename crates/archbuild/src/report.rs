@@ -81,6 +81,32 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
+/// Which variant of a group each target of a module gets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VariantReport {
+    pub group: String,
+    pub module: String,
+    /// `(target, kernel)` for every target of the module, in the module's target order.
+    pub choices: Vec<(String, String)>,
+}
+
+impl std::fmt::Display for VariantReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let each: Vec<String> = self
+            .choices
+            .iter()
+            .map(|(t, k)| format!("{t} -> {k}"))
+            .collect();
+        write!(
+            f,
+            "variants `{}` ({}): {}",
+            self.group,
+            self.module,
+            each.join(", ")
+        )
+    }
+}
+
 /// The result of [`crate::Build::try_compile`].
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildReport {
@@ -121,7 +147,7 @@ pub struct BuildReport {
     /// Warnings for the user (a prebuilt fat binary not used, and why).
     pub warnings: Vec<String>,
     /// Per variant group, which kernel each target gets.
-    pub variants: Vec<crate::variants::VariantReport>,
+    pub variants: Vec<VariantReport>,
     /// What the compilers printed (warnings, `-Xptxas -v` reports), one message per distinct
     /// text with the targets that printed it; replayed from the cache on a rebuild.
     pub compiler_output: Vec<crate::compiler_output::CompilerMessage>,

@@ -9,10 +9,9 @@ use std::time::{Instant, SystemTime};
 use archbuild_arch::{ComputeCapability, Target};
 use archbuild_fatbin::CompressionChoice;
 
-use crate::builder::Build;
 use crate::cache::Store;
 use crate::codegen::{self, ModuleCode};
-use crate::config::{self, ArchSource, ResolvedArchs};
+use crate::config::{self, ResolvedArchs};
 use crate::deps::{self, FileHashes, Roots};
 use crate::discover::Discovery;
 use crate::driver::{Compiler, JobOut};
@@ -27,6 +26,7 @@ use crate::process::Cmd;
 use crate::report::ModuleReport;
 use crate::report::{BuildReport, JobRecord};
 use crate::setup;
+use crate::spec::Spec;
 use crate::toolkit::Toolkit;
 
 /// The commands a cold build would run (`Build::try_plan`).
@@ -63,7 +63,7 @@ pub(crate) struct Prepared {
 /// Resolves everything a build needs. `out_dir` is where generated sources go; `write` is false
 /// for a plan, which must write nothing (a module group's source is then only named).
 pub(crate) fn prepare(
-    b: &Build,
+    b: &Spec,
     name: &str,
     out_dir: Option<&Path>,
     write: bool,
@@ -210,14 +210,14 @@ fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
     ccs
 }
 
-fn out_dir(b: &Build, env: &Env) -> Result<PathBuf> {
+fn out_dir(b: &Spec, env: &Env) -> Result<PathBuf> {
     b.out_dir
         .clone()
         .or_else(|| env.path("OUT_DIR"))
         .ok_or(Error::NoOutDir)
 }
 
-pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
+pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
     let env = b.env.clone().unwrap_or_else(Env::process);
     let out = out_dir(b, &env).ok().map(|o| o.join(name));
     let p = prepare(b, name, out.as_deref(), false)?;
@@ -255,12 +255,12 @@ pub(crate) fn plan_only(b: &Build, name: &str) -> Result<PlanListing> {
     })
 }
 
-pub(crate) fn compile(b: &Build, name: &str) -> Result<BuildReport> {
+pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
     // Cache entries used since then are this build's (or a concurrent one's): never evicted.
     compile_attempt(b, name, true, SystemTime::now())
 }
 
-fn compile_attempt(b: &Build, name: &str, retry: bool, started: SystemTime) -> Result<BuildReport> {
+fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Result<BuildReport> {
     let start = Instant::now();
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
@@ -693,21 +693,6 @@ fn write_record(
 /// System headers are hashed for the cache but not handed to Cargo's change tracking.
 fn is_system(p: &Path) -> bool {
     p.starts_with("/usr") || p.starts_with("/lib")
-}
-
-/// Used by `setup`: a per-file list, parsed and checked like the build's.
-pub(crate) fn file_override(
-    input: &str,
-    file: &str,
-    toolkit: &Toolkit,
-    devices: config::DeviceQuery<'_>,
-) -> Result<ResolvedArchs> {
-    config::parse_checked(
-        input,
-        ArchSource::FileOverride(file.to_owned()),
-        toolkit,
-        devices,
-    )
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use std::str::FromStr;
 
 use archbuild_fatbin::CompressionChoice;
 
-use crate::builder::Build;
 use crate::codegen::ident;
 use crate::config::{DeviceQuery, ResolvedArchs};
 use crate::env::Env;
@@ -17,10 +16,11 @@ use crate::error::{Error, Result};
 use crate::manifest::PackageConfig;
 use crate::paths::write_if_changed;
 use crate::plan::{Module, Settings};
+use crate::spec::Spec;
 use crate::toolkit::Toolkit;
 
 pub(crate) fn settings(
-    b: &Build,
+    b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
     base: &Path,
@@ -82,7 +82,7 @@ fn is_sccache(path: &Path) -> bool {
 }
 
 pub(crate) fn compression(
-    b: &Build,
+    b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
 ) -> Result<CompressionChoice> {
@@ -109,7 +109,7 @@ pub(crate) fn compression(
 /// The modules of the build, with their files checked and their arch lists resolved.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn modules(
-    b: &Build,
+    b: &Spec,
     name: &str,
     pkg: Option<&PackageConfig>,
     base: &Path,
@@ -187,7 +187,12 @@ pub(crate) fn modules(
             group_source(out, write, &module_name, base, &files)?
         };
         let module_archs = match file_override(b, pkg, base, &files) {
-            Some((input, file)) => crate::run::file_override(&input, &file, toolkit, devices)?,
+            Some((input, file)) => crate::config::parse_checked(
+                &input,
+                crate::config::ArchSource::FileOverride(file),
+                toolkit,
+                devices,
+            )?,
             None => archs.clone(),
         };
         modules.push(Module {
@@ -204,7 +209,7 @@ pub(crate) fn modules(
 /// A per-file arch list for a file that is not one of the build's sources would be ignored
 /// without a word (a typo, or a header): refuse it instead.
 fn check_file_archs(
-    b: &Build,
+    b: &Spec,
     pkg: Option<&PackageConfig>,
     base: &Path,
     modules: &[Module],
@@ -252,7 +257,7 @@ fn check_file_archs(
 /// The per-file arch list for a module: the build script's, then the manifest's. For a group,
 /// the first member with an override decides.
 fn file_override(
-    b: &Build,
+    b: &Spec,
     pkg: Option<&PackageConfig>,
     base: &Path,
     files: &[PathBuf],

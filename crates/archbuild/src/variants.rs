@@ -5,36 +5,8 @@
 //! loads: the first variant the image contains. A target left with no variant fails the build
 //! here, naming the arch and the group, instead of failing on one GPU of a rig at run time.
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
-use crate::report::ModuleReport;
-
-/// Which variant of a group each target of a module gets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct VariantReport {
-    pub group: String,
-    pub module: String,
-    /// `(target, kernel)` for every target of the module, in the module's target order.
-    pub choices: Vec<(String, String)>,
-}
-
-impl std::fmt::Display for VariantReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let each: Vec<String> = self
-            .choices
-            .iter()
-            .map(|(t, k)| format!("{t} -> {k}"))
-            .collect();
-        write!(
-            f,
-            "variants `{}` ({}): {}",
-            self.group,
-            self.module,
-            each.join(", ")
-        )
-    }
-}
+use crate::report::{ModuleReport, VariantReport};
 
 /// The groups of a build: the build script's, then Cargo.toml's (a name set in both takes the
 /// build script's list).

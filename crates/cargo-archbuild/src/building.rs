@@ -7,13 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use archbuild::{Build, BuildReport, CompilerMessage, Env, MessageKind, ModuleReport};
+use archbuild::{Build, BuildReport, CompilerMessage, Env, MessageKind};
 use archbuild_runtime::FatBinary;
-use serde::Serialize;
 
-use crate::coverage::CoverageGap;
 use crate::error::CliError;
-use crate::gpus::{GpuVerdict, Gpus};
+use crate::gpus::Gpus;
 use crate::messages::{self, Message};
 use crate::shell::{human_bytes, Shell};
 
@@ -26,29 +24,7 @@ pub(crate) struct Pending {
     pub per_module: bool,
 }
 
-/// What the CLI reports for one fat binary.
-#[derive(Debug, Serialize)]
-pub(crate) struct ModuleOutcome {
-    #[serde(flatten)]
-    pub module: ModuleReport,
-    pub coverage_gaps: Vec<CoverageGap>,
-    /// What each visible GPU will load from it (empty without a GPU).
-    pub gpus: Vec<GpuVerdict>,
-    /// Why `gpus` is empty (no driver, no GPU), e.g. "no CUDA driver: libcuda.so.1 could not
-    /// be loaded …"; `None` when there are verdicts.
-    pub gpus_note: Option<String>,
-}
-
-/// What the CLI reports for one build.
-#[derive(Debug, Serialize)]
-pub(crate) struct BuildOutcome {
-    pub label: String,
-    #[serde(skip)]
-    pub per_module: bool,
-    #[serde(flatten)]
-    pub report: BuildReport,
-    pub modules_checked: Vec<ModuleOutcome>,
-}
+pub(crate) use crate::outcome::{BuildOutcome, ModuleOutcome};
 
 /// The name every CLI build uses for its output subdirectory.
 pub(crate) const BUILD_NAME: &str = "kernels";
@@ -298,8 +274,7 @@ fn check(
     let mut modules_checked = Vec::new();
     for m in &report.modules {
         let bytes = crate::files::read_input(&m.fatbin)?;
-        let coverage_gaps =
-            crate::commands::inspect::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
+        let coverage_gaps = crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
         // The build report's warnings already say it, grouped (printed with the status line);
         // the per-kernel gaps stay in the JSON.
         let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {

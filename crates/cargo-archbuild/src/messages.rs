@@ -8,7 +8,7 @@ use std::io::Write;
 use archbuild::JobRecord;
 use serde::Serialize;
 
-use crate::building::ModuleOutcome;
+use crate::outcome::ModuleOutcome;
 
 /// The version of the message schema; bumped when a field is removed or changes meaning.
 pub const FORMAT_VERSION: u32 = 1;

@@ -188,7 +188,7 @@ fn check_file(
     let mut out = Vec::new();
     for m in modules {
         let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
-            Ok(f) => f.with_variant_groups(variant_groups(path)),
+            Ok(f) => f.with_variant_groups(crate::listing::variant_groups(path)),
             Err(e) => {
                 // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
                 let lto = lto_images(m);
@@ -230,19 +230,6 @@ fn check_file(
         ok,
         modules: out,
     })
-}
-
-/// The kernel variant groups recorded beside a fat binary archbuild wrote
-/// (`<file>.archbuild.json`); none for other files.
-pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::VariantGroup> {
-    archbuild::prebuilt::Record::read(&archbuild::prebuilt::record_path(path))
-        .map(|r| {
-            r.variants
-                .iter()
-                .map(|(g, ks)| archbuild_runtime::VariantGroup::new(g, ks))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.

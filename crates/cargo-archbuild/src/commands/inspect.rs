@@ -5,59 +5,14 @@
 
 use std::path::Path;
 
-use archbuild_fatbin::{detect, read_any_with, Detail, EntryKind, FileKind, ImageRecord};
-use serde::Serialize;
+use archbuild_fatbin::Detail;
 
 use crate::cli::{InspectArgs, InspectFormat};
-use crate::coverage::{gaps, CoverageGap, ImageKernels};
 use crate::error::CliError;
 use crate::files::map_input;
-use crate::report::{table, variant_name};
+use crate::listing::{inspect_with, InspectReport};
+use crate::report::table;
 use crate::shell::{bold, flagged, human_bytes, Shell};
-
-#[derive(Debug, Serialize)]
-pub(crate) struct InspectReport {
-    pub reason: &'static str,
-    pub file: String,
-    /// `fatbin`, `cubin`, `ptx` or `host-elf`.
-    pub file_kind: &'static str,
-    pub images: Vec<ImageJson>,
-    /// Kernels missing from some images of their container.
-    pub coverage_gaps: Vec<CoverageGap>,
-    /// Kernel variant groups (recorded beside fat binaries archbuild wrote): per group, the
-    /// kernel each image offers.
-    pub variants: Vec<VariantJson>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct VariantJson {
-    pub group: String,
-    pub kernels: Vec<String>,
-    /// `(target, kernel)`; the kernel is `None` when the image has no variant of the group.
-    pub choices: Vec<(String, Option<String>)>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct ImageJson {
-    pub index: usize,
-    /// `ELF`, `PTX` or `LTO-IR`.
-    pub kind: &'static str,
-    /// `sm_86` for ELF (and LTO-IR), `compute_86` for PTX.
-    pub target: String,
-    pub arch: String,
-    pub variant: &'static str,
-    pub ptx_isa: Option<String>,
-    pub size: usize,
-    pub stored_size: usize,
-    pub compression: String,
-    pub kernels: Vec<String>,
-    pub location: String,
-    /// The entry's identifier (the source nvcc compiled, with `-lineinfo`), if any.
-    pub identifier: Option<String>,
-    /// Which container (translation unit) of the file the image is in.
-    #[serde(skip)]
-    pub group: String,
-}
 
 pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError> {
     if args.format == InspectFormat::Cuobjdump && shell.is_json() {
@@ -84,104 +39,6 @@ pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError>
             Ok(())
         }
         InspectFormat::Human => print_human(&report, shell),
-    }
-}
-
-/// Reads `bytes` (the contents of `path`) into a report, with every image's kernels.
-pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, CliError> {
-    inspect_with(path, bytes, Detail::Contents)
-}
-
-/// Reads `bytes` into a report, decoding images only as far as `detail` asks.
-fn inspect_with(path: &Path, bytes: &[u8], detail: Detail) -> Result<InspectReport, CliError> {
-    let file_kind = match detect(bytes) {
-        FileKind::Fatbin => "fatbin",
-        FileKind::Cubin => "cubin",
-        FileKind::Ptx => "ptx",
-        FileKind::HostElf => "host-elf",
-        _ => "unknown",
-    };
-    let records = read_any_with(bytes, detail).map_err(|e| CliError::Format {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    if records.is_empty() {
-        return Err(CliError::NoImages {
-            path: path.to_path_buf(),
-        });
-    }
-    let images: Vec<ImageJson> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| image_json(i, r))
-        .collect();
-    let mut coverage_gaps = Vec::new();
-    let mut groups: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
-    groups.dedup();
-    for group in groups {
-        let members: Vec<ImageKernels> = records
-            .iter()
-            .zip(&images)
-            .filter(|(r, j)| j.group == group && r.kind != EntryKind::LtoIr)
-            .map(|(r, j)| ImageKernels {
-                index: j.index,
-                target: target_of(r),
-                kernels: r.kernels.clone(),
-            })
-            .collect();
-        coverage_gaps.extend(gaps(&members));
-    }
-    let variants = crate::commands::doctor::variant_groups(path)
-        .into_iter()
-        .map(|g| VariantJson {
-            choices: images
-                .iter()
-                .filter(|i| i.kind != "LTO-IR")
-                .map(|i| {
-                    let k = g.kernels.iter().find(|k| i.kernels.contains(k)).cloned();
-                    (i.target.clone(), k)
-                })
-                .collect(),
-            group: g.name,
-            kernels: g.kernels,
-        })
-        .collect();
-    Ok(InspectReport {
-        reason: "inspect",
-        file: path.display().to_string(),
-        file_kind,
-        images,
-        coverage_gaps,
-        variants,
-    })
-}
-
-fn target_of(r: &ImageRecord) -> archbuild_arch::Target {
-    match r.kind {
-        EntryKind::Ptx => archbuild_arch::Target::ptx(r.arch),
-        EntryKind::Elf | EntryKind::LtoIr => archbuild_arch::Target::cubin(r.arch),
-    }
-}
-
-fn image_json(index: usize, r: &ImageRecord) -> ImageJson {
-    let group = match r.location.rfind(" entry ") {
-        Some(p) => r.location[..p].to_string(),
-        None => r.location.clone(),
-    };
-    ImageJson {
-        index,
-        kind: r.kind.name(),
-        target: target_of(r).to_string(),
-        arch: r.arch.to_string(),
-        variant: variant_name(r.arch.variant),
-        ptx_isa: r.ptx_isa.map(|v| v.to_string()),
-        size: r.size,
-        stored_size: r.stored_size,
-        compression: r.compression.to_string(),
-        kernels: r.kernels.clone(),
-        location: r.location.clone(),
-        identifier: r.identifier.clone(),
-        group,
     }
 }
 
