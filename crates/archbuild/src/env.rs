@@ -119,16 +119,10 @@ impl Env {
             .map(PathBuf::from)
     }
 
-    /// Reads a boolean-ish flag: `1`, `true`, `yes`, `on` (any case) are true.
+    /// Reads a boolean-ish flag in the one on/off vocabulary of every archbuild switch
+    /// ([`archbuild_store::is_on`]: `1`, `true`, `yes`, `on`, any case).
     pub fn flag(&self, name: &str) -> bool {
-        self.var(name)
-            .map(|v| {
-                matches!(
-                    v.trim().to_ascii_lowercase().as_str(),
-                    "1" | "true" | "yes" | "on"
-                )
-            })
-            .unwrap_or(false)
+        self.var(name).is_some_and(|v| archbuild_store::is_on(&v))
     }
 
     /// Every variable read so far, sorted (the build report lists them).
@@ -175,5 +169,21 @@ mod tests {
         assert!(!env.flag("B"));
         assert!(env.flag("C"));
         assert!(!env.flag("D"));
+    }
+
+    /// `none`, `off`, `0`, `false` and `no` switch off every switch, in any case: this flag
+    /// reader, the build cache (`cache_cap.rs`), the remote cache (`remote.rs`), the JIT cache
+    /// and nvJitLink (the runtime's `env.rs`) all read `archbuild_store`'s one vocabulary.
+    #[test]
+    fn every_switch_reads_the_one_vocabulary() {
+        for off in ["none", "off", "0", "false", "no", " OFF ", "None"] {
+            let env = Env::from_vars([("ARCHBUILD_PROVISION", off)]);
+            assert!(!env.flag("ARCHBUILD_PROVISION"), "{off}");
+            assert!(archbuild_store::is_off(off), "{off}");
+        }
+        for on in ["1", "true", "yes", "on", "On"] {
+            let env = Env::from_vars([("ARCHBUILD_PROVISION", on)]);
+            assert!(env.flag("ARCHBUILD_PROVISION"), "{on}");
+        }
     }
 }

@@ -105,8 +105,11 @@ mod tests {
                 Duration::from_secs(3)
             )
         );
+        for off in ["off", "none", "0", "false", "no", "OFF"] {
+            let env = Env::from_vars([(URL_VAR, off)]);
+            assert_eq!(resolve(&b, &env, Some(&pkg)).unwrap(), None, "{off}");
+        }
         let env = Env::from_vars([(URL_VAR, "off")]);
-        assert_eq!(resolve(&b, &env, Some(&pkg)).unwrap(), None);
         let b = Spec {
             remote_cache: Some("file:///shared".into()),
             ..Default::default()
