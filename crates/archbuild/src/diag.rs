@@ -7,12 +7,12 @@
 use std::path::Path;
 
 use crate::driver::Failure;
-use crate::plan::{Job, Module, Phase};
+use crate::plan::{Job, Module};
 
 /// One group of identical failures.
 struct Group<'a> {
     module: &'a Module,
-    phase: &'static str,
+    phase: crate::report::JobPhase,
     key: String,
     labels: Vec<String>,
     failure: &'a Failure,
@@ -29,10 +29,7 @@ pub(crate) fn describe(
     let mut groups: Vec<Group> = Vec::new();
     for &(j, f) in failures {
         let job = &jobs[j];
-        let phase = match job.phase {
-            Phase::Cicc(_) => "cicc",
-            Phase::Ptxas(_) => "ptxas",
-        };
+        let phase = job.phase.kind();
         let key = mask(&f.output, tmp);
         match groups.iter_mut().find(|g| {
             g.key == key && g.phase == phase && std::ptr::eq(g.module, &modules[job.module])

@@ -230,10 +230,7 @@ impl<'a> Compiler<'a> {
         let job = &self.jobs[j];
         JobRecord {
             module: self.modules[job.module].name.clone(),
-            phase: match job.phase {
-                Phase::Cicc(_) => "cicc",
-                Phase::Ptxas(_) => "ptxas",
-            },
+            phase: job.phase.kind(),
             target: job.label(),
             cached: out.cached,
             preprocessed: out.preprocessed,

@@ -61,8 +61,8 @@ pub use paths::Home;
 pub use provision::{
     provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
 };
-pub use report::{BuildReport, CacheEviction, JobRecord, ModuleReport, VariantReport};
-pub use run::PlanListing;
+pub use report::{BuildReport, CacheEviction, JobPhase, JobRecord, ModuleReport, VariantReport};
+pub use run::{PlanListing, PlannedJob};
 pub use toolkit::{FoundBy, Toolkit};
 
 /// Statistics of a build cache directory: `(entries, bytes)`.

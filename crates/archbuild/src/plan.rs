@@ -158,6 +158,16 @@ pub(crate) enum Phase {
     Ptxas(Arch),
 }
 
+impl Phase {
+    /// The compiler this phase runs, as reports name it.
+    pub fn kind(self) -> crate::report::JobPhase {
+        match self {
+            Phase::Cicc(_) => crate::report::JobPhase::Cicc,
+            Phase::Ptxas(_) => crate::report::JobPhase::Ptxas,
+        }
+    }
+}
+
 /// One job: a phase of one module, and the job it needs first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Job {

@@ -7,13 +7,32 @@ use std::path::PathBuf;
 use archbuild_arch::ArchList;
 use serde::Serialize;
 
+/// Which compiler a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobPhase {
+    /// Source to PTX (`nvcc -ptx`, which runs cicc).
+    Cicc,
+    /// PTX to cubin.
+    Ptxas,
+}
+
+impl fmt::Display for JobPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            JobPhase::Cicc => "cicc",
+            JobPhase::Ptxas => "ptxas",
+        })
+    }
+}
+
 /// One job of the build.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobRecord {
     /// The module (fat binary) it belongs to.
     pub module: String,
     /// `cicc` (source → PTX) or `ptxas` (PTX → cubin).
-    pub phase: &'static str,
+    pub phase: JobPhase,
     /// `compute_89` for cicc jobs, `sm_89` for ptxas jobs.
     pub target: String,
     /// Served from the cache (no compiler process started).
@@ -114,8 +133,11 @@ pub struct BuildReport {
     pub name: String,
     /// The build's arch list, canonical form.
     pub archs: String,
-    /// Where it came from (`ARCHBUILD_ARCHS`, the default, …).
+    /// Where it came from, in words (`ARCHBUILD_ARCHS`, the default, …).
     pub arch_source: String,
+    /// Where it came from.
+    #[serde(skip)]
+    pub source: crate::config::ArchSource,
     /// The toolkit release used, e.g. `13.5.37`.
     pub toolkit: String,
     pub nvcc: PathBuf,

@@ -11,7 +11,7 @@ use archbuild_fatbin::CompressionChoice;
 
 use crate::cache::Store;
 use crate::codegen::{self, ModuleCode};
-use crate::config::{self, ResolvedArchs};
+use crate::config::{self, ArchSource, ResolvedArchs};
 use crate::deps::{self, FileHashes, Roots};
 use crate::discover::Discovery;
 use crate::driver::{Compiler, JobOut};
@@ -23,8 +23,7 @@ use crate::paths::{write_if_changed, Home};
 use crate::plan::{self, Module, Phase, Settings};
 use crate::prebuilt;
 use crate::process::Cmd;
-use crate::report::ModuleReport;
-use crate::report::{BuildReport, JobRecord};
+use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::setup;
 use crate::spec::Spec;
 use crate::toolkit::Toolkit;
@@ -32,11 +31,24 @@ use crate::toolkit::Toolkit;
 /// The commands a cold build would run (`Build::try_plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanListing {
-    /// The build's arch list and where it came from.
+    /// The build's arch list.
     pub archs: String,
+    /// Where it came from, in words (as `BuildReport::arch_source`).
     pub arch_source: String,
-    /// `(module, phase, target, command line)`; temp paths read `<tmp>/…`.
-    pub jobs: Vec<(String, &'static str, String, String)>,
+    /// Where it came from.
+    pub source: ArchSource,
+    pub jobs: Vec<PlannedJob>,
+}
+
+/// One job a cold build would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedJob {
+    pub module: String,
+    pub phase: JobPhase,
+    /// `compute_89` for cicc jobs, `sm_89` for ptxas jobs.
+    pub target: String,
+    /// The command line; temp paths read `<tmp>/…`.
+    pub command: String,
 }
 
 /// Everything resolved before any compile runs.
@@ -230,7 +242,7 @@ pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
             let m = &p.modules[job.module];
             let (phase, cmd) = match job.phase {
                 Phase::Cicc(a) => (
-                    "cicc",
+                    JobPhase::Cicc,
                     plan::cicc_command(
                         &p.toolkit,
                         &p.settings,
@@ -241,16 +253,22 @@ pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
                     ),
                 ),
                 Phase::Ptxas(a) => (
-                    "ptxas",
+                    JobPhase::Ptxas,
                     plan::ptxas_command(&p.toolkit, &p.settings, a, &tmp.join(j.to_string())),
                 ),
             };
-            (m.name.clone(), phase, job.label(), cmd.display())
+            PlannedJob {
+                module: m.name.clone(),
+                phase,
+                target: job.label(),
+                command: cmd.display(),
+            }
         })
         .collect();
     Ok(PlanListing {
         archs: p.archs.list.to_string(),
         arch_source: p.archs.source.to_string(),
+        source: p.archs.source.clone(),
         jobs: listing,
     })
 }
@@ -520,6 +538,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         name: name.to_owned(),
         archs: p.archs.list.to_string(),
         arch_source: p.archs.source.to_string(),
+        source: p.archs.source.clone(),
         toolkit: p.toolkit.release().to_owned(),
         nvcc: p.toolkit.nvcc().to_path_buf(),
         jobs_planned: jobs.len(),

@@ -137,7 +137,7 @@ fn ptx_cleaned_from_the_cache_while_the_build_runs_is_compiled_again() {
         b.file("kernels/add.cu").archs("8.6");
         if let Some(hook) = on_cicc {
             b.on_job(move |j| {
-                if j.phase == "cicc" {
+                if j.phase == archbuild::JobPhase::Cicc {
                     hook();
                 }
             });
@@ -303,7 +303,7 @@ fn a_plan_writes_nothing_with_or_without_an_output_directory() {
         .try_plan("k")
         .unwrap();
     assert!(
-        plan.jobs.iter().any(|j| j.3.contains("planned-out")),
+        plan.jobs.iter().any(|j| j.command.contains("planned-out")),
         "{:?}",
         plan.jobs
     );
@@ -366,7 +366,7 @@ fn flags_defines_includes_and_launcher_reach_the_commands() {
         .try_plan("k")
         .unwrap();
     assert!(
-        listing.jobs[0].3.starts_with("/usr/bin/env "),
+        listing.jobs[0].command.starts_with("/usr/bin/env "),
         "{:?}",
         listing.jobs[0]
     );

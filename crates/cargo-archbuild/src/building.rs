@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use archbuild::{Build, BuildReport, CompilerMessage, Env, MessageKind};
+use archbuild::{ArchSource, Build, BuildReport, CompilerMessage, Env, MessageKind};
 use archbuild_runtime::FatBinary;
 
 use crate::error::CliError;
@@ -63,15 +63,15 @@ pub(crate) fn run_all(
                 p.label,
                 listing.jobs.len(),
                 listing.archs,
-                source_name(&listing.arch_source)
+                source_label(&listing.source)
             ),
         );
-        default_used |= listing.arch_source.starts_with("the default");
+        default_used |= listing.source == ArchSource::Default;
         if shell.is_json() {
             messages::emit(&Message::BuildStarted {
                 package: &p.label,
                 archs: &listing.archs,
-                arch_source: &source_name(&listing.arch_source),
+                arch_source: &source_label(&listing.source),
                 jobs_planned: listing.jobs.len(),
             });
         }
@@ -270,7 +270,7 @@ fn check(
     gpus: &Gpus,
     shell: &Shell,
 ) -> Result<BuildOutcome, CliError> {
-    report.arch_source = source_name(&report.arch_source);
+    report.arch_source = source_label(&report.source);
     let mut modules_checked = Vec::new();
     for m in &report.modules {
         let bytes = crate::files::read_input(&m.fatbin)?;
@@ -354,11 +354,10 @@ pub(crate) fn print_summary(
 
 /// The build driver names a `--archs` list "the build's arch list (`.archs(...)` / `--archs`)";
 /// on the command line it is just `--archs`.
-fn source_name(source: &str) -> String {
-    if source.starts_with("the build's arch list") {
-        "--archs".into()
-    } else {
-        source.to_string()
+fn source_label(source: &ArchSource) -> String {
+    match source {
+        ArchSource::Explicit => "--archs".into(),
+        other => other.to_string(),
     }
 }
 

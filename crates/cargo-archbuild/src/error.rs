@@ -139,6 +139,7 @@ impl CliError {
                 exit::USAGE => "config",
                 exit::INPUT => "input",
                 exit::CARGO => "manifest",
+                exit::INTERRUPTED => "interrupted",
                 _ => "output",
             },
             CliError::Cargo { .. } => "cargo",
@@ -226,6 +227,15 @@ fn build_exit_code(e: &archbuild::Error) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::exit;
+
+    #[test]
+    fn an_interrupted_build_is_kind_interrupted_with_its_code() {
+        let e = super::CliError::Build(archbuild::Error::Interrupted);
+        assert_eq!(
+            (e.kind(), e.exit_code()),
+            ("interrupted", exit::INTERRUPTED)
+        );
+    }
 
     #[test]
     fn docs_and_help_list_every_exit_code_of_the_one_table() {
