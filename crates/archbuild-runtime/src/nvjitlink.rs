@@ -53,8 +53,11 @@ pub struct NvJitLink {
     fns: Fns,
     version: CudaVersion,
     path: PathBuf,
-    // Declared last: the function pointers above must not outlive the library.
-    _lib: Library,
+    // Never unloaded: nvJitLink keeps the worker threads of its parallel ptxas alive after a
+    // compile, and unmapping the library under them crashes the process later (a SIGSEGV at
+    // exit, one run in eight of the nvjitlink tests). Loading it once per process is all a
+    // program does, so keeping it mapped costs nothing.
+    _lib: std::mem::ManuallyDrop<Library>,
 }
 
 impl std::fmt::Debug for NvJitLink {
@@ -119,7 +122,7 @@ impl NvJitLink {
             fns,
             version: CudaVersion::new(major, minor),
             path: path.to_path_buf(),
-            _lib: lib,
+            _lib: std::mem::ManuallyDrop::new(lib),
         })
     }
 
