@@ -1,22 +1,22 @@
 //! archbuild's persistent JIT cache: cubins compiled from PTX, keyed on the PTX, the target and
 //! the compiler, so a second start of a program skips a JIT that costs seconds.
 //!
-//! Guarantees: the directory is private (0700); an entry is written to a temporary file in the
-//! same directory and renamed into place, so readers see a whole entry or none; every entry
-//! carries its key and a BLAKE3 checksum of its cubin, both verified before every load, so a corrupted,
-//! truncated or swapped entry is never loaded (the loader recompiles and rewrites it); the
-//! cache has a size cap enforced by evicting the least recently used entries (a hit touches the
-//! entry's mtime). Entries are not fsync'ed: after a crash an entry may be torn, which the
-//! checksum catches.
+//! It is an `archbuild_store::Store` (the build cache's store, with its own entry magic), so the
+//! guarantees are the store's: the directory is private (0700, checked here); an entry is
+//! written to a temporary file and renamed into place, so readers see a whole entry or none;
+//! every entry carries its key and a BLAKE3 checksum of its cubin, both verified before every
+//! load, so a corrupted, truncated or swapped entry is never loaded (the loader recompiles and
+//! rewrites it); the size cap is kept by the store's least-recently-used eviction after every
+//! write (a hit touches the entry's mtime). Entries are not fsync'ed: after a crash an entry may
+//! be torn, which the checksum catches.
 
 use std::fs;
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
-use archbuild_store::{Key, Remote, RemoteConfig, RemoteMode, RemoteStats};
+use archbuild_store::{Key, Remote, RemoteConfig, RemoteMode, RemoteStats, Store};
 
 use crate::env;
 use crate::error::{Error, Result};
@@ -25,13 +25,8 @@ use crate::error::{Error, Result};
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
 const MAGIC: &[u8; 8] = b"ABJIT\x02\0\0";
-const HEADER: usize = 8 + 32 + 32 + 8;
-const SUFFIX: &str = "cubin";
-/// The remote tier's namespace for JIT results.
-const REMOTE_NS: &str = "jit";
-const TMP_PREFIX: &str = ".tmp-";
-/// Temporary files older than this are leftovers of a killed process and get removed.
-const STALE_TMP: Duration = Duration::from_secs(600);
+/// The store namespace of JIT results, locally (`<dir>/jit/<2 hex>/<62 hex>`) and remotely.
+const NS: &str = "jit";
 
 /// What a cache entry is for: a hash of the PTX, the target and the compiler identity.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -86,9 +81,8 @@ pub enum Lookup {
 /// A JIT cache directory, optionally in front of a remote tier shared by a fleet.
 #[derive(Debug, Clone)]
 pub struct JitCache {
-    dir: PathBuf,
+    store: Store,
     max_bytes: u64,
-    remote: Option<Arc<Remote>>,
 }
 
 impl JitCache {
@@ -110,9 +104,8 @@ impl JitCache {
                 .map_err(|e| err("making the directory private (chmod 0700)", e))?;
         }
         Ok(Self {
-            dir,
+            store: Store::new(dir).with_magic(MAGIC),
             max_bytes: DEFAULT_MAX_BYTES,
-            remote: None,
         })
     }
 
@@ -148,13 +141,13 @@ impl JitCache {
     /// Puts a remote tier behind this cache: a local miss asks it (verifying what comes back),
     /// and every new entry is uploaded (unless read-only).
     pub fn with_remote(mut self, remote: Option<Arc<Remote>>) -> Self {
-        self.remote = remote;
+        self.store = self.store.with_remote(remote);
         self
     }
 
     /// What the remote tier did so far, when there is one.
     pub fn remote_stats(&self) -> Option<RemoteStats> {
-        self.remote.as_ref().map(|r| r.stats())
+        self.store.remote().map(|r| r.stats())
     }
 
     /// `<ARCHBUILD_HOME>/jit`, the home being `<user cache dir>/archbuild` unless set
@@ -175,7 +168,7 @@ impl JitCache {
 
     /// The cache directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.store.dir()
     }
 
     /// The size cap in bytes.
@@ -185,100 +178,49 @@ impl JitCache {
 
     /// Where the entry for `key` lives.
     pub fn entry_path(&self, key: &CacheKey) -> PathBuf {
-        self.dir.join(format!("{}.{SUFFIX}", key.hex()))
+        self.store.entry_path(NS, &Key(key.digest))
     }
 
-    /// Looks `key` up. A hit is verified (key and checksum) and marks the entry as recently
-    /// used; an entry that fails verification is removed and reported as [`Lookup::Rejected`].
+    /// Looks `key` up, locally then in the remote tier. A hit is verified (key and checksum)
+    /// and marks the entry as recently used; an entry that fails verification is removed and
+    /// reported as [`Lookup::Rejected`].
     pub fn get(&self, key: &CacheKey) -> Lookup {
-        let path = self.entry_path(key);
-        let Ok(mut file) = fs::File::open(&path) else {
-            return self.fetch_remote(key, &path);
-        };
-        match read_verified(&mut file, key) {
-            Ok(cubin) => {
-                touch(&file);
+        match self.store.lookup(NS, &Key(key.digest)) {
+            Ok(Some(cubin)) => {
+                if self.store.remote().is_some() {
+                    // A remote hit may have added an entry: keep the cap.
+                    self.keep_cap(Some(&self.entry_path(key)));
+                }
                 Lookup::Hit(cubin)
             }
-            Err(why) => {
-                let _ = fs::remove_file(&path);
-                Lookup::Rejected(why)
-            }
+            Ok(None) => Lookup::Miss,
+            Err(why) => Lookup::Rejected(why.to_string()),
         }
     }
 
-    /// A local miss: the remote tier's verified entry, kept locally.
-    fn fetch_remote(&self, key: &CacheKey, path: &Path) -> Lookup {
-        let Some(remote) = &self.remote else {
-            return Lookup::Miss;
-        };
-        let Some(cubin) = remote.get(MAGIC, REMOTE_NS, &Key(key.digest)) else {
-            return Lookup::Miss;
-        };
-        let bytes = archbuild_store::entry::encode(MAGIC, &Key(key.digest), &cubin);
-        if archbuild_store::write_atomic(path, &bytes).is_ok() {
-            self.evict(Some(path));
-        }
-        Lookup::Hit(cubin)
-    }
-
-    /// Stores `cubin` under `key` atomically, then evicts least recently used entries until
-    /// the cache fits its cap (never the entry just written).
+    /// Stores `cubin` under `key` atomically (and in the remote tier, unless read-only), then
+    /// evicts least recently used entries until the cache fits its cap (never the entry just
+    /// written).
     pub fn put(&self, key: &CacheKey, cubin: &[u8]) -> Result<()> {
         let path = self.entry_path(key);
-        let err = |action, source| Error::Cache {
-            path: path.clone(),
-            action,
-            source,
-        };
-        let mut tmp = tempfile::Builder::new()
-            .prefix(TMP_PREFIX)
-            .tempfile_in(&self.dir)
-            .map_err(|e| err("creating a temporary file", e))?;
-        let mut header = Vec::with_capacity(HEADER);
-        header.extend_from_slice(MAGIC);
-        header.extend_from_slice(&key.digest);
-        header.extend_from_slice(blake3::hash(cubin).as_bytes());
-        header.extend_from_slice(&(cubin.len() as u64).to_le_bytes());
-        tmp.write_all(&header)
-            .and_then(|()| tmp.write_all(cubin))
-            .map_err(|e| err("writing an entry", e))?;
-        tmp.persist(&path)
-            .map_err(|e| err("renaming an entry into place", e.error))?;
-        self.evict(Some(&path));
-        if let Some(remote) = &self.remote {
-            let k = Key(key.digest);
-            remote.put_encoded(
-                REMOTE_NS,
-                &k,
-                &archbuild_store::entry::encode(MAGIC, &k, cubin),
-            );
-        }
+        self.store
+            .put(NS, &Key(key.digest), cubin)
+            .map_err(|source| Error::Cache {
+                path: path.clone(),
+                action: "writing an entry",
+                source,
+            })?;
+        self.keep_cap(Some(&path));
         Ok(())
     }
 
     /// The entries (path, size, last use), oldest first.
     pub fn entries(&self) -> Vec<(PathBuf, u64, SystemTime)> {
-        let mut v = Vec::new();
-        let Ok(rd) = fs::read_dir(&self.dir) else {
-            return v;
-        };
-        let now = SystemTime::now();
-        for e in rd.flatten() {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            let Ok(meta) = e.metadata() else { continue };
-            let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            if name.starts_with(TMP_PREFIX) {
-                if now.duration_since(mtime).unwrap_or_default() > STALE_TMP {
-                    let _ = fs::remove_file(e.path());
-                }
-                continue;
-            }
-            if meta.is_file() && name.ends_with(SUFFIX) {
-                v.push((e.path(), meta.len(), mtime));
-            }
-        }
+        let (entries, _) = archbuild_store::scan(self.store.dir(), SystemTime::now());
+        let mut v: Vec<_> = entries
+            .into_iter()
+            .map(|e| (e.path, e.len, e.used))
+            .collect();
         v.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
         v
     }
@@ -291,27 +233,14 @@ impl JitCache {
     /// Applies the size cap now (`cargo archbuild cache trim`), least recently used first;
     /// returns the entries and bytes removed.
     pub fn trim(&self) -> (u64, u64) {
-        self.evict(None)
+        self.keep_cap(None)
     }
 
-    fn evict(&self, keep: Option<&Path>) -> (u64, u64) {
-        let entries = self.entries();
-        let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        let mut removed = (0, 0);
-        for (path, len, _) in entries {
-            if total <= self.max_bytes {
-                break;
-            }
-            if Some(path.as_path()) == keep {
-                continue;
-            }
-            // Another process may have evicted it already; either way it is gone.
-            if fs::remove_file(&path).is_ok() {
-                removed = (removed.0 + 1, removed.1 + len);
-            }
-            total = total.saturating_sub(len);
-        }
-        removed
+    fn keep_cap(&self, keep: Option<&Path>) -> (u64, u64) {
+        let e = self
+            .store
+            .evict_sparing(self.max_bytes, |e| Some(e.path.as_path()) == keep);
+        (e.entries, e.bytes)
     }
 }
 
@@ -333,28 +262,4 @@ fn remote_from_env() -> Result<Option<Arc<Remote>>> {
         config = config.with_mode(mode);
     }
     Ok(Some(Remote::open(config)))
-}
-
-/// Reads an entry, checking framing, key and checksum (the store's one entry format); the
-/// error says which check failed. The file is read at its size in one go and the header is
-/// then dropped in place, so a multi-megabyte cubin is neither zero-filled nor copied twice.
-fn read_verified(file: &mut fs::File, key: &CacheKey) -> Result<Vec<u8>, String> {
-    let len = file
-        .metadata()
-        .map_err(|e| format!("unreadable entry ({e})"))?
-        .len();
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.read_to_end(&mut bytes)
-        .map_err(|e| format!("unreadable entry ({e})"))?;
-    let payload_len = archbuild_store::entry::verify(MAGIC, &Key(key.digest), &bytes)
-        .map_err(|why| why.to_string())?
-        .len();
-    bytes.drain(..bytes.len() - payload_len);
-    Ok(bytes)
-}
-
-/// Marks an entry as used now, for LRU eviction. Best effort: a read-only cache still serves.
-fn touch(file: &fs::File) {
-    // futimens works on a read-only descriptor of a file we own.
-    let _ = file.set_modified(SystemTime::now());
 }

@@ -266,12 +266,15 @@ fn directory_is_private() {
 fn stale_temporary_files_are_cleaned() {
     let dir = tempfile::tempdir().unwrap();
     let cache = JitCache::open(dir.path()).unwrap();
-    let stale = dir.path().join(".tmp-left-by-a-killed-process");
+    // Writers put their temporary file beside the entry (`<dir>/jit/<2 hex>/`).
+    let shard = dir.path().join("jit/ab");
+    fs::create_dir_all(&shard).unwrap();
+    let stale = shard.join(".tmp-left-by-a-killed-process");
     fs::write(&stale, b"partial").unwrap();
     let f = fs::File::options().append(true).open(&stale).unwrap();
-    f.set_modified(SystemTime::now() - Duration::from_secs(3600))
+    f.set_modified(SystemTime::now() - Duration::from_secs(2 * 3600))
         .unwrap();
-    let fresh = dir.path().join(".tmp-being-written-now");
+    let fresh = shard.join(".tmp-being-written-now");
     fs::write(&fresh, b"partial").unwrap();
     cache
         .put(&CacheKey::new(b"x", "sm_90", "test"), b"y")

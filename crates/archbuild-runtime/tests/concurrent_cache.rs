@@ -78,12 +78,29 @@ fn sixteen_processes_cold_load_into_one_cache() {
         "{paths:?}"
     );
 
-    let names: Vec<String> = std::fs::read_dir(&cache_dir)
+    // Every file under the cache: exactly the one entry, in the store's layout, and no
+    // temporary file left behind by any of the sixteen writers.
+    let mut files = Vec::new();
+    let mut dirs = vec![cache_dir.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().map(Result::unwrap) {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            } else {
+                files.push(e.path());
+            }
+        }
+    }
+    assert_eq!(files.len(), 1, "one entry, no temporary files: {files:?}");
+    let rel = files[0]
+        .strip_prefix(&cache_dir)
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(names.len(), 1, "one entry, no temporary files: {names:?}");
-    assert!(names[0].ends_with(".cubin"), "{names:?}");
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        rel.starts_with("jit/") && rel.len() == "jit/".len() + 2 + 1 + 62,
+        "{rel}"
+    );
 
     // The entry verifies and serves a load without JIT.
     let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0);

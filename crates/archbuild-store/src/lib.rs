@@ -20,6 +20,7 @@ pub mod entry;
 mod error;
 mod key;
 mod local;
+mod lru;
 #[cfg(feature = "remote")]
 mod remote;
 mod tier;
@@ -30,6 +31,7 @@ pub use config::{endpoint, Endpoint, RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use key::{Key, KeyBuilder};
 pub use local::{Store, BUILD_MAGIC};
+pub use lru::{scan, Entry, Eviction};
 pub use tier::{Remote, RemoteStats, Tier};
 pub use vocab::{is_off, is_on, parse_size};
 

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crate::atomic::write_atomic;
-use crate::entry;
+use crate::entry::{self, Rejection};
 use crate::key::Key;
 use crate::tier::Remote;
 
@@ -85,20 +85,40 @@ impl Store {
 
     /// The local entry only (no network).
     pub fn get_local(&self, ns: &str, key: &Key) -> Option<Vec<u8>> {
+        self.lookup_local(ns, key).ok().flatten()
+    }
+
+    /// The local entry, `None` when there is none, or why the one there was refused (it is
+    /// then removed: never trusted, and not tripped over again). The file is read at its size
+    /// in one go and its header dropped in place: a multi-megabyte payload is copied once.
+    pub fn lookup_local(&self, ns: &str, key: &Key) -> Result<Option<Vec<u8>>, Rejection> {
         let path = self.entry_path(ns, key);
-        let mut file = File::open(&path).ok()?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).ok()?;
-        match entry::verify(&self.magic, key, &bytes) {
+        let Ok(mut file) = File::open(&path) else {
+            return Ok(None);
+        };
+        let len = file.metadata().map_or(0, |m| m.len() as usize);
+        let mut bytes = Vec::with_capacity(len);
+        if file.read_to_end(&mut bytes).is_err() {
+            return Ok(None);
+        }
+        match entry::verify(&self.magic, key, &bytes).map(<[u8]>::len) {
             Ok(payload) => {
                 self.mark_used(path, &file);
-                Some(payload.to_vec())
+                bytes.drain(..bytes.len() - payload);
+                Ok(Some(bytes))
             }
-            Err(_) => {
-                // Corrupt: never trust it, and don't trip over it again.
+            Err(why) => {
                 let _ = std::fs::remove_file(&path);
-                None
+                Err(why)
             }
+        }
+    }
+
+    /// [`Store::get`], saying why a local entry was refused.
+    pub fn lookup(&self, ns: &str, key: &Key) -> Result<Option<Vec<u8>>, Rejection> {
+        match self.lookup_local(ns, key)? {
+            Some(payload) => Ok(Some(payload)),
+            None => Ok(self.fetch_remote(ns, key)),
         }
     }
 

@@ -1,21 +1,9 @@
-//! Keeping the build cache under its size cap (`ARCHBUILD_CACHE_MAX_BYTES`, default 2 GiB).
-//!
-//! Once per build, after every job finished and every fat binary is packed, the entries are
-//! listed with their size and mtime (a hit sets an entry's mtime to now, see `Store::get`) and
-//! the least recently used are removed until the total fits the cap. Never removed: entries
-//! this build read or wrote (the store remembers them) and anything used since the build
-//! started (a concurrent build's), so a cap smaller than one build leaves the cache over the cap
-//! instead of breaking the build. Only files laid out like entries (`<namespace>/<2 hex>/<62
-//! hex>`) are counted or removed, so a cache directory pointed at a shared folder loses nothing
-//! else. Temp files (`.tmp-*`) of writers killed mid-write are removed after an hour, temp build
-//! directories (`tmp/.tmp-build-*`) of killed builds after a day (a compile can run for long);
-//! younger ones belong to running writers and are neither counted nor touched. Races with other
-//! processes are harmless: a file already gone counts as removed, and readers treat a vanished
-//! entry as a miss.
+//! The build cache's size cap (`ARCHBUILD_CACHE_MAX_BYTES`, default 2 GiB), applied once per
+//! build after every fat binary is packed, by the store's least-recently-used eviction
+//! (`archbuild_store::Store::evict`, which spares this build's entries and anything used since
+//! it started).
 
-use std::fs::Metadata;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use crate::cache::Store;
 use crate::env::Env;
@@ -28,14 +16,6 @@ pub(crate) const MAX_BYTES_VAR: &str = "ARCHBUILD_CACHE_MAX_BYTES";
 /// Default cap: 2 GiB, room for the targets of several projects and toolkit releases (a
 /// 5-target build of a large kernel file is ~15 MB).
 const DEFAULT_MAX_BYTES: u64 = 2 << 30;
-
-/// `.tmp-*` files older than this are leftovers of a killed writer.
-const STALE_TMP_FILE: Duration = Duration::from_secs(60 * 60);
-/// `tmp/.tmp-build-*` directories older than this (by their newest file) are a killed build's.
-const STALE_TMP_DIR: Duration = Duration::from_secs(24 * 60 * 60);
-/// A build's own timestamps may trail its start clock a little (coarse filesystem clocks).
-const SLACK: Duration = Duration::from_secs(2);
-
 /// The cap from `ARCHBUILD_CACHE_MAX_BYTES` (blank or unset: the default).
 pub(crate) fn max_bytes(env: &Env) -> Result<u64> {
     let Some(value) = env.var(MAX_BYTES_VAR) else {
@@ -53,156 +33,21 @@ pub(crate) fn max_bytes(env: &Env) -> Result<u64> {
 
 pub(crate) use archbuild_store::parse_size;
 
-/// A cache entry: where it is, its size, when it was last used.
-#[derive(Debug)]
-pub(crate) struct Entry {
-    pub path: PathBuf,
-    pub len: u64,
-    pub used: SystemTime,
-}
-
-/// The entries of the store at `root`, and the temp files and directories old enough (at `now`)
-/// to be leftovers. Reads only.
-pub(crate) fn scan(root: &Path, now: SystemTime) -> (Vec<Entry>, Vec<PathBuf>) {
-    let age = |t: SystemTime| now.duration_since(t).unwrap_or_default();
-    let (mut entries, mut stale) = (Vec::new(), Vec::new());
-    for (ns, _) in children(root).filter(|(_, md)| md.is_dir()) {
-        if ns.file_name().is_some_and(|n| n == "tmp") {
-            for (dir, md) in children(&ns).filter(|(p, md)| md.is_dir() && is_temp(p)) {
-                let newest = children(&dir)
-                    .map(|(_, m)| mtime(&m))
-                    .fold(mtime(&md), SystemTime::max);
-                if age(newest) > STALE_TMP_DIR {
-                    stale.push(dir);
-                }
-            }
-            continue;
-        }
-        for (shard, _) in children(&ns).filter(|(p, md)| md.is_dir() && hex_name(p, 2)) {
-            for (path, md) in children(&shard).filter(|(_, md)| md.is_file()) {
-                if is_temp(&path) {
-                    if age(mtime(&md)) > STALE_TMP_FILE {
-                        stale.push(path);
-                    }
-                } else if hex_name(&path, 62) {
-                    let used = mtime(&md);
-                    let len = md.len();
-                    entries.push(Entry { path, len, used });
-                }
-            }
-        }
-    }
-    (entries, stale)
-}
-
 /// Removes leftover temp files, then least recently used entries until the store fits
 /// `max_bytes`, sparing what `store` read or wrote and anything used since `since`.
 pub(crate) fn evict(store: &Store, max_bytes: u64, since: SystemTime) -> CacheEviction {
-    let (mut entries, stale) = scan(store.dir(), SystemTime::now());
-    for path in stale {
-        // Another process may be removing it too; whatever is left is retried next time.
-        let _ = if path.is_dir() {
-            std::fs::remove_dir_all(&path)
-        } else {
-            std::fs::remove_file(&path)
-        };
+    let e = store.evict(max_bytes, since);
+    CacheEviction {
+        entries: e.entries,
+        bytes: e.bytes,
+        cap: e.cap,
+        remaining: e.remaining,
     }
-    entries.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.path.cmp(&b.path)));
-    let recent = since.checked_sub(SLACK).unwrap_or(since);
-    let mut out = CacheEviction {
-        cap: max_bytes,
-        remaining: entries.iter().map(|e| e.len).sum(),
-        ..CacheEviction::default()
-    };
-    for e in entries {
-        if out.remaining <= max_bytes {
-            break;
-        }
-        if e.used >= recent || store.used_this_build(&e.path) {
-            continue;
-        }
-        match std::fs::metadata(&e.path).map(|md| mtime(&md)) {
-            // Used by another build since the scan: keep it.
-            Ok(t) if t != e.used => continue,
-            Ok(_) => match std::fs::remove_file(&e.path) {
-                Ok(()) => {
-                    out.entries += 1;
-                    out.bytes += e.len;
-                }
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                // Read-only cache or similar: it stays, and counts.
-                Err(_) => continue,
-            },
-            // Gone already (another process evicted it).
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-            Err(_) => continue,
-        }
-        out.remaining -= e.len;
-    }
-    out
-}
-
-/// A directory's children with their metadata (symlinks not followed); unreadable ones skipped.
-fn children(dir: &Path) -> impl Iterator<Item = (PathBuf, Metadata)> {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Some((e.path(), e.metadata().ok()?)))
-}
-
-fn mtime(md: &Metadata) -> SystemTime {
-    md.modified().unwrap_or(SystemTime::UNIX_EPOCH)
-}
-
-fn is_temp(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with(".tmp-"))
-}
-
-fn hex_name(path: &Path, len: usize) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-        n.len() == len && n.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::Key;
-
-    const HOUR: Duration = Duration::from_secs(3600);
-    const PAYLOAD: &[u8] = &[7; 100];
-    /// Header (magic, key, hash, length) plus payload.
-    const ENTRY: u64 = archbuild_store::entry::HEADER as u64 + 100;
-
-    fn ago(d: Duration) -> SystemTime {
-        SystemTime::now() - d
-    }
-
-    fn set_mtime(path: &Path, t: SystemTime) {
-        std::fs::File::open(path).unwrap().set_modified(t).unwrap();
-    }
-
-    /// Stores entries `names` with a fresh store, each last used `hours` ago.
-    fn fill(dir: &Path, entries: &[(&str, u64)]) -> Vec<PathBuf> {
-        let store = Store::new(dir);
-        entries
-            .iter()
-            .map(|(name, hours)| {
-                store
-                    .put("ptx", &Key::of(name.as_bytes()), PAYLOAD)
-                    .unwrap();
-                let path = store.entry_path("ptx", &Key::of(name.as_bytes()));
-                set_mtime(&path, ago(HOUR * *hours as u32));
-                path
-            })
-            .collect()
-    }
-
-    fn exists(paths: &[PathBuf]) -> Vec<bool> {
-        paths.iter().map(|p| p.exists()).collect()
-    }
 
     #[test]
     fn sizes_parse_and_bad_ones_are_refused() {
@@ -253,110 +98,5 @@ mod tests {
              of bytes with an optional K, M, G or T suffix (powers of 1024), such as \
              `1500000`, `512M`, `1.5G` or `2GiB`, or unset it for the default of 2G"
         );
-    }
-
-    #[test]
-    fn least_recently_used_entries_go_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = fill(dir.path(), &[("c", 2), ("a", 4), ("d", 1), ("b", 3)]);
-        // Another (later) build evicts, with room for two entries.
-        let out = evict(&Store::new(dir.path()), 2 * ENTRY + 10, SystemTime::now());
-        assert_eq!(exists(&paths), [true, false, true, false]);
-        assert_eq!(
-            out,
-            CacheEviction {
-                entries: 2,
-                bytes: 2 * ENTRY,
-                cap: 2 * ENTRY + 10,
-                remaining: 2 * ENTRY,
-            }
-        );
-        // Under the cap: nothing more goes.
-        let again = evict(&Store::new(dir.path()), 2 * ENTRY, SystemTime::now());
-        assert_eq!((again.entries, again.remaining), (0, 2 * ENTRY));
-        assert_eq!(exists(&paths), [true, false, true, false]);
-    }
-
-    #[test]
-    fn a_hit_refreshes_an_entry_so_it_survives() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = fill(dir.path(), &[("a", 4), ("b", 3), ("c", 2), ("d", 1)]);
-        // A build reads `a` and finds `b`: both become the most recently used.
-        let earlier = Store::new(dir.path());
-        assert_eq!(earlier.get("ptx", &Key::of(b"a")).as_deref(), Some(PAYLOAD));
-        assert!(earlier.contains("ptx", &Key::of(b"b")));
-        for p in &paths[..2] {
-            let used = std::fs::metadata(p).unwrap().modified().unwrap();
-            assert!(used > ago(HOUR / 60), "{} not refreshed", p.display());
-        }
-        // A build starting later (so `a` and `b` are not its own) keeps two entries.
-        let later = SystemTime::now() + HOUR;
-        let out = evict(&Store::new(dir.path()), 2 * ENTRY, later);
-        assert_eq!(exists(&paths), [true, true, false, false]);
-        assert_eq!(out.entries, 2);
-    }
-
-    #[test]
-    fn entries_of_this_build_survive_over_the_cap() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = fill(dir.path(), &[("used", 5), ("unused", 4)]);
-        let start = SystemTime::now() - SLACK;
-        let this = Store::new(dir.path());
-        assert!(this.get("ptx", &Key::of(b"used")).is_some());
-        // As if refreshing its mtime had failed (read-only file, coarse clock): still spared.
-        set_mtime(&paths[0], ago(HOUR * 5));
-        this.put("ptx", &Key::of(b"written"), PAYLOAD).unwrap();
-        // A concurrent build wrote one after this build started.
-        Store::new(dir.path())
-            .put("ptx", &Key::of(b"theirs"), PAYLOAD)
-            .unwrap();
-        let out = evict(&this, 0, start);
-        assert_eq!(exists(&paths), [true, false]);
-        for name in ["written", "theirs"] {
-            assert!(this.entry_path("ptx", &Key::of(name.as_bytes())).exists());
-        }
-        assert_eq!(
-            (out.entries, out.bytes, out.remaining),
-            (1, ENTRY, 3 * ENTRY)
-        );
-    }
-
-    #[test]
-    fn stale_temp_files_go_young_ones_and_foreign_files_stay() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let entry = fill(root, &[("e", 3)]).remove(0);
-        let shard = entry.parent().unwrap().to_path_buf();
-        let file = |rel: &Path, hours_ago: u32| {
-            std::fs::create_dir_all(rel.parent().unwrap()).unwrap();
-            std::fs::write(rel, [0; 1000]).unwrap();
-            set_mtime(rel, ago(HOUR * hours_ago));
-            rel.to_path_buf()
-        };
-        let old_tmp = file(&shard.join(".tmp-old"), 2);
-        let young_tmp = file(&shard.join(".tmp-young"), 0);
-        let old_build = root.join("tmp/.tmp-build-old");
-        let old_build_file = file(&old_build.join("0.ptx"), 48);
-        set_mtime(&old_build, ago(HOUR * 48));
-        let running_build = root.join("tmp/.tmp-build-running");
-        let long_job = file(&running_build.join("0.d"), 3);
-        set_mtime(&running_build, ago(HOUR * 3));
-        let foreign = [
-            file(&root.join("README"), 9),
-            file(&shard.join("not-an-entry"), 9),
-            file(&root.join("toolkits/cuda/bin/nvcc"), 9),
-        ];
-
-        // Only the entry counts; temp files, young or old, do not.
-        assert_eq!(
-            crate::cache_stats(&crate::Home::at(root).with_cache_dir(root)),
-            (1, ENTRY)
-        );
-        let out = evict(&Store::new(root), 0, SystemTime::now());
-        assert_eq!((out.entries, out.remaining), (1, 0));
-        assert!(!entry.exists());
-        assert!(!old_tmp.exists() && !old_build.exists() && !old_build_file.exists());
-        assert!(young_tmp.exists() && long_job.exists());
-        assert_eq!(exists(&foreign), [true; 3]);
     }
 }

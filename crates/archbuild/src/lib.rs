@@ -67,7 +67,7 @@ pub use toolkit::{FoundBy, Toolkit};
 
 /// Statistics of a build cache directory: `(entries, bytes)`.
 pub fn cache_stats(home: &Home) -> (u64, u64) {
-    let (entries, _) = evict::scan(home.cache_dir(), std::time::SystemTime::now());
+    let (entries, _) = archbuild_store::scan(home.cache_dir(), std::time::SystemTime::now());
     (entries.len() as u64, entries.iter().map(|e| e.len).sum())
 }
 

@@ -24,7 +24,8 @@ fn entry(path: &Path, hours_ago: u64) -> PathBuf {
 fn trim_removes_the_least_recently_used_entries_of_both_caches() {
     let dir = scratch();
     let (build, jit) = (dir.path().join("cache"), dir.path().join("jit"));
-    // Build cache entries are `<namespace>/<2 hex>/<62 hex>`; JIT entries `<hex>.cubin`.
+    // Both caches are stores: entries are `<namespace>/<2 hex>/<62 hex>` (the JIT's namespace
+    // is `jit`).
     let hex = |i: u8| format!("{i:02x}{}", "0".repeat(62));
     let build_entries: Vec<PathBuf> = (1..=4u8)
         .map(|i| {
@@ -36,7 +37,13 @@ fn trim_removes_the_least_recently_used_entries_of_both_caches() {
         })
         .collect();
     let jit_entries: Vec<PathBuf> = (1..=4u8)
-        .map(|i| entry(&jit.join(format!("{}.cubin", hex(i))), 10 - u64::from(i)))
+        .map(|i| {
+            let h = hex(i);
+            entry(
+                &jit.join("jit").join(&h[..2]).join(&h[2..]),
+                10 - u64::from(i),
+            )
+        })
         .collect();
     let trim = |which: &[&str]| {
         let (code, stdout, stderr) = run(cli()
