@@ -153,11 +153,7 @@ impl JitCache {
     /// `<ARCHBUILD_HOME>/jit`, the home being `<user cache dir>/archbuild` unless set
     /// (`~/.cache/archbuild/jit` on Linux), as for the build cache and toolkits.
     pub fn default_dir() -> Option<PathBuf> {
-        let home = env::var(env::HOME)
-            .filter(|h| !h.trim().is_empty())
-            .map(PathBuf::from)
-            .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")))?;
-        Some(home.join("jit"))
+        Some(archbuild_store::home_dir(env::var(env::HOME).as_deref())?.join("jit"))
     }
 
     /// Sets the size cap in bytes.

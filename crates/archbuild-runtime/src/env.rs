@@ -18,7 +18,7 @@ pub(crate) const REMOTE_CACHE: &str = "ARCHBUILD_REMOTE_CACHE";
 /// `ARCHBUILD_REMOTE_CACHE_MODE`: `read-write` (default) or `read-only`.
 pub(crate) const REMOTE_CACHE_MODE: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
-pub(crate) const HOME: &str = "ARCHBUILD_HOME";
+pub(crate) const HOME: &str = archbuild_store::HOME_VAR;
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.
 pub(crate) const CUDA_HOME: &str = "CUDA_HOME";
 pub(crate) const CUDA_PATH: &str = "CUDA_PATH";

@@ -79,9 +79,7 @@ pub fn candidates() -> Vec<PathBuf> {
         }
         out.push(PathBuf::from(v));
     }
-    let home = env::var(env::HOME)
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")));
+    let home = archbuild_store::home_dir(env::var(env::HOME).as_deref());
     if let Some(home) = home {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));

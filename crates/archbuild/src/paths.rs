@@ -17,9 +17,7 @@ impl Home {
     /// Resolves `ARCHBUILD_HOME` (default: `dirs::cache_dir()/archbuild`, e.g.
     /// `~/.cache/archbuild`) and `ARCHBUILD_CACHE_DIR` (default: `<home>/cache`).
     pub fn from_env(env: &Env) -> Self {
-        let root = env
-            .path("ARCHBUILD_HOME")
-            .or_else(|| dirs::cache_dir().map(|d| d.join("archbuild")))
+        let root = archbuild_store::home_dir(env.var(archbuild_store::HOME_VAR).as_deref())
             .unwrap_or_else(|| std::env::temp_dir().join("archbuild"));
         let cache = env
             .path("ARCHBUILD_CACHE_DIR")
