@@ -329,7 +329,14 @@ fn wait_ready(server: &mut Server) -> Result<(), String> {
         }
         if let Ok(stream) = TcpStream::connect_timeout(&addr, POLL) {
             match server.kind {
-                Kind::WebDav => return Ok(()),
+                // Our nginx, not whatever else holds the port (a server another test started
+                // on the same port a moment ago: then ours exits with "already in use", seen
+                // above, and the next attempt takes another port).
+                Kind::WebDav => {
+                    if nginx_answers(stream) {
+                        return Ok(());
+                    }
+                }
                 Kind::Redis => {
                     if redis_pong(stream) {
                         return Ok(());
@@ -342,6 +349,21 @@ fn wait_ready(server: &mut Server) -> Result<(), String> {
         }
         thread::sleep(POLL);
     }
+}
+
+/// Whether nginx answers an HTTP request on the connection (its `Server` header names it).
+fn nginx_answers(mut stream: TcpStream) -> bool {
+    let timeout = Some(Duration::from_secs(1));
+    let probe = b"OPTIONS / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if stream.set_read_timeout(timeout).is_err() || stream.write_all(probe).is_err() {
+        return false;
+    }
+    let mut got = Vec::new();
+    if stream.read_to_end(&mut got).is_err() && got.is_empty() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&got).to_ascii_lowercase();
+    text.starts_with("http/1.") && text.contains("\r\nserver: nginx")
 }
 
 /// Whether a Redis server answers `PING` with `+PONG` (it may answer `-LOADING` while starting).
