@@ -32,13 +32,9 @@ fn child_build(dir: &Path) {
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
-#[test]
-fn a_build_script_gets_grouped_coverage_warnings() {
-    if let Some(dir) = std::env::var_os(ROLE) {
-        child_build(Path::new(&dir));
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+/// Runs the build in a child process of this test binary (role `ARCHBUILD_TEST_ROLE=dir`) and
+/// returns what it printed on stdout, as Cargo would read a build script's.
+fn child_stdout(dir: &Path) -> String {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -46,15 +42,26 @@ fn a_build_script_gets_grouped_coverage_warnings() {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(ROLE, dir.path())
+        .env(ROLE, dir)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+#[test]
+fn a_build_script_gets_grouped_coverage_warnings() {
+    if let Some(dir) = std::env::var_os(ROLE) {
+        child_build(Path::new(&dir));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let stdout = child_stdout(dir.path());
     let coverage: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("cargo:warning=archbuild: module `gemm`"))
@@ -119,22 +126,7 @@ fn compiler_warnings_and_resource_reports_come_once_per_file_and_again_from_the_
     }
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("warn")).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_build_script_gets_grouped_coverage_warnings",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(ROLE, dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = child_stdout(dir.path());
     let (first, second) = stdout.split_once("--- rebuild ---").expect("two builds");
     for build in [first, second] {
         let lines: Vec<&str> = build
