@@ -9,9 +9,12 @@
 //! same machine in one run:
 //!
 //! 1. `nvcc --fatbin` with all targets (serial inside nvcc);
-//! 2. N times (`--reps`, default 1), alternating: `nvcc --fatbin --threads 2` and archbuild
-//!    cold (empty cache); then a no-op rebuild, then the same list plus sm_120;
-//! 3. a single-arch `nvcc -cubin -arch=sm_120`, the reference for "add one arch".
+//! 2. N times (`--reps`, default 1), alternating: `nvcc --fatbin --threads 2`, archbuild cold
+//!    (empty cache) and archbuild cold with every target compiled on its own
+//!    (`share_cicc(false)`), whose fat binary must be byte-identical; then a no-op rebuild,
+//!    then the same list plus sm_120;
+//! 3. a single-arch `nvcc -cubin -arch=sm_120`, the reference for "add one arch";
+//! 4. the default arch list (`all-major`) cold, with and without cicc sharing.
 //!
 //! Takes several minutes on 2 cores. Prints the figures and the ratios `docs/build.md` records.
 
@@ -45,6 +48,7 @@ fn archbuild_time(
     archs: &str,
     cache: &Path,
     out: &Path,
+    share: bool,
 ) -> (f64, archbuild::BuildReport) {
     let start = Instant::now();
     let report = Build::new()
@@ -55,6 +59,7 @@ fn archbuild_time(
         .archs(archs)
         .cache_dir(cache)
         .out_dir(out)
+        .share_cicc(share)
         .rust_module(false)
         .quiet(true)
         .try_compile("bench")
@@ -122,6 +127,7 @@ fn main() {
     threaded.extend(["--threads".to_string(), "2".to_string()]);
     // `--threads 2` and the cold build alternate, so drift on the machine hits both alike.
     let mut pairs = Vec::new();
+    let mut separates = Vec::new();
     let mut cold_report = None;
     let out = tmp.path().join("out");
     let mut cache = PathBuf::new();
@@ -129,25 +135,47 @@ fn main() {
         let threads2 = nvcc_time(&tk, &threaded, &src, &tmp.path().join("t2.fatbin"));
         println!("nvcc --fatbin --threads 2     {threads2:8.2} s");
         cache = tmp.path().join(format!("cache{rep}"));
-        let (cold, r) = archbuild_time(&tk, &src, ARCHS, &cache, &out);
+        let (cold, r) = archbuild_time(&tk, &src, ARCHS, &cache, &out, true);
+        let shared: Vec<&str> = r
+            .jobs
+            .iter()
+            .filter(|j| j.shared_from.is_some())
+            .map(|j| j.target.as_str())
+            .collect();
         println!(
-            "archbuild cold                {cold:8.2} s  ({} jobs, {} processes, {} workers)",
+            "archbuild cold                {cold:8.2} s  ({} jobs, {} processes, {} workers; \
+             cicc shared: {shared:?})",
             r.jobs_planned, r.processes_started, r.workers
         );
+        let sep_out = tmp.path().join(format!("separate{rep}"));
+        let sep_cache = tmp.path().join(format!("separate-cache{rep}"));
+        let (separate, rs) = archbuild_time(&tk, &src, ARCHS, &sep_cache, &sep_out, false);
+        println!(
+            "archbuild cold, no sharing    {separate:8.2} s  ({} processes)",
+            rs.processes_started
+        );
+        let read = |r: &archbuild::BuildReport| {
+            std::fs::read(&r.modules[0].fatbin)
+                .unwrap_or_else(|e| fail(&format!("cannot read the fat binary: {e}")))
+        };
+        if read(&r) != read(&rs) {
+            fail("the fat binaries with and without cicc sharing differ");
+        }
         pairs.push((threads2, cold));
+        separates.push(separate);
         cold_report = Some(r);
     }
     let cold_report = cold_report.expect("--reps is at least 1");
     let mut ratios: Vec<f64> = pairs.iter().map(|(t, c)| c / t).collect();
     ratios.sort_by(f64::total_cmp);
     let (_, cold) = pairs[pairs.len() - 1];
-    let (noop, r) = archbuild_time(&tk, &src, ARCHS, &cache, &out);
+    let (noop, r) = archbuild_time(&tk, &src, ARCHS, &cache, &out, true);
     println!(
         "archbuild no-op rebuild       {noop:8.3} s  ({} jobs run, {} processes)",
         r.jobs_run, r.processes_started
     );
     assert_eq!(r.processes_started, 0, "a no-op rebuild must start nothing");
-    let (add, r) = archbuild_time(&tk, &src, &format!("{ARCHS} {ADDED}"), &cache, &out);
+    let (add, r) = archbuild_time(&tk, &src, &format!("{ARCHS} {ADDED}"), &cache, &out, true);
     println!(
         "archbuild add {ADDED}          {add:8.2} s  (ran {:?})",
         r.ran().iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>()
@@ -158,16 +186,41 @@ fn main() {
         &src,
         &tmp.path().join("single.cubin"),
     );
-    println!("nvcc -cubin -arch={ADDED}       {single:8.2} s\n");
+    println!("nvcc -cubin -arch={ADDED}       {single:8.2} s");
+    let default = |share: bool| {
+        let dir = tmp.path().join(format!("default-{share}"));
+        archbuild_time(&tk, &src, "all-major", &dir.join("cache"), &dir, share)
+    };
+    let (default_shared, rd) = default(true);
+    let (default_separate, _) = default(false);
+    println!(
+        "archbuild all-major cold      {default_shared:8.2} s  ({}; {} processes)",
+        rd.archs, rd.processes_started
+    );
+    println!("archbuild all-major, no share {default_separate:8.2} s\n");
 
     println!("ratios (targets in docs/build.md):");
     let each: Vec<String> = pairs.iter().map(|(t, c)| format!("{:.2}", c / t)).collect();
     println!(
-        "  cold / nvcc --threads 2      {:.2}  (target <= 0.90; median of {reps}: {})",
+        "  cold / nvcc --threads 2      {:.2}  (target <= 0.70; median of {reps}: {})",
         ratios[ratios.len() / 2],
         each.join(", ")
     );
     println!("  cold / nvcc serial           {:.2}", cold / serial);
+    let each: Vec<String> = pairs
+        .iter()
+        .zip(&separates)
+        .map(|((t, c), s)| format!("{:.2}/{:.2}", c / s, s / t))
+        .collect();
+    println!(
+        "  shared / separate cold, separate / nvcc --threads 2: {} (fat binaries \
+         byte-identical)",
+        each.join(", ")
+    );
+    println!(
+        "  all-major cold, shared / separate  {:.2}",
+        default_shared / default_separate
+    );
     println!("  no-op rebuild                {noop:.3} s (target <= 0.05 s)");
     println!(
         "  add one arch / single arch   {:.2}  (target <= 1.20)",

@@ -187,6 +187,14 @@ impl Build {
         self
     }
 
+    /// Shares one cicc run among targets of a family whose preprocessed source is identical
+    /// (`true`, the default where `docs/build.md` shows the rule holds) or compiles every target
+    /// on its own (`false`); `ARCHBUILD_SHARE_CICC=off` does the same.
+    pub fn share_cicc(&mut self, on: bool) -> &mut Self {
+        self.spec.share_cicc = Some(on);
+        self
+    }
+
     /// Uses this toolkit instead of searching for one.
     pub fn toolkit(&mut self, toolkit: Toolkit) -> &mut Self {
         self.spec.toolkit = Some(toolkit);

@@ -22,20 +22,20 @@
 //! exists; payloads are read and verified when packing needs them (`pack`), which an
 //! up-to-date output does not.
 
+mod cicc;
+
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use crate::cache::{Key, KeyBuilder, Store};
-use crate::deps::{self, FileHashes, Lookup, Roots};
+use crate::deps::{self, FileHashes, Roots};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
-use crate::plan::{
-    cicc_command, cicc_command_keep, preprocess_command, ptxas_command, relative, Job, Module,
-    Phase, Settings, PTXAS_IN, PTXAS_OUT,
-};
+use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::process::Cmd;
 use crate::report::JobRecord;
 use crate::spec::JobCallback;
@@ -59,6 +59,10 @@ pub(crate) struct JobOut {
     /// What the compiler printed when this cached output was made (replayed, so a rebuild shows
     /// the warnings a fresh build shows); `None` when it printed nothing.
     pub replayed: Option<String>,
+    /// cicc jobs: the hash of the preprocessed text the PTX was compiled from, when known.
+    pub ii: Option<Key>,
+    /// cicc jobs: the family lead whose PTX this is, retargeted (`share.rs`).
+    pub shared_from: Option<archbuild_arch::Arch>,
 }
 
 /// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
@@ -79,6 +83,8 @@ impl JobOut {
             deps,
             log: None,
             replayed: None,
+            ii: None,
+            shared_from: None,
         }
     }
 
@@ -92,6 +98,8 @@ impl JobOut {
             deps,
             log: Some(ran.log),
             replayed: None,
+            ii: None,
+            shared_from: None,
         }
     }
 
@@ -147,6 +155,8 @@ pub(crate) struct Compiler<'a> {
     pub spawned: AtomicUsize,
     /// Preprocessor runs (preprocessor mode), part of `spawned`.
     pub preprocessed: AtomicUsize,
+    /// cicc jobs whose PTX a family follower may take: they keep their preprocessed text.
+    leads: HashSet<usize>,
 }
 
 impl<'a> Compiler<'a> {
@@ -201,6 +211,11 @@ impl<'a> Compiler<'a> {
             limiter: Limiter::new(env),
             spawned: AtomicUsize::new(0),
             preprocessed: AtomicUsize::new(0),
+            leads: jobs
+                .iter()
+                .filter(|j| matches!(j.phase, Phase::Cicc(_)))
+                .filter_map(|j| j.dep)
+                .collect(),
         })
     }
 
@@ -234,6 +249,7 @@ impl<'a> Compiler<'a> {
             target: job.label(),
             cached: out.cached,
             preprocessed: out.preprocessed,
+            shared_from: out.shared_from.map(|a| format!("compute_{}", a.sm_name())),
             seconds: out.seconds,
             command: out.log.as_ref().map(|l| l.command.clone()),
             output: out
@@ -245,63 +261,15 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn manifest_key(&self, module: &Module, arch: archbuild_arch::Arch) -> Key {
-        let s = self.settings;
-        let mut b = KeyBuilder::new("cicc");
-        b.key("base", &self.base)
-            .str("source", &self.roots.portable(&module.source))
-            .str("arch", &arch.sm_name());
-        for f in &s.nvcc_flags {
-            b.str("flag", f);
-        }
-        for i in &s.includes {
-            b.str("include", &relative(&s.base_dir, i).to_string_lossy());
-        }
-        for d in &s.defines {
-            b.str("define", d);
-        }
-        b.str(
-            "launcher",
-            if s.launch_cicc && s.launcher.is_some() {
-                "yes"
-            } else {
-                "no"
-            },
-        );
-        b.finish()
-    }
-
-    /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
-    /// source's text replaced by the preprocessed text.
-    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8]) -> Key {
-        KeyBuilder::new("ptx-preprocessed")
-            .key("inputs", mk_inputs)
-            .key(
-                "text",
-                &Key::of(&normalize_preprocessed(ii, &self.settings.nvcc_flags)),
-            )
-            .finish()
-    }
-
-    /// Whatever preprocessing cannot see that still shapes the PTX: base, arch, flags, and the
-    /// source's relative path (cicc's original path, which seeds internal symbol names).
-    fn compile_inputs_key(&self, module: &Module, arch: archbuild_arch::Arch) -> Key {
-        let mut b = KeyBuilder::new("cicc-compile");
-        b.key("base", &self.base)
-            .str("source", &self.roots.portable(&module.source))
-            .str("arch", &arch.sm_name());
-        for f in &self.settings.nvcc_flags {
-            b.str("flag", f);
-        }
-        b.finish()
-    }
-
     fn run_job(&self, j: usize, input: Option<&JobOut>) -> Result<JobOut, Failure> {
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
         let store = self.store.as_ref();
         match job.phase {
-            Phase::Cicc(arch) => self.run_cicc(j, module, arch),
+            Phase::Cicc(arch) => match input {
+                Some(lead) => self.run_follower(j, module, arch, lead),
+                None => self.run_cicc(j, module, arch),
+            },
             Phase::Ptxas(arch) => {
                 let missing = || Failure {
                     command: job.label(),
@@ -369,141 +337,6 @@ impl<'a> Compiler<'a> {
         b.finish()
     }
 
-    /// A cicc job: direct mode, then preprocessor mode, then the compile.
-    fn run_cicc(
-        &self,
-        j: usize,
-        module: &Module,
-        arch: archbuild_arch::Arch,
-    ) -> Result<JobOut, Failure> {
-        let store = self.store.as_ref();
-        let mk = self.manifest_key(module, arch);
-        let arch_list = crate::plan::arch_list_macro(module);
-        let mut known = false;
-        if let Some(store) = store {
-            match deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list) {
-                Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
-                    let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                    return Ok(JobOut::cached(rk, deps).with_log(store));
-                }
-                Lookup::Unknown => {}
-                _ => known = true,
-            }
-        }
-        let depfile = self.tmp.path().join(format!("{j}.d"));
-        let inputs_key = self.compile_inputs_key(module, arch);
-        let launcher = self.settings.launch_cicc && self.settings.launcher.is_some();
-        let mut pre: Option<(Key, Vec<PathBuf>)> = None;
-        // Preprocessor mode pays off only when something was built before: on a first build it
-        // would be a second preprocessing (the compile's kept output gives the same key).
-        if let (Some(store), true) = (store, known) {
-            let ii = self.tmp.path().join(format!("{j}.ii"));
-            let cmd = preprocess_command(self.tk, self.settings, module, arch, &ii, &depfile);
-            let started = SystemTime::now();
-            let text = self.execute(&cmd, &ii)?.bytes;
-            self.preprocessed.fetch_add(1, Ordering::SeqCst);
-            let pk = self.preprocessed_key(&inputs_key, &text);
-            let deps = self.read_deps(&depfile, module);
-            if store.contains("ptx", &pk) {
-                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
-                let mut out = JobOut::cached(
-                    pk,
-                    deps.into_iter().filter(|d| !self.in_toolkit(d)).collect(),
-                )
-                .with_log(store);
-                out.preprocessed = true;
-                return Ok(out);
-            }
-            pre = Some((pk, deps));
-        }
-        let out = self.tmp.path().join(format!("{j}.ptx"));
-        let keep = self.tmp.path().join(format!("{j}.keep"));
-        let keep_ii = store.is_some() && pre.is_none() && !launcher;
-        let cmd = if keep_ii {
-            let _ = std::fs::create_dir_all(&keep);
-            cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
-        } else {
-            cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
-        };
-        let started = SystemTime::now();
-        let ran = self.execute(&cmd, &out)?;
-        let deps = self.read_deps(&depfile, module);
-        let mut key = None;
-        if let Some(store) = store {
-            let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
-            let rk = match (&pre, kept) {
-                (Some((pk, _)), _) => Some(*pk),
-                (None, Some(ii)) => Some(self.preprocessed_key(&inputs_key, &ii)),
-                // Through a launcher there is no preprocessed text: the key is the inputs'
-                // state, which direct mode alone can find again.
-                (None, None) => deps::inputs(
-                    &self.roots,
-                    &deps,
-                    &self.settings.includes,
-                    &self.hashes,
-                    &arch_list,
-                )
-                .and_then(|i| serde_json::to_vec(&i).ok())
-                .map(|i| {
-                    KeyBuilder::new("ptx-direct")
-                        .key("manifest", &mk)
-                        .field("inputs", &i)
-                        .finish()
-                }),
-            };
-            if let Some(rk) = rk {
-                if store.put("ptx", &rk, &ran.bytes).is_ok() {
-                    keep_log(store, &rk, &ran);
-                    self.record_manifest(store, &mk, &deps, &rk, started, &arch_list);
-                    key = Some(rk);
-                }
-            }
-        }
-        let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-        Ok(JobOut::fresh(key, ran, deps))
-    }
-
-    /// The dependencies a compile or preprocessing run reported (plus the source itself).
-    fn read_deps(&self, depfile: &Path, module: &Module) -> Vec<PathBuf> {
-        let text = std::fs::read_to_string(depfile).unwrap_or_default();
-        let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
-        all.push(self.settings.base_dir.join(&module.source));
-        let mut all: Vec<PathBuf> = all.iter().map(|p| deps::lexical(p)).collect();
-        all.sort();
-        all.dedup();
-        all
-    }
-
-    /// Records a manifest entry unless an input is unreadable or changed while compiling (the
-    /// output might then belong to the old content).
-    fn record_manifest(
-        &self,
-        store: &Store,
-        mk: &Key,
-        deps: &[PathBuf],
-        result: &Key,
-        started: SystemTime,
-        arch_list: &str,
-    ) {
-        let fresh = deps.iter().all(|d| {
-            std::fs::metadata(d)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t < started)
-        });
-        if !fresh {
-            return;
-        }
-        if let Some(inputs) = deps::inputs(
-            &self.roots,
-            deps,
-            &self.settings.includes,
-            &self.hashes,
-            arch_list,
-        ) {
-            deps::record(store, mk, inputs, result);
-        }
-    }
-
     fn in_toolkit(&self, p: &Path) -> bool {
         self.roots.in_toolkit(p)
     }
@@ -567,47 +400,6 @@ fn keep_log(store: &Store, key: &Key, ran: &Ran) {
 
 fn key_from(bytes: &[u8]) -> Option<Key> {
     Some(Key(bytes.try_into().ok()?))
-}
-
-/// The preprocessed text that decides the PTX: without line information in the output, line
-/// markers (which carry absolute paths of headers) and blank lines (where comments were) do not
-/// reach the PTX — `__LINE__` and `__FILE__` are already expanded — so they are dropped.
-pub(crate) fn normalize_preprocessed(ii: &[u8], flags: &[String]) -> Vec<u8> {
-    let line_info = flags.iter().any(|f| {
-        let name = f.split('=').next().unwrap_or(f);
-        matches!(
-            name,
-            "-lineinfo" | "--generate-line-info" | "-G" | "--device-debug" | "-g" | "--debug"
-        )
-    });
-    if line_info {
-        return ii.to_vec();
-    }
-    let mut out = Vec::with_capacity(ii.len());
-    for line in ii.split(|&b| b == b'\n') {
-        let t = line.trim_ascii();
-        if t.is_empty() {
-            continue;
-        }
-        let marker = t.starts_with(b"# ") && t.get(2).is_some_and(u8::is_ascii_digit)
-            || t.starts_with(b"#line ");
-        if marker {
-            continue;
-        }
-        out.extend_from_slice(line);
-        out.push(b'\n');
-    }
-    out
-}
-
-/// The preprocessed source `nvcc --keep` left in `dir`.
-fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
-    let rd = std::fs::read_dir(dir).ok()?;
-    let path = rd
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".cpp1.ii"))?;
-    std::fs::read(path).ok()
 }
 
 /// The host compiler nvcc will use (`-ccbin`, `NVCC_CCBIN`, else `gcc` on PATH), identified by

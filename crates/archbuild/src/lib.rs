@@ -43,6 +43,7 @@ mod remote;
 mod report;
 mod run;
 mod setup;
+mod share;
 mod spec;
 mod toolkit;
 mod variants;

@@ -188,8 +188,9 @@ impl Job {
     }
 }
 
-/// Every job of a build, cicc jobs first.
-pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
+/// Every job of a build, cicc jobs first. With `share`, the cicc job of each arch a family
+/// shares (`share.rs`) depends on the family's lowest arch of the module, whose PTX it may take.
+pub(crate) fn plan_jobs(modules: &[Module], share: bool) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
     for (m, module) in modules.iter().enumerate() {
@@ -209,11 +210,22 @@ pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
         }
     }
     let cicc_count = jobs.len();
+    if share {
+        let mut lead_of = std::collections::HashMap::new();
+        let mut order: Vec<usize> = (0..cicc_count).collect();
+        order.sort_by_key(|&id| (jobs[id].module, cicc_arch(&jobs[id])));
+        for id in order {
+            let arch = cicc_arch(&jobs[id]);
+            if let Some(family) = crate::share::family(arch) {
+                let lead = *lead_of.entry((jobs[id].module, family)).or_insert(id);
+                if lead != id {
+                    jobs[id].dep = Some(lead);
+                }
+            }
+        }
+    }
     for id in 0..cicc_count {
-        let (m, arch) = match jobs[id].phase {
-            Phase::Cicc(a) => (jobs[id].module, a),
-            Phase::Ptxas(_) => continue,
-        };
+        let (m, arch) = (jobs[id].module, cicc_arch(&jobs[id]));
         if modules[m].archs.list.contains(Target::cubin(arch)) {
             jobs.push(Job {
                 module: m,
@@ -226,17 +238,29 @@ pub(crate) fn plan_jobs(modules: &[Module]) -> Vec<Job> {
     jobs
 }
 
+fn cicc_arch(job: &Job) -> Arch {
+    match job.phase {
+        Phase::Cicc(a) | Phase::Ptxas(a) => a,
+    }
+}
+
 /// Start order, as a priority per job (higher first), for a short makespan without knowing
-/// durations: longest chain first — cicc jobs that feed a ptxas job, then other cicc jobs,
-/// then ptxas jobs — and within each class the newest arch first, because newer targets
+/// durations: longest chain first — cicc jobs whose PTX other cicc jobs of their family may
+/// take, then cicc jobs that feed a ptxas job, then other cicc jobs, then ptxas jobs — and within each class the newest arch first, because newer targets
 /// compile slower (measured on `benches/inputs/bench_kernels.cu`: sm_90's ptxas job is the
 /// longest). The job that finishes the build is then a short one (an old arch's ptxas), not
 /// the newest arch's. Deterministic; it changes only when jobs run, never what they produce.
 pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
     let feeds: std::collections::HashSet<usize> = jobs.iter().filter_map(|j| j.dep).collect();
+    let leads: std::collections::HashSet<usize> = jobs
+        .iter()
+        .filter(|j| matches!(j.phase, Phase::Cicc(_)))
+        .filter_map(|j| j.dep)
+        .collect();
     jobs.iter()
         .enumerate()
         .map(|(i, j)| match j.phase {
+            Phase::Cicc(a) if leads.contains(&i) => 30_000 + a.cc.sm(),
             Phase::Cicc(a) if feeds.contains(&i) => 20_000 + a.cc.sm(),
             Phase::Cicc(a) => 10_000 + a.cc.sm(),
             Phase::Ptxas(a) => a.cc.sm(),
@@ -438,7 +462,7 @@ mod tests {
             members: vec![],
             archs,
         };
-        let jobs = plan_jobs(&[m]);
+        let jobs = plan_jobs(&[m], false);
         let labels: Vec<String> = jobs.iter().map(Job::label).collect();
         assert_eq!(
             labels,
@@ -453,6 +477,48 @@ mod tests {
             started,
             ["compute_86", "compute_75", "compute_90", "sm_86", "sm_75"]
         );
+    }
+
+    #[test]
+    fn a_family_shares_its_lowest_archs_cicc_job_which_starts_first() {
+        use crate::config::{ArchSource, ResolvedArchs};
+        let module = |name: &str| Module {
+            name: name.into(),
+            source: format!("{name}.cu").into(),
+            members: vec![],
+            archs: ResolvedArchs {
+                list: "8.9 7.5 8.0 8.6 9.0+PTX 12.0 12.1".parse().unwrap(),
+                source: ArchSource::Explicit,
+                input: String::new(),
+            },
+        };
+        let jobs = plan_jobs(&[module("a"), module("b")], true);
+        let label = |j: &Job| format!("{}:{}", j.module, j.label());
+        let leads: Vec<(String, String)> = jobs
+            .iter()
+            .filter(|j| matches!(j.phase, Phase::Cicc(_)))
+            .filter_map(|j| j.dep.map(|d| (label(j), label(&jobs[d]))))
+            .collect();
+        let pairs = |m: usize| {
+            [("86", "80"), ("89", "80"), ("121", "120")]
+                .map(|(f, l)| (format!("{m}:compute_{f}"), format!("{m}:compute_{l}")))
+        };
+        let mut want: Vec<_> = pairs(0).into_iter().chain(pairs(1)).collect();
+        let mut got = leads.clone();
+        want.sort();
+        got.sort();
+        assert_eq!(
+            got, want,
+            "a family's archs share within their own module only"
+        );
+        let p = priorities(&jobs);
+        let first = (0..jobs.len()).max_by_key(|&i| p[i]).unwrap();
+        assert_eq!(jobs[first].label(), "compute_120");
+        // Without sharing no cicc job waits for another.
+        let separate = plan_jobs(&[module("a")], false);
+        assert!(separate
+            .iter()
+            .all(|j| matches!(j.phase, Phase::Ptxas(_)) || j.dep.is_none()));
     }
 
     #[test]

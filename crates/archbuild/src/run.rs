@@ -63,6 +63,8 @@ pub(crate) struct Prepared {
     pub compression: CompressionChoice,
     pub home: Home,
     pub cache_on: bool,
+    /// Whether cicc runs are shared within a family (`share.rs`).
+    pub share_cicc: bool,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
     pub remote: Option<archbuild_store::RemoteConfig>,
@@ -165,6 +167,7 @@ pub(crate) fn prepare(
     }
     let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
     let compression = setup::compression(b, &env, pkg.as_ref())?;
+    let share_cicc = crate::share::enabled(b.share_cicc, &env, toolkit.version(), &settings)?;
     let modules = setup::modules(
         b,
         name,
@@ -189,6 +192,7 @@ pub(crate) fn prepare(
         compression,
         home,
         cache_on,
+        share_cicc,
         cache_max,
         remote,
         pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
@@ -233,7 +237,7 @@ pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
     let env = b.env.clone().unwrap_or_else(Env::process);
     let out = out_dir(b, &env).ok().map(|o| o.join(name));
     let p = prepare(b, name, out.as_deref(), false)?;
-    let jobs = plan::plan_jobs(&p.modules);
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let tmp = Path::new("<tmp>");
     let listing = jobs
         .iter()
@@ -325,7 +329,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         }
         p.modules = rest;
     }
-    let jobs = plan::plan_jobs(&p.modules);
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let remote = if p.cache_on {
         crate::remote::open(p.remote.clone())
     } else {

@@ -26,6 +26,7 @@ pub(crate) struct Spec {
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache: Option<bool>,
+    pub(crate) share_cicc: Option<bool>,
     pub(crate) toolkit: Option<Toolkit>,
     pub(crate) home: Option<Home>,
     pub(crate) manifest_dir: Option<PathBuf>,

@@ -1,0 +1,413 @@
+//! cicc jobs (source → PTX): the three ways to a result of the module docs above, and the
+//! family follower's fourth (`share.rs`): the lead's PTX, retargeted, when this arch's
+//! preprocessed text is byte-identical to the lead's.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Instant, SystemTime};
+
+use archbuild_arch::Arch;
+
+use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
+use crate::cache::{Key, KeyBuilder, Store};
+use crate::deps::{self, Lookup};
+use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, relative, Module, Phase};
+use crate::share;
+
+/// What a direct-mode lookup found.
+enum Direct {
+    Hit(Box<JobOut>),
+    /// A manifest exists for these inputs, but no entry matches their state.
+    Known,
+    Unknown,
+}
+
+/// One preprocessing run's text and what it read.
+struct Preprocessed {
+    text: Vec<u8>,
+    deps: Vec<PathBuf>,
+    started: SystemTime,
+    seconds: f64,
+}
+
+impl Compiler<'_> {
+    /// A cicc job: direct mode, then preprocessor mode, then the compile.
+    pub(super) fn run_cicc(
+        &self,
+        j: usize,
+        module: &Module,
+        arch: Arch,
+    ) -> Result<JobOut, Failure> {
+        let mk = self.manifest_key(module, arch, None);
+        let known = match self.direct(&mk, module) {
+            Direct::Hit(out) => return Ok(*out),
+            Direct::Known => true,
+            Direct::Unknown => false,
+        };
+        let inputs_key = self.compile_inputs_key(module, arch, None);
+        let mut pre = None;
+        // Preprocessor mode pays off only when something was built before: on a first build it
+        // would be a second preprocessing (the compile's kept output gives the same key).
+        if let (Some(store), true) = (self.store.as_ref(), known) {
+            let p = self.preprocess(&j.to_string(), module, arch)?;
+            let pk = self.preprocessed_key(&inputs_key, &p.text);
+            if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
+                return Ok(out);
+            }
+            pre = Some((pk, p));
+        }
+        self.compile(j, module, arch, &mk, &inputs_key, pre)
+    }
+
+    /// A follower's cicc job, after its lead's: the cache as for any cicc job, else one
+    /// preprocessing run, and the lead's PTX with `.target` rewritten when the preprocessed
+    /// texts are byte-identical; otherwise its own compile.
+    pub(super) fn run_follower(
+        &self,
+        j: usize,
+        module: &Module,
+        arch: Arch,
+        lead: &JobOut,
+    ) -> Result<JobOut, Failure> {
+        let store = self.store.as_ref();
+        let lead_job = self.jobs[j].dep.unwrap_or(j);
+        let Phase::Cicc(lead_arch) = self.jobs[lead_job].phase else {
+            return self.run_cicc(j, module, arch);
+        };
+        let mk = self.manifest_key(module, arch, Some(lead_arch));
+        if let Direct::Hit(out) = self.direct(&mk, module) {
+            return Ok(*out);
+        }
+        let inputs_key = self.compile_inputs_key(module, arch, Some(lead_arch));
+        let p = self.preprocess(&j.to_string(), module, arch)?;
+        let pk = self.preprocessed_key(&inputs_key, &p.text);
+        if let Some(store) = store {
+            if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
+                return Ok(out);
+            }
+        }
+        // A lead served by direct mode has no preprocessed text: one more preprocessing run
+        // (cheap next to cicc) decides whether its PTX serves this arch.
+        let lead_ii = match lead.ii {
+            Some(k) => Some(k),
+            None => self
+                .preprocess(&format!("{j}-lead"), module, lead_arch)
+                .ok()
+                .map(|lp| Key::of(&lp.text)),
+        };
+        let ii = Key::of(&p.text);
+        let shared = (lead_ii == Some(ii))
+            .then(|| lead.bytes(store, "ptx"))
+            .flatten()
+            .and_then(|ptx| share::retarget(ptx, lead_arch, arch));
+        let Some(bytes) = shared else {
+            return self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)));
+        };
+        let output = lead
+            .log
+            .as_ref()
+            .map(|l| l.output.clone())
+            .or_else(|| lead.replayed.clone())
+            .unwrap_or_default();
+        let ran = Ran {
+            bytes,
+            seconds: p.seconds,
+            log: RunLog {
+                command: format!(
+                    "(no cicc run: the PTX of compute_{} with `.target sm_{}`; the preprocessed \
+                     source is identical)",
+                    lead_arch.sm_name(),
+                    arch.sm_name()
+                ),
+                output,
+            },
+        };
+        let mut key = None;
+        if let Some(store) = store {
+            if store.put("ptx", &pk, &ran.bytes).is_ok() {
+                keep_log(store, &pk, &ran);
+                let arch_list = crate::plan::arch_list_macro(module);
+                self.record_manifest(store, &mk, &p.deps, &pk, p.started, &arch_list);
+                key = Some(pk);
+            }
+        }
+        let deps = p.deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+        let mut out = JobOut::fresh(key, ran, deps);
+        out.ii = Some(ii);
+        out.shared_from = Some(lead_arch);
+        Ok(out)
+    }
+
+    /// Direct mode: the manifest maps the state of every input to the PTX's key.
+    fn direct(&self, mk: &Key, module: &Module) -> Direct {
+        let Some(store) = self.store.as_ref() else {
+            return Direct::Unknown;
+        };
+        let arch_list = crate::plan::arch_list_macro(module);
+        match deps::lookup(store, mk, &self.roots, &self.hashes, &arch_list) {
+            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
+                let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+                Direct::Hit(Box::new(JobOut::cached(rk, deps).with_log(store)))
+            }
+            Lookup::Unknown => Direct::Unknown,
+            _ => Direct::Known,
+        }
+    }
+
+    /// `nvcc -E` for `arch`, into temp files named after `name`.
+    fn preprocess(&self, name: &str, module: &Module, arch: Arch) -> Result<Preprocessed, Failure> {
+        let ii = self.tmp.path().join(format!("{name}.ii"));
+        let depfile = self.tmp.path().join(format!("{name}.d"));
+        let cmd = preprocess_command(self.tk, self.settings, module, arch, &ii, &depfile);
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let text = self.execute(&cmd, &ii)?.bytes;
+        self.preprocessed.fetch_add(1, Ordering::SeqCst);
+        Ok(Preprocessed {
+            text,
+            deps: self.read_deps(&depfile, module),
+            started,
+            seconds: clock.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Preprocessor mode: the PTX of this preprocessed text, when the cache has it.
+    fn serve_preprocessed(
+        &self,
+        store: &Store,
+        mk: &Key,
+        pk: &Key,
+        p: &Preprocessed,
+        module: &Module,
+    ) -> Option<JobOut> {
+        if !store.contains("ptx", pk) {
+            return None;
+        }
+        let arch_list = crate::plan::arch_list_macro(module);
+        self.record_manifest(store, mk, &p.deps, pk, p.started, &arch_list);
+        let deps = p
+            .deps
+            .iter()
+            .filter(|d| !self.in_toolkit(d))
+            .cloned()
+            .collect();
+        let mut out = JobOut::cached(*pk, deps).with_log(store);
+        out.preprocessed = true;
+        out.ii = Some(Key::of(&p.text));
+        Some(out)
+    }
+
+    /// The compile, `nvcc -ptx`, keeping its preprocessed text where a key or a follower needs
+    /// it.
+    fn compile(
+        &self,
+        j: usize,
+        module: &Module,
+        arch: Arch,
+        mk: &Key,
+        inputs_key: &Key,
+        pre: Option<(Key, Preprocessed)>,
+    ) -> Result<JobOut, Failure> {
+        let store = self.store.as_ref();
+        let arch_list = crate::plan::arch_list_macro(module);
+        let depfile = self.tmp.path().join(format!("{j}.d"));
+        let launcher = self.settings.launch_cicc && self.settings.launcher.is_some();
+        let out = self.tmp.path().join(format!("{j}.ptx"));
+        let keep = self.tmp.path().join(format!("{j}.keep"));
+        let keep_ii = (store.is_some() || self.leads.contains(&j)) && pre.is_none() && !launcher;
+        let cmd = if keep_ii {
+            let _ = std::fs::create_dir_all(&keep);
+            cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
+        } else {
+            cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
+        };
+        let started = SystemTime::now();
+        let ran = self.execute(&cmd, &out)?;
+        let deps = self.read_deps(&depfile, module);
+        let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
+        let ii = match (&pre, &kept) {
+            (Some((_, p)), _) => Some(Key::of(&p.text)),
+            (None, Some(text)) => Some(Key::of(text)),
+            (None, None) => None,
+        };
+        let mut key = None;
+        if let Some(store) = store {
+            let rk = match (&pre, kept) {
+                (Some((pk, _)), _) => Some(*pk),
+                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text)),
+                // Through a launcher there is no preprocessed text: the key is the inputs'
+                // state, which direct mode alone can find again.
+                (None, None) => deps::inputs(
+                    &self.roots,
+                    &deps,
+                    &self.settings.includes,
+                    &self.hashes,
+                    &arch_list,
+                )
+                .and_then(|i| serde_json::to_vec(&i).ok())
+                .map(|i| {
+                    KeyBuilder::new("ptx-direct")
+                        .key("manifest", mk)
+                        .field("inputs", &i)
+                        .finish()
+                }),
+            };
+            if let Some(rk) = rk {
+                if store.put("ptx", &rk, &ran.bytes).is_ok() {
+                    keep_log(store, &rk, &ran);
+                    self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
+                    key = Some(rk);
+                }
+            }
+        }
+        let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
+        let mut out = JobOut::fresh(key, ran, deps);
+        out.ii = ii;
+        Ok(out)
+    }
+
+    fn manifest_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
+        let s = self.settings;
+        let mut b = KeyBuilder::new("cicc");
+        b.key("base", &self.base)
+            .str("source", &self.roots.portable(&module.source))
+            .str("arch", &arch.sm_name());
+        if let Some(lead) = lead {
+            b.str(
+                "shared-cicc",
+                &format!("{}:{}", share::RULE, lead.sm_name()),
+            );
+        }
+        for f in &s.nvcc_flags {
+            b.str("flag", f);
+        }
+        for i in &s.includes {
+            b.str("include", &relative(&s.base_dir, i).to_string_lossy());
+        }
+        for d in &s.defines {
+            b.str("define", d);
+        }
+        b.str(
+            "launcher",
+            if s.launch_cicc && s.launcher.is_some() {
+                "yes"
+            } else {
+                "no"
+            },
+        );
+        b.finish()
+    }
+
+    /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
+    /// source's text replaced by the preprocessed text.
+    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8]) -> Key {
+        KeyBuilder::new("ptx-preprocessed")
+            .key("inputs", mk_inputs)
+            .key(
+                "text",
+                &Key::of(&normalize_preprocessed(ii, &self.settings.nvcc_flags)),
+            )
+            .finish()
+    }
+
+    /// Whatever preprocessing cannot see that still shapes the PTX: base, arch, flags, and the
+    /// source's relative path (cicc's original path, which seeds internal symbol names).
+    fn compile_inputs_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
+        let mut b = KeyBuilder::new("cicc-compile");
+        b.key("base", &self.base)
+            .str("source", &self.roots.portable(&module.source))
+            .str("arch", &arch.sm_name());
+        if let Some(lead) = lead {
+            b.str(
+                "shared-cicc",
+                &format!("{}:{}", share::RULE, lead.sm_name()),
+            );
+        }
+        for f in &self.settings.nvcc_flags {
+            b.str("flag", f);
+        }
+        b.finish()
+    }
+
+    /// The dependencies a compile or preprocessing run reported (plus the source itself).
+    fn read_deps(&self, depfile: &Path, module: &Module) -> Vec<PathBuf> {
+        let text = std::fs::read_to_string(depfile).unwrap_or_default();
+        let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
+        all.push(self.settings.base_dir.join(&module.source));
+        let mut all: Vec<PathBuf> = all.iter().map(|p| deps::lexical(p)).collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Records a manifest entry unless an input is unreadable or changed while compiling (the
+    /// output might then belong to the old content).
+    fn record_manifest(
+        &self,
+        store: &Store,
+        mk: &Key,
+        deps: &[PathBuf],
+        result: &Key,
+        started: SystemTime,
+        arch_list: &str,
+    ) {
+        let fresh = deps.iter().all(|d| {
+            std::fs::metadata(d)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < started)
+        });
+        if !fresh {
+            return;
+        }
+        if let Some(inputs) = deps::inputs(
+            &self.roots,
+            deps,
+            &self.settings.includes,
+            &self.hashes,
+            arch_list,
+        ) {
+            deps::record(store, mk, inputs, result);
+        }
+    }
+}
+
+/// The preprocessed text that decides the PTX: without line information in the output, line
+/// markers (which carry absolute paths of headers) and blank lines (where comments were) do not
+/// reach the PTX — `__LINE__` and `__FILE__` are already expanded — so they are dropped.
+pub(crate) fn normalize_preprocessed(ii: &[u8], flags: &[String]) -> Vec<u8> {
+    let line_info = flags.iter().any(|f| {
+        let name = f.split('=').next().unwrap_or(f);
+        matches!(
+            name,
+            "-lineinfo" | "--generate-line-info" | "-G" | "--device-debug" | "-g" | "--debug"
+        )
+    });
+    if line_info {
+        return ii.to_vec();
+    }
+    let mut out = Vec::with_capacity(ii.len());
+    for line in ii.split(|&b| b == b'\n') {
+        let t = line.trim_ascii();
+        if t.is_empty() {
+            continue;
+        }
+        let marker = t.starts_with(b"# ") && t.get(2).is_some_and(u8::is_ascii_digit)
+            || t.starts_with(b"#line ");
+        if marker {
+            continue;
+        }
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The preprocessed source `nvcc --keep` left in `dir`.
+fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
+    let rd = std::fs::read_dir(dir).ok()?;
+    let path = rd
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".cpp1.ii"))?;
+    std::fs::read(path).ok()
+}

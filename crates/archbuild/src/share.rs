@@ -1,0 +1,185 @@
+//! One cicc run for several targets of a family: the rule, and the PTX rewrite it needs.
+//!
+//! cicc turns a preprocessed source into PTX for one virtual arch. Within one major family
+//! (compute_80, 86, 87, 88, 89; compute_100, 103; compute_120, 121) a source whose preprocessed
+//! text is the same for two archs — `__CUDA_ARCH__` and the feature macros applied, as nvcc's
+//! device pass applies them — gives PTX that differs only in its `.target` line. So the build
+//! compiles the lowest arch of a family (the *lead*), preprocesses each other arch of the
+//! family (a *follower*, one `nvcc -E`), and where the text is byte-identical takes the lead's
+//! PTX with `.target` rewritten; ptxas then runs per target as before. Where the text differs
+//! the follower compiles on its own.
+//!
+//! The rule is empirical. It holds only for what `docs/build.md` ("One cicc run for a family")
+//! shows on a corpus of real sources, for the toolkits and families listed here; everything
+//! else compiles separately: other toolkits, other families, arch-specific (`a`) and
+//! family-specific (`f`) targets, debug or line information, options passed to cicc directly,
+//! and compiles through a launcher (which hides the preprocessed text). `ARCHBUILD_SHARE_CICC=off`
+//! turns it off; followers' cache keys name the lead, so results made either way never mix.
+
+use archbuild_arch::{Arch, CudaVersion, Variant};
+
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::plan::Settings;
+
+/// The switch (`on` by default).
+pub(crate) const VAR: &str = "ARCHBUILD_SHARE_CICC";
+
+/// The rule's version, part of every follower's cache key.
+pub(crate) const RULE: &str = "same-preprocessed-text-v1";
+
+/// Toolkits (major, minor) whose cicc the corpus study covered.
+const PROVEN_TOOLKITS: &[(u32, u32)] = &[(13, 0), (13, 5)];
+
+/// Major versions whose archs share: every pair of the family held the rule on the corpus.
+const PROVEN_FAMILIES: &[u32] = &[8, 10, 12];
+
+/// nvcc flags after which the rule is not proven: debug and line information put source
+/// positions into the PTX, and `-Xcicc`/`--dopt` reach cicc's code generation directly.
+const UNPROVEN_FLAGS: &[&str] = &[
+    "-G",
+    "--device-debug",
+    "-g",
+    "--debug",
+    "-lineinfo",
+    "--generate-line-info",
+    "-Xcicc",
+    "--dopt",
+    "-dopt",
+];
+
+/// Whether this build shares cicc runs: the switch, the toolkit and the flags allow it.
+pub(crate) fn enabled(
+    explicit: Option<bool>,
+    env: &Env,
+    tk: CudaVersion,
+    s: &Settings,
+) -> Result<bool> {
+    let on = match (explicit, env.var(VAR)) {
+        (Some(on), _) => on,
+        (None, None) => true,
+        (None, Some(v)) if archbuild_store::is_off(&v) => false,
+        (None, Some(v)) if archbuild_store::is_on(&v) => true,
+        (None, Some(v)) => {
+            return Err(Error::Config {
+                what: "cicc sharing switch",
+                origin: VAR.into(),
+                value: v,
+                hint: "use `off` (or `0`, `false`, `no`, `none`) to compile every target \
+                       separately, `on` (or `1`, `true`, `yes`) or nothing to share cicc runs \
+                       where the rule is proven"
+                    .into(),
+            })
+        }
+    };
+    let proven_toolkit = PROVEN_TOOLKITS.contains(&(tk.major(), tk.minor()));
+    let plain_flags = !s.nvcc_flags.iter().any(|f| {
+        let name = f.split('=').next().unwrap_or(f);
+        UNPROVEN_FLAGS.contains(&name)
+    });
+    let launcher = s.launch_cicc && s.launcher.is_some();
+    Ok(on && proven_toolkit && plain_flags && !launcher)
+}
+
+/// The family an arch shares within, when the rule covers it.
+pub(crate) fn family(arch: Arch) -> Option<u32> {
+    let major = arch.cc.major;
+    (arch.variant == Variant::Plain && PROVEN_FAMILIES.contains(&major)).then_some(major)
+}
+
+/// The lead's PTX for `to`: its one `.target` line, which must name `from`, names `to`
+/// instead; everything else is kept byte for byte. `None` when the PTX is not shaped so.
+pub(crate) fn retarget(ptx: &[u8], from: Arch, to: Arch) -> Option<Vec<u8>> {
+    let old = format!(".target sm_{}", from.sm_name());
+    let new = format!(".target sm_{}", to.sm_name());
+    let mut out = Vec::with_capacity(ptx.len() + 4);
+    let mut found = 0;
+    for line in ptx.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b".target") {
+            found += 1;
+            let rest = line.strip_prefix(old.as_bytes())?;
+            // `.target sm_80` must not match `.target sm_800`; options follow a comma.
+            if !matches!(
+                rest.first(),
+                None | Some(b'\n' | b'\r' | b',' | b' ' | b'\t')
+            ) {
+                return None;
+            }
+            out.extend_from_slice(new.as_bytes());
+            out.extend_from_slice(rest);
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    (found == 1).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &[u8] = b"//\n// Generated by NVIDIA NVVM Compiler\n//\n\n.version 9.2\n\
+        .target sm_80\n.address_size 64\n\n.visible .entry k()\n{\n\tret;\n}\n";
+
+    #[test]
+    fn retarget_rewrites_only_the_target_line() {
+        let out = retarget(PTX, Arch::plain(8, 0), Arch::plain(8, 6)).unwrap();
+        let want = String::from_utf8_lossy(PTX).replace(".target sm_80", ".target sm_86");
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // Debug PTX keeps its options.
+        let dbg = b".version 9.2\n.target sm_80, debug\n.address_size 64\n";
+        let out = retarget(dbg, Arch::plain(8, 0), Arch::plain(8, 9)).unwrap();
+        assert_eq!(
+            out,
+            b".version 9.2\n.target sm_89, debug\n.address_size 64\n"
+        );
+    }
+
+    #[test]
+    fn retarget_refuses_ptx_it_does_not_understand() {
+        let a80 = Arch::plain(8, 0);
+        let a86 = Arch::plain(8, 6);
+        // Not the lead's arch, a longer arch name, no target, two targets.
+        assert_eq!(retarget(PTX, Arch::plain(8, 9), a86), None);
+        assert_eq!(retarget(b".target sm_800\n", a80, a86), None);
+        assert_eq!(retarget(b".version 9.2\n", a80, a86), None);
+        assert_eq!(retarget(b".target sm_80\n.target sm_80\n", a80, a86), None);
+    }
+
+    #[test]
+    fn families_are_plain_archs_of_proven_majors() {
+        assert_eq!(family(Arch::plain(8, 6)), Some(8));
+        assert_eq!(family(Arch::plain(12, 1)), Some(12));
+        assert_eq!(family(Arch::plain(7, 5)), None);
+        assert_eq!(family(Arch::plain(9, 0)), None);
+        assert_eq!(
+            family(Arch::new(Arch::plain(10, 0).cc, Variant::Arch)),
+            None
+        );
+        assert_eq!(
+            family(Arch::new(Arch::plain(10, 0).cc, Variant::Family)),
+            None
+        );
+    }
+
+    #[test]
+    fn the_switch_toolkit_and_flags_decide() {
+        let s = Settings::default();
+        let v13 = CudaVersion::new(13, 5);
+        let none = Env::from_vars(Vec::<(&str, &str)>::new());
+        assert!(enabled(None, &none, v13, &s).unwrap());
+        assert!(!enabled(Some(false), &none, v13, &s).unwrap());
+        for off in ["off", "0", "false", "no", "none"] {
+            let env = Env::from_vars([(VAR, off)]);
+            assert!(!enabled(None, &env, v13, &s).unwrap(), "{off}");
+        }
+        let bad = enabled(None, &Env::from_vars([(VAR, "sometimes")]), v13, &s).unwrap_err();
+        assert!(bad.to_string().contains(VAR), "{bad}");
+        assert!(!enabled(None, &none, CudaVersion::new(12, 4), &s).unwrap());
+        let debug = Settings {
+            nvcc_flags: vec!["-lineinfo".into()],
+            ..Settings::default()
+        };
+        assert!(!enabled(None, &none, v13, &debug).unwrap());
+    }
+}
