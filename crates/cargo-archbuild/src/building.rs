@@ -170,10 +170,16 @@ fn no_gpu_reason(gpus: &Gpus) -> String {
 /// Cargo-style lines for one finished build.
 fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     let verb = if r.jobs_run == 0 { "Fresh" } else { "Compiled" };
+    let shared = r.jobs.iter().filter(|j| j.shared_from.is_some()).count();
+    let shared = match shared {
+        0 => String::new(),
+        n => format!(", {n} sharing a family's cicc run"),
+    };
     shell.status(
         verb,
         format!(
-            "{label} ({} job(s) run, {} from cache, {} nvcc/ptxas process(es), toolkit {}) in {:.2}s",
+            "{label} ({} job(s) run, {} from cache{shared}, {} nvcc/ptxas process(es), toolkit {}) \
+             in {:.2}s",
             r.jobs_run, r.cache_hits, r.processes_started, r.toolkit, r.seconds
         ),
     );
@@ -272,16 +278,24 @@ fn check(
 ) -> Result<BuildOutcome, CliError> {
     report.arch_source = source_label(&report.source);
     let mut modules_checked = Vec::new();
+    let no_gpus = gpus.ccs().is_empty();
     for m in &report.modules {
-        let bytes = crate::files::read_input(&m.fatbin)?;
-        let coverage_gaps = crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
-        // The build report's warnings already say it, grouped (printed with the status line);
-        // the per-kernel gaps stay in the JSON.
-        let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {
-            path: m.fatbin.clone(),
-            message: e.to_string(),
-        })?;
-        let verdicts = gpus.check(&fatbin, None)?;
+        // The report has every target's kernels: when they agree and no GPU is there to
+        // judge, nothing needs the file (an unchanged rebuild then reads no image at all).
+        let uniform = m.target_kernels.windows(2).all(|w| w[0].1 == w[1].1);
+        let (coverage_gaps, verdicts) = if uniform && no_gpus {
+            (Vec::new(), Vec::new())
+        } else {
+            let bytes = crate::files::read_input(&m.fatbin)?;
+            let gaps = crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
+            // The build report's warnings already say it, grouped (printed with the status
+            // line); the per-kernel gaps stay in the JSON.
+            let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {
+                path: m.fatbin.clone(),
+                message: e.to_string(),
+            })?;
+            (gaps, gpus.check(&fatbin, None)?)
+        };
         let gpus_note = verdicts.is_empty().then(|| no_gpu_reason(gpus));
         let outcome = ModuleOutcome {
             module: m.clone(),

@@ -32,20 +32,16 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .collect::<Result<Vec<_>, _>>()?;
     let module = module_name(&args.output)?;
     refuse_output_that_is_an_input(&args.output, &args.files)?;
-    // The driver writes into a private temp directory (not beside OUT, where an interrupted
-    // compile would leave it behind); the fat binary is then written to OUT atomically, so OUT
-    // is either the old file or the complete new one.
-    let staging = tempfile::Builder::new()
-        .prefix(".archbuild-compile-")
-        .tempdir()
-        .map_err(|source| CliError::Write {
-            path: std::env::temp_dir(),
-            source,
-        })?;
+    // The driver writes into a directory of its own in the build cache, one per output path
+    // (not beside OUT, where an interrupted compile would leave it behind); the fat binary is
+    // then written to OUT atomically, so OUT is either the old file or the complete new one.
+    // The directory stays, so an unchanged rebuild finds its fat binary up to date (the pack
+    // stamp) and rewrites nothing.
+    let staging = Staging::for_output(&args.output)?;
     let mut b = Build::new();
     b.module(&module, &files)
         .env(cli_env())
-        .out_dir(staging.path())
+        .out_dir(&staging.dir)
         .rust_module(false)
         .quiet(true)
         .cargo_metadata(false)
@@ -82,14 +78,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .ok_or_else(|| CliError::Internal {
             message: "the build wrote no fat binary".into(),
         })?;
-    let bytes = crate::files::read_input(&built.fatbin)?;
-    write_atomic(&args.output, &bytes)?;
-    // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT).
-    let record = archbuild::prebuilt::record_path(&built.fatbin);
-    if let Ok(json) = std::fs::read(&record) {
-        write_atomic(&archbuild::prebuilt::record_path(&args.output), &json)?;
-    }
-    drop(staging);
+    let len = staging.deliver(&built.fatbin, &args.output)?;
     let mut outcome = outcome;
     for m in outcome
         .report
@@ -111,7 +100,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         format!(
             "{} ({}, {})",
             display_path(&args.output),
-            human_bytes(bytes.len() as u64),
+            human_bytes(len),
             outcome.report.archs
         ),
     );
@@ -184,4 +173,68 @@ fn absolute_source(p: &Path) -> Result<PathBuf, CliError> {
         )),
         Err(source) => Err(CliError::Read { path: p.to_path_buf(), source }),
     }
+}
+
+/// Where `compile` lets the driver write, and what it last copied from there to OUT.
+struct Staging {
+    dir: PathBuf,
+}
+
+/// What was copied to OUT: the staged file's and OUT's length and mtime afterwards.
+#[derive(serde::Serialize, serde::Deserialize, PartialEq)]
+struct Copied {
+    staged: (u64, u128),
+    out: (u64, u128),
+}
+
+impl Staging {
+    fn for_output(output: &Path) -> Result<Self, CliError> {
+        let home = archbuild::Home::from_env(&cli_env());
+        let key = archbuild_store::Key::of(absolute(output).as_os_str().as_encoded_bytes());
+        let dir = home.cache_dir().join("compile").join(key.hex());
+        std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(Self { dir })
+    }
+
+    /// Writes the staged fat binary (and its record) to OUT unless OUT is already the copy of
+    /// this very file; returns its length.
+    fn deliver(&self, staged: &Path, output: &Path) -> Result<u64, CliError> {
+        let note = self.dir.join("copied.json");
+        let last: Option<Copied> = std::fs::read(&note)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        if let (Some(last), Some(s), Some(o)) = (&last, stamp(staged), stamp(output)) {
+            if last.staged == s && last.out == o {
+                return Ok(s.0);
+            }
+        }
+        let bytes = crate::files::read_input(staged)?;
+        write_atomic(output, &bytes)?;
+        // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT).
+        let record = archbuild::prebuilt::record_path(staged);
+        if let Ok(json) = std::fs::read(&record) {
+            write_atomic(&archbuild::prebuilt::record_path(output), &json)?;
+        }
+        if let (Some(staged), Some(out)) = (stamp(staged), stamp(output)) {
+            if let Ok(json) = serde_json::to_vec(&Copied { staged, out }) {
+                // Only a shortcut: without it the next compile copies again.
+                let _ = archbuild_store::write_atomic(&note, &json);
+            }
+        }
+        Ok(bytes.len() as u64)
+    }
+}
+
+/// A file's length and modification time in nanoseconds.
+fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let m = std::fs::metadata(path).ok()?;
+    let t = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some((m.len(), t.as_nanos()))
 }
