@@ -167,7 +167,13 @@ pub(crate) fn prepare(
     }
     let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
     let compression = setup::compression(b, &env, pkg.as_ref())?;
-    let share_cicc = crate::share::enabled(b.share_cicc, &env, toolkit.version(), &settings)?;
+    let share_cicc = crate::share::enabled(
+        b.share_cicc,
+        &env,
+        toolkit.version(),
+        &settings.nvcc_flags,
+        settings.launch_cicc && settings.launcher.is_some(),
+    )?;
     let modules = setup::modules(
         b,
         name,

@@ -20,7 +20,6 @@ use archbuild_arch::{Arch, CudaVersion, Variant};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::plan::Settings;
 
 /// The switch (`on` by default).
 pub(crate) const VAR: &str = "ARCHBUILD_SHARE_CICC";
@@ -48,12 +47,14 @@ const UNPROVEN_FLAGS: &[&str] = &[
     "-dopt",
 ];
 
-/// Whether this build shares cicc runs: the switch, the toolkit and the flags allow it.
+/// Whether this build shares cicc runs: the switch, the toolkit, the nvcc flags and whether a
+/// launcher wraps cicc allow it.
 pub(crate) fn enabled(
     explicit: Option<bool>,
     env: &Env,
     tk: CudaVersion,
-    s: &Settings,
+    nvcc_flags: &[String],
+    cicc_launcher: bool,
 ) -> Result<bool> {
     let on = match (explicit, env.var(VAR)) {
         (Some(on), _) => on,
@@ -73,12 +74,11 @@ pub(crate) fn enabled(
         }
     };
     let proven_toolkit = PROVEN_TOOLKITS.contains(&(tk.major(), tk.minor()));
-    let plain_flags = !s.nvcc_flags.iter().any(|f| {
+    let plain_flags = !nvcc_flags.iter().any(|f| {
         let name = f.split('=').next().unwrap_or(f);
         UNPROVEN_FLAGS.contains(&name)
     });
-    let launcher = s.launch_cicc && s.launcher.is_some();
-    Ok(on && proven_toolkit && plain_flags && !launcher)
+    Ok(on && proven_toolkit && plain_flags && !cicc_launcher)
 }
 
 /// The family an arch shares within, when the rule covers it.
@@ -164,22 +164,22 @@ mod tests {
 
     #[test]
     fn the_switch_toolkit_and_flags_decide() {
-        let s = Settings::default();
+        let s: &[String] = &[];
         let v13 = CudaVersion::new(13, 5);
         let none = Env::from_vars(Vec::<(&str, &str)>::new());
-        assert!(enabled(None, &none, v13, &s).unwrap());
-        assert!(!enabled(Some(false), &none, v13, &s).unwrap());
+        assert!(enabled(None, &none, v13, s, false).unwrap());
+        assert!(!enabled(Some(false), &none, v13, s, false).unwrap());
         for off in ["off", "0", "false", "no", "none"] {
             let env = Env::from_vars([(VAR, off)]);
-            assert!(!enabled(None, &env, v13, &s).unwrap(), "{off}");
+            assert!(!enabled(None, &env, v13, s, false).unwrap(), "{off}");
         }
-        let bad = enabled(None, &Env::from_vars([(VAR, "sometimes")]), v13, &s).unwrap_err();
+        let bad = enabled(None, &Env::from_vars([(VAR, "sometimes")]), v13, s, false).unwrap_err();
         assert!(bad.to_string().contains(VAR), "{bad}");
-        assert!(!enabled(None, &none, CudaVersion::new(12, 4), &s).unwrap());
-        let debug = Settings {
-            nvcc_flags: vec!["-lineinfo".into()],
-            ..Settings::default()
-        };
-        assert!(!enabled(None, &none, v13, &debug).unwrap());
+        assert!(!enabled(None, &none, CudaVersion::new(12, 4), s, false).unwrap());
+        assert!(!enabled(None, &none, v13, &["-lineinfo".to_string()], false).unwrap());
+        assert!(
+            !enabled(None, &none, v13, s, true).unwrap(),
+            "sccache hides the text"
+        );
     }
 }
