@@ -72,16 +72,14 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         }],
         shell,
     )?;
-    let outcome = outcomes.pop().ok_or_else(|| CliError::Internal {
-        message: "the build reported nothing".into(),
-    })?;
+    let outcome = outcomes
+        .pop()
+        .ok_or_else(|| CliError::internal("the build reported nothing"))?;
     let built = outcome
         .report
         .modules
         .first()
-        .ok_or_else(|| CliError::Internal {
-            message: "the build wrote no fat binary".into(),
-        })?;
+        .ok_or_else(|| CliError::internal("the build wrote no fat binary"))?;
     let bytes = crate::files::read_input(&built.fatbin)?;
     write_atomic(&args.output, &bytes)?;
     // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT).
