@@ -132,6 +132,8 @@ pub enum CliError {
         source: cargo_metadata::Error,
     },
 
+    /// The CUDA driver failed, known by its message only (`gpus.rs` makes it from the loader's
+    /// error; [`CliError::Runtime`] would keep that error as the source).
     #[error("{message}")]
     Driver { message: String },
 
