@@ -1,16 +1,21 @@
 //! Bad input gives a clear error that names the fix; the messages are snapshots
 //! (`tests/tests/snapshots/`). Missing toolkit, python3 and pip are simulated with `PATH`,
-//! `ARCHBUILD_PYTHON` and a venv without pip; the arch and compile errors use the real toolkit.
+//! `ARCHBUILD_PYTHON` and a venv without pip, and need no toolkit; the arch and compile errors
+//! use the real toolkit.
 
 use std::path::Path;
 
 use archbuild::{Build, Discovery, Env, Home};
 
-/// Replaces run-specific paths so snapshots are stable.
+/// Replaces the test's temporary directory so snapshots are stable.
+fn redact_tmp(msg: &str, tmp: &Path) -> String {
+    msg.replace(&tmp.display().to_string(), "[TMP]")
+}
+
+/// [`redact_tmp`], and the real toolkit's directory, for the tests that build with it.
 fn redact(msg: &str, tmp: &Path) -> String {
     let tk = archbuild_tests::toolkit();
-    msg.replace(&tmp.display().to_string(), "[TMP]")
-        .replace(&tk.bin_dir().display().to_string(), "[CUDA_BIN]")
+    redact_tmp(msg, tmp).replace(&tk.bin_dir().display().to_string(), "[CUDA_BIN]")
 }
 
 #[test]
@@ -20,14 +25,14 @@ fn missing_toolkit() {
     d.system_roots = vec![tmp.path().join("usr-local-cuda")];
     let env = Env::from_vars([("PATH", "/nonexistent/bin")]);
     let err = d.locate(&env, false, &mut |_| {}).unwrap_err();
-    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+    insta::assert_snapshot!(redact_tmp(&err.to_string(), tmp.path()));
 
     // A variable pointing nowhere is named, not skipped.
     let env = Env::from_vars([("CUDA_HOME", tmp.path().join("cuda-12").into_os_string())]);
     let err = d.locate(&env, false, &mut |_| {}).unwrap_err();
     insta::assert_snapshot!(
         "missing_toolkit_bad_cuda_home",
-        redact(&err.to_string(), tmp.path())
+        redact_tmp(&err.to_string(), tmp.path())
     );
 }
 
@@ -37,7 +42,7 @@ fn missing_python_for_provisioning() {
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("PATH", "/nonexistent/bin")]);
     let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
-    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+    insta::assert_snapshot!(redact_tmp(&err.to_string(), tmp.path()));
     // Nothing half-installed is left to be trusted.
     assert!(!archbuild::provisioned_dir(&home).exists());
 }
@@ -57,7 +62,7 @@ fn missing_pip_for_provisioning() {
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("ARCHBUILD_PYTHON", venv.join("bin/python3"))]);
     let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
-    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+    insta::assert_snapshot!(redact_tmp(&err.to_string(), tmp.path()));
 }
 
 #[test]
@@ -76,7 +81,7 @@ fn unreachable_package_index() {
     let err = archbuild::provision(&env, &home, &mut |e| events.push(e.to_string())).unwrap_err();
     let msg = err.to_string();
     let (head, tail) = msg.split_once("pip said:").expect("the message quotes pip");
-    insta::assert_snapshot!(redact(head, tmp.path()));
+    insta::assert_snapshot!(redact_tmp(head, tmp.path()));
     assert!(tail.contains("No matching distribution"), "{tail}");
     assert!(
         events[0].starts_with("installing CUDA 13.5.37 from PyPI"),

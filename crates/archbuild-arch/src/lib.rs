@@ -4,7 +4,7 @@
 //! build driver, the runtime loader and the CLI all share one source of truth.
 //!
 //! The user-facing description of every syntax and rule is `docs/arch-lists.md`; its examples
-//! are tests (`tests/doc_examples.rs`).
+//! are tests (`tests/it/doc_examples.rs`).
 
 mod cc;
 mod compat;

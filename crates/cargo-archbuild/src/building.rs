@@ -127,9 +127,7 @@ pub(crate) fn run_all(
                 break;
             }
             Err(_) => {
-                failure = Some(CliError::Internal {
-                    message: "the build thread panicked".into(),
-                });
+                failure = Some(CliError::internal("the build thread panicked"));
                 break;
             }
         }
@@ -290,9 +288,10 @@ fn check(
             let gaps = crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
             // The build report's warnings already say it, grouped (printed with the status
             // line); the per-kernel gaps stay in the JSON.
-            let fatbin = FatBinary::from_vec(bytes).map_err(|e| CliError::Format {
+            let fatbin = FatBinary::from_vec(bytes).map_err(|source| CliError::Unloadable {
                 path: m.fatbin.clone(),
-                message: e.to_string(),
+                module: None,
+                source,
             })?;
             (gaps, gpus.check(&fatbin, None)?)
         };

@@ -56,6 +56,9 @@ pub mod exit {
 }
 
 /// Everything that can make a `cargo archbuild` command fail.
+///
+/// A variant caused by another error holds it as its `source()`, typed, for callers that match
+/// on the library's error; the message, which says what the user sees, is built from it.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error("{message}")]
@@ -70,14 +73,50 @@ pub enum CliError {
         source: std::io::Error,
     },
 
-    #[error("`{}` is not a file archbuild can read: {message}", path.display())]
-    Format { path: PathBuf, message: String },
+    /// The fat-binary reader rejected the file (or one of its modules, then named as `path`).
+    #[error("`{}` is not a file archbuild can read: {source}", path.display())]
+    Format {
+        path: PathBuf,
+        source: archbuild_fatbin::Error,
+    },
+
+    /// A `merge` input that is not a fat binary: merge reads nothing else.
+    #[error(
+        "`{}` is not a file archbuild can read: {source} (merge takes fat binaries, e.g. the \
+         outputs of `cargo archbuild compile`)",
+        path.display()
+    )]
+    MergeInput {
+        path: PathBuf,
+        source: archbuild_fatbin::Error,
+    },
+
+    /// The loader rejected a module the reader read; `module` says which one when the file has
+    /// several.
+    #[error(
+        "`{}` is not a file archbuild can read: {}{source}",
+        path.display(),
+        module.as_deref().map(|m| format!("{m}: ")).unwrap_or_default()
+    )]
+    Unloadable {
+        path: PathBuf,
+        module: Option<String>,
+        source: archbuild_runtime::Error,
+    },
 
     #[error("`{}` contains no CUDA images", path.display())]
     NoImages { path: PathBuf },
 
+    /// The fat binaries conflict; the library numbers the inputs, the message names the files.
+    #[error("fat binaries cannot be merged: {}", name_inputs(source, files))]
+    Merge {
+        files: Vec<PathBuf>,
+        source: archbuild_fatbin::Error,
+    },
+
+    /// The inputs' build records do not merge (the library says why in words only).
     #[error("fat binaries cannot be merged: {message}")]
-    Merge { message: String },
+    MergeRecords { message: String },
 
     /// From the build driver (toolkit, configuration, compile); its message names the fix.
     #[error("{0}")]
@@ -86,8 +125,21 @@ pub enum CliError {
     #[error("{message}")]
     Cargo { message: String, help: String },
 
+    /// `cargo metadata` failed; `command` is the subcommand, for the fix.
+    #[error("`cargo metadata` failed: {}", source.to_string().trim_end())]
+    Metadata {
+        command: &'static str,
+        source: cargo_metadata::Error,
+    },
+
+    /// The CUDA driver failed, known by its message only (`gpus.rs` makes it from the loader's
+    /// error; [`CliError::Runtime`] would keep that error as the source).
     #[error("{message}")]
     Driver { message: String },
+
+    /// From the loader's configuration (the JIT cache); its message names the fix.
+    #[error("{0}")]
+    Runtime(#[source] archbuild_runtime::Error),
 
     #[error("{failing} of {total} GPU(s) cannot run `{}`", file.display())]
     DoctorFailed {
@@ -102,8 +154,21 @@ pub enum CliError {
         source: std::io::Error,
     },
 
+    /// A bug; `source` is the error that revealed it, when there is one.
     #[error("{message}")]
-    Internal { message: String },
+    Internal {
+        message: String,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+/// The library's message with "input N" replaced by the file name the user typed.
+fn name_inputs(e: &archbuild_fatbin::Error, files: &[PathBuf]) -> String {
+    let mut message = e.to_string();
+    for (i, f) in files.iter().enumerate().rev() {
+        message = message.replace(&format!("input {i} "), &format!("`{}` ", f.display()));
+    }
+    message
 }
 
 impl CliError {
@@ -114,11 +179,14 @@ impl CliError {
             CliError::Usage { .. } | CliError::ArchList(_) => exit::USAGE,
             CliError::Read { .. }
             | CliError::Format { .. }
+            | CliError::MergeInput { .. }
+            | CliError::Unloadable { .. }
             | CliError::NoImages { .. }
-            | CliError::Merge { .. } => exit::INPUT,
+            | CliError::Merge { .. }
+            | CliError::MergeRecords { .. } => exit::INPUT,
             CliError::Build(e) => build_exit_code(e),
-            CliError::Cargo { .. } => exit::CARGO,
-            CliError::Driver { .. } => exit::DRIVER,
+            CliError::Cargo { .. } | CliError::Metadata { .. } => exit::CARGO,
+            CliError::Driver { .. } | CliError::Runtime(_) => exit::DRIVER,
             CliError::Write { .. } => exit::OUTPUT,
             CliError::Internal { .. } => exit::INTERNAL,
         }
@@ -130,9 +198,11 @@ impl CliError {
             CliError::Usage { .. } => "usage",
             CliError::ArchList(_) => "arch-list",
             CliError::Read { .. } => "read",
-            CliError::Format { .. } => "format",
+            CliError::Format { .. } | CliError::MergeInput { .. } | CliError::Unloadable { .. } => {
+                "format"
+            }
             CliError::NoImages { .. } => "no-images",
-            CliError::Merge { .. } => "merge",
+            CliError::Merge { .. } | CliError::MergeRecords { .. } => "merge",
             CliError::Build(e) => match build_exit_code(e) {
                 exit::TOOLKIT => "toolkit",
                 exit::COMPILE => "compile",
@@ -142,8 +212,8 @@ impl CliError {
                 exit::INTERRUPTED => "interrupted",
                 _ => "output",
             },
-            CliError::Cargo { .. } => "cargo",
-            CliError::Driver { .. } => "driver",
+            CliError::Cargo { .. } | CliError::Metadata { .. } => "cargo",
+            CliError::Driver { .. } | CliError::Runtime(_) => "driver",
             CliError::DoctorFailed { .. } => "doctor-failed",
             CliError::Write { .. } => "write",
             CliError::Internal { .. } => "internal",
@@ -154,17 +224,20 @@ impl CliError {
     pub fn help(&self) -> Option<String> {
         Some(match self {
             CliError::Usage { help, .. } | CliError::Cargo { help, .. } => help.clone(),
+            CliError::Metadata { command, .. } => format!(
+                "run `cargo archbuild {command}` inside a Cargo workspace, or pass --manifest-path path/to/Cargo.toml"
+            ),
             CliError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 "check the path; it is resolved against the current directory".into()
             }
             CliError::Read { .. } => "check that the file exists and is readable by this user".into(),
-            CliError::Format { .. } => "archbuild reads fat binaries (.fatbin), cubins, PTX, and object files, \
+            CliError::Format { .. } | CliError::MergeInput { .. } | CliError::Unloadable { .. } => "archbuild reads fat binaries (.fatbin), cubins, PTX, and object files, \
                  executables and shared libraries that embed CUDA code; rebuild the file if it was cut short"
                 .into(),
             CliError::NoImages { .. } => "the file has no .nv_fatbin section and no fat binary, cubin or PTX inside; \
                  build it with nvcc or `cargo archbuild compile`"
                 .into(),
-            CliError::Merge { .. } => "merge the outputs of `cargo archbuild compile` shards built from the same \
+            CliError::Merge { .. } | CliError::MergeRecords { .. } => "merge the outputs of `cargo archbuild compile` shards built from the same \
                  sources with the same flags"
                 .into(),
             CliError::DoctorFailed { .. } => "rebuild with the archs named above added to the arch list \
@@ -178,7 +251,10 @@ impl CliError {
             CliError::Write { .. } => "check that the output directory exists and is writable".into(),
             CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),
             // These messages come from the library crates and already name the fix.
-            CliError::ArchList(_) | CliError::Build(_) | CliError::Driver { .. } => return None,
+            CliError::ArchList(_)
+            | CliError::Build(_)
+            | CliError::Driver { .. }
+            | CliError::Runtime(_) => return None,
         })
     }
 
@@ -194,6 +270,25 @@ impl CliError {
         CliError::Usage {
             message: message.into(),
             help: help.into(),
+        }
+    }
+
+    /// A bug that no other error revealed.
+    pub fn internal(message: impl Into<String>) -> Self {
+        CliError::Internal {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A bug revealed by `source`; `message` is the whole text the user sees.
+    pub fn bug(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        CliError::Internal {
+            message: message.into(),
+            source: Some(source.into()),
         }
     }
 }
@@ -226,14 +321,143 @@ fn build_exit_code(e: &archbuild::Error) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::exit;
+    use std::error::Error as _;
+    use std::path::Path;
+
+    use super::{exit, CliError};
+    use crate::cli::{Cli, MessageFormat};
+    use crate::shell::Shell;
+
+    /// Runs `cargo archbuild ARGS` in-process, as `run_from_env` does, and returns its error.
+    fn fails(args: &[&std::ffi::OsStr]) -> CliError {
+        let argv = std::iter::once("cargo-archbuild".as_ref()).chain(args.iter().copied());
+        let cli = <Cli as clap::Parser>::try_parse_from(argv).expect("the arguments parse");
+        let mut shell = Shell::new(MessageFormat::Human, None, true, false);
+        crate::commands::run(cli.command, &mut shell).expect_err("the command fails")
+    }
+
+    /// The typed error under `e`, and the messages are unchanged by carrying it.
+    fn source_of<E: std::error::Error + 'static>(e: &CliError) -> &E {
+        let source = e.source().unwrap_or_else(|| panic!("{e:?} has no source"));
+        source
+            .downcast_ref::<E>()
+            .unwrap_or_else(|| panic!("{e:?}: the source is not a {}", std::any::type_name::<E>()))
+    }
+
+    #[test]
+    fn a_bad_fat_binary_keeps_the_readers_error_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cut.fatbin");
+        // The fat binary magic, then nothing of the header it announces.
+        std::fs::write(&file, 0xBA55_ED50u32.to_le_bytes()).unwrap();
+        let e = fails(&["inspect".as_ref(), file.as_os_str()]);
+        assert!(matches!(e, CliError::Format { .. }), "{e:?}");
+        let source = source_of::<archbuild_fatbin::Error>(&e);
+        assert!(
+            matches!(source, archbuild_fatbin::Error::Truncated { .. }),
+            "{source:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "`{}` is not a file archbuild can read: {source}",
+                file.display()
+            )
+        );
+        assert_eq!((e.kind(), e.exit_code()), ("format", exit::INPUT));
+    }
+
+    #[test]
+    fn a_library_build_error_is_the_source_of_the_cli_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.cu"), "__global__ void k() {}\n").unwrap();
+        let mut build = archbuild::Build::new();
+        build
+            .env(archbuild::Env::from_vars([(
+                "NVCC",
+                dir.path().join("nowhere/nvcc").into_os_string(),
+            )]))
+            .manifest_dir(dir.path())
+            .out_dir(dir.path().join("out"))
+            .file("k.cu")
+            .archs("8.6")
+            .quiet(true);
+        let mut shell = Shell::new(MessageFormat::Human, None, true, false);
+        let pending = crate::building::Pending {
+            label: "k".into(),
+            build,
+            per_module: false,
+        };
+        let e = crate::building::run_all(vec![pending], &mut shell).expect_err("no nvcc there");
+        let source = source_of::<archbuild::Error>(&e);
+        assert!(
+            matches!(source, archbuild::Error::BadToolkitVar { .. }),
+            "{source:?}"
+        );
+        assert_eq!(e.to_string(), source.to_string());
+        assert_eq!((e.kind(), e.exit_code()), ("toolkit", exit::TOOLKIT));
+    }
+
+    #[test]
+    fn a_merge_conflict_keeps_the_merge_error_and_names_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let arch = archbuild_arch::Arch::plain(8, 6);
+        let fatbin = |name: &str, body: &str| {
+            let ptx = format!(
+                ".version 9.0\n.target sm_86\n.address_size 64\n\n\
+                 .visible .entry k()\n{{\n{body}\n\tret;\n}}\n"
+            );
+            let bytes = archbuild_fatbin::FatbinWriter::new()
+                .add_ptx(ptx.as_bytes(), arch)
+                .unwrap()
+                .write()
+                .unwrap();
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let (a, b) = (
+            fatbin("a.fatbin", ""),
+            fatbin("b.fatbin", "\t// another image"),
+        );
+        let out = dir.path().join("out.fatbin");
+        let args = [
+            "merge".as_ref(),
+            a.as_os_str(),
+            b.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ];
+        let e = fails(&args);
+        let source = source_of::<archbuild_fatbin::Error>(&e);
+        assert!(
+            matches!(source, archbuild_fatbin::Error::Conflict { .. }),
+            "{source:?}"
+        );
+        // The library numbers the inputs; the CLI's message names the files instead.
+        assert!(source.to_string().contains("input 1 "), "{source}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("fat binaries cannot be merged: ")
+                && text.contains(&format!("`{}` container 0", b.display()))
+                && !text.contains("input 1 "),
+            "{text}"
+        );
+        assert_eq!((e.kind(), e.exit_code()), ("merge", exit::INPUT));
+        assert!(!Path::new(&out).exists());
+    }
 
     #[test]
     fn an_interrupted_build_is_kind_interrupted_with_its_code() {
-        let e = super::CliError::Build(archbuild::Error::Interrupted);
+        let e = CliError::Build(archbuild::Error::Interrupted);
         assert_eq!(
             (e.kind(), e.exit_code()),
             ("interrupted", exit::INTERRUPTED)
+        );
+        let source = source_of::<archbuild::Error>(&e);
+        assert!(
+            matches!(source, archbuild::Error::Interrupted),
+            "{source:?}"
         );
     }
 

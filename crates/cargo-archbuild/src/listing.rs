@@ -74,9 +74,9 @@ pub(crate) fn inspect_with(
         FileKind::HostElf => "host-elf",
         _ => "unknown",
     };
-    let records = read_any_with(bytes, detail).map_err(|e| CliError::Format {
+    let records = read_any_with(bytes, detail).map_err(|source| CliError::Format {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        source,
     })?;
     if records.is_empty() {
         return Err(CliError::NoImages {

@@ -22,9 +22,9 @@ pub(crate) struct Module {
 
 /// Splits `bytes` (the contents of `path`) into modules.
 pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliError> {
-    let format_err = |e: archbuild_fatbin::Error| CliError::Format {
+    let format_err = |source| CliError::Format {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        source,
     };
     let mut modules = Vec::new();
     match detect(bytes) {
@@ -70,13 +70,9 @@ pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliEr
                 }
             }
         }
-        _ => {
-            return Err(CliError::Format {
-                path: path.to_path_buf(),
-                message: archbuild_fatbin::read_any(bytes)
-                    .err()
-                    .map_or_else(|| "unknown format".into(), |e| e.to_string()),
-            })
+        // The reader's error names what the bytes start with.
+        FileKind::Unknown => {
+            archbuild_fatbin::read_any(bytes).map_err(format_err)?;
         }
     }
     if modules.is_empty() {
@@ -88,9 +84,9 @@ pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliEr
 }
 
 fn module(location: String, bytes: &[u8]) -> Result<Module, CliError> {
-    let records = archbuild_fatbin::read_any(bytes).map_err(|e| CliError::Format {
+    let records = archbuild_fatbin::read_any(bytes).map_err(|source| CliError::Format {
         path: location.clone().into(),
-        message: e.to_string(),
+        source,
     })?;
     let has_kernels = records.iter().any(|r| !r.kernels.is_empty());
     Ok(Module {

@@ -118,6 +118,8 @@ impl Shell {
     /// Prints an error: as `error: … / help: …` on stderr, and in JSON mode also as an `error`
     /// message on stdout (unless a final report is already there, which then carries the
     /// failure, e.g. doctor's `ok`), so a consumer of stdout always gets a final message.
+    /// The message is the error's own: a `CliError` already says what its `source()` says, so
+    /// walking the chain would print that twice.
     pub fn error(&self, err: &CliError) {
         let mut text = format!("{ERROR}error{ERROR:#}{BOLD}:{BOLD:#} {err}");
         if let Some(help) = err.help() {
@@ -155,9 +157,8 @@ impl Shell {
         if !self.is_json() {
             return Ok(());
         }
-        let text = crate::messages::line(report).map_err(|e| CliError::Internal {
-            message: format!("cannot serialise the report: {e}"),
-        })?;
+        let text = crate::messages::line(report)
+            .map_err(|e| CliError::internal(format!("cannot serialise the report: {e}")))?;
         self.json_written.set(true);
         writeln!(anstream::stdout(), "{text}").map_err(CliError::stdout)
     }

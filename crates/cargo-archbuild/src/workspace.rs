@@ -10,18 +10,17 @@ use cargo_metadata::{Metadata, MetadataCommand, Package};
 use crate::error::CliError;
 
 /// `cargo metadata --no-deps` for the workspace at `manifest_path` (or the current directory).
-pub(crate) fn metadata(manifest_path: Option<&Path>, command: &str) -> Result<Metadata, CliError> {
+pub(crate) fn metadata(
+    manifest_path: Option<&Path>,
+    command: &'static str,
+) -> Result<Metadata, CliError> {
     let mut cmd = MetadataCommand::new();
     cmd.no_deps();
     if let Some(m) = manifest_path {
         cmd.manifest_path(m);
     }
-    cmd.exec().map_err(|e| CliError::Cargo {
-        message: format!("`cargo metadata` failed: {}", e.to_string().trim_end()),
-        help: format!(
-            "run `cargo archbuild {command}` inside a Cargo workspace, or pass --manifest-path path/to/Cargo.toml"
-        ),
-    })
+    cmd.exec()
+        .map_err(|source| CliError::Metadata { command, source })
 }
 
 /// Whether a package has a `[package.metadata.archbuild]` table.
@@ -65,7 +64,7 @@ pub(crate) fn member<'a>(metadata: &'a Metadata, spec: &str) -> Result<&'a Packa
 pub(crate) fn manifest_archs(
     package: Option<&str>,
     manifest_path: Option<&Path>,
-    command: &str,
+    command: &'static str,
 ) -> Result<Option<String>, CliError> {
     let metadata = match metadata(manifest_path, command) {
         Ok(m) => m,

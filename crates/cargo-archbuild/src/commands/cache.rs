@@ -39,9 +39,7 @@ struct CacheReport {
 pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError> {
     let env = cli_env();
     let home = Home::from_env(&env);
-    let jit = JitCache::from_env().map_err(|e| CliError::Driver {
-        message: e.to_string(),
-    })?;
+    let jit = JitCache::from_env().map_err(CliError::Runtime)?;
     let (action, want_build, want_jit) = match cmd {
         CacheCommand::Stats => ("stats", true, true),
         CacheCommand::Clean(CacheCleanArgs { build, jit }) => {

@@ -85,8 +85,7 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
             ));
         }
     }
-    let text = templates::render(templates::WORKFLOW, &values)
-        .map_err(|message| CliError::Internal { message })?;
+    let text = templates::render(templates::WORKFLOW, &values).map_err(CliError::internal)?;
     let path = match &args.output {
         Some(p) if p.as_os_str() == "-" => {
             if shell.is_json() {

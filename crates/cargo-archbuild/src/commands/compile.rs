@@ -68,16 +68,14 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         }],
         shell,
     )?;
-    let outcome = outcomes.pop().ok_or_else(|| CliError::Internal {
-        message: "the build reported nothing".into(),
-    })?;
+    let outcome = outcomes
+        .pop()
+        .ok_or_else(|| CliError::internal("the build reported nothing"))?;
     let built = outcome
         .report
         .modules
         .first()
-        .ok_or_else(|| CliError::Internal {
-            message: "the build wrote no fat binary".into(),
-        })?;
+        .ok_or_else(|| CliError::internal("the build wrote no fat binary"))?;
     let len = staging.deliver(&built.fatbin, &args.output)?;
     let mut outcome = outcome;
     for m in outcome

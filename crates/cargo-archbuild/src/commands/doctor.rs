@@ -193,9 +193,10 @@ fn check_file(
                 // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
                 let lto = lto_images(m);
                 if lto.is_empty() || !matches!(e, archbuild_runtime::Error::NoImages { .. }) {
-                    return Err(CliError::Format {
+                    return Err(CliError::Unloadable {
                         path: path.to_path_buf(),
-                        message: format!("{}: {e}", m.location),
+                        module: Some(m.location.clone()),
+                        source: e,
                     });
                 }
                 out.push(ModuleJson {

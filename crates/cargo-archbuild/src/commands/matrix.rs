@@ -79,9 +79,8 @@ pub(crate) fn run(args: &MatrixArgs, shell: &mut Shell) -> Result<(), CliError> 
         shell.status("Shard", format!("{}/{}: {}", s.shard, s.of, s.targets));
     }
     // The matrix itself is the product in both message formats: one line, for $GITHUB_OUTPUT.
-    let line = serde_json::to_string(&matrix).map_err(|e| CliError::Internal {
-        message: format!("cannot serialise the matrix: {e}"),
-    })?;
+    let line = serde_json::to_string(&matrix)
+        .map_err(|e| CliError::bug(format!("cannot serialise the matrix: {e}"), e))?;
     use std::io::Write;
     writeln!(anstream::stdout(), "{line}").map_err(CliError::stdout)
 }

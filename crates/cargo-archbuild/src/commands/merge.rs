@@ -2,7 +2,7 @@
 //! a CI matrix — into one. Entries are written in the canonical order the writer uses, so the
 //! result is byte-identical to compiling all the shards' targets in one `compile`.
 
-use archbuild_fatbin::{merge, read_any, read_fatbin, Error as FatbinError};
+use archbuild_fatbin::{merge, read_any, read_fatbin};
 use serde::Serialize;
 
 use crate::cli::MergeArgs;
@@ -25,22 +25,21 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
     for path in &args.files {
         let bytes = read_input(path)?;
         // Check each input on its own first, so an error names the file, not "input 1".
-        read_fatbin(&bytes).map_err(|e| CliError::Format {
+        read_fatbin(&bytes).map_err(|source| CliError::MergeInput {
             path: path.clone(),
-            message: format!(
-                "{e} (merge takes fat binaries, e.g. the outputs of `cargo archbuild compile`)"
-            ),
+            source,
         })?;
         inputs.push(bytes);
     }
     let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-    let merged = merge(&slices).map_err(|e| merge_error(e, &args.files))?;
+    let merged = merge(&slices).map_err(|source| CliError::Merge {
+        files: args.files.clone(),
+        source,
+    })?;
     write_atomic(&args.output, &merged)?;
     merge_records(args, &merged, shell)?;
     let targets: Vec<String> = read_any(&merged)
-        .map_err(|e| CliError::Internal {
-            message: format!("the merged fat binary does not read back: {e}"),
-        })?
+        .map_err(|e| CliError::bug(format!("the merged fat binary does not read back: {e}"), e))?
         .iter()
         .map(|r| match r.kind {
             archbuild_fatbin::EntryKind::Ptx => format!("compute_{}", r.arch.sm_name()),
@@ -97,19 +96,8 @@ fn merge_records(args: &MergeArgs, merged: &[u8], shell: &Shell) -> Result<(), C
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let record =
-        merge_records(&records, merged, &module).map_err(|message| CliError::Merge { message })?;
-    let json = serde_json::to_vec_pretty(&record).map_err(|e| CliError::Internal {
-        message: e.to_string(),
-    })?;
+    let record = merge_records(&records, merged, &module)
+        .map_err(|message| CliError::MergeRecords { message })?;
+    let json = serde_json::to_vec_pretty(&record).map_err(|e| CliError::bug(e.to_string(), e))?;
     write_atomic(&out, &json)
-}
-
-/// Replaces the library's "input N" with the file names the user typed.
-fn merge_error(e: FatbinError, files: &[std::path::PathBuf]) -> CliError {
-    let mut message = e.to_string();
-    for (i, f) in files.iter().enumerate().rev() {
-        message = message.replace(&format!("input {i} "), &format!("`{}` ", f.display()));
-    }
-    CliError::Merge { message }
 }

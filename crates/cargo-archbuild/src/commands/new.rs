@@ -106,8 +106,7 @@ pub(crate) fn run(args: &NewArgs, shell: &mut Shell) -> Result<(), CliError> {
     ];
     let mut files = Vec::new();
     for (rel, text) in templates::KERNEL_CRATE {
-        let text =
-            templates::render(text, &values).map_err(|message| CliError::Internal { message })?;
+        let text = templates::render(text, &values).map_err(CliError::internal)?;
         let path = args.path.join(rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|source| CliError::Write {

@@ -2,7 +2,7 @@
 //! each error must say what was wrong and name the fix. Review changes with `cargo insta review`
 //! (or `INSTA_UPDATE=always cargo test` and `git diff`).
 
-use crate::support::{cli, run, scratch};
+use crate::support::{cli, cli_without_toolkit, run, scratch};
 
 fn help(args: &[&str]) -> String {
     let (code, stdout, stderr) = run(cli().args(args).arg("--help"));
@@ -130,20 +130,26 @@ fn errors_in_json_mode_are_a_json_document_with_the_exit_code() {
     assert!(v["help"].as_str().unwrap().contains("check the path"));
 }
 
+/// Errors met before any toolkit is needed: they run without the test toolkit, so they never
+/// provision one.
 #[test]
-fn toolkit_cargo_and_build_errors_name_the_fix() {
+fn toolkit_and_cargo_errors_name_the_fix() {
     let dir = scratch();
     let root = dir.path().display().to_string();
     let masked = |cmd: &mut assert_cmd::Command| failure(cmd).replace(&root, "[DIR]");
     let no_nvcc = dir.path().join("nowhere/nvcc");
     insta::assert_snapshot!(
         "err_toolkit_which_bad_nvcc",
-        masked(cli().env("NVCC", &no_nvcc).args(["toolkit", "which"]))
+        masked(
+            cli_without_toolkit()
+                .env("NVCC", &no_nvcc)
+                .args(["toolkit", "which"])
+        )
     );
     insta::assert_snapshot!(
         "err_compile_bad_nvcc",
         masked(
-            cli()
+            cli_without_toolkit()
                 .current_dir(dir.path())
                 .env("NVCC", &no_nvcc)
                 .arg("compile")
@@ -153,22 +159,29 @@ fn toolkit_cargo_and_build_errors_name_the_fix() {
         .replace(env!("CARGO_MANIFEST_DIR"), "[CRATE]")
     );
     insta::assert_snapshot!(
-        "err_compile_arch_toolkit_cannot_build",
+        "err_build_outside_a_workspace",
         masked(
+            cli_without_toolkit()
+                .current_dir(dir.path())
+                .env_remove("CARGO_TARGET_DIR")
+                .arg("build")
+        )
+    );
+}
+
+#[test]
+fn an_arch_the_toolkit_cannot_build_names_the_fix() {
+    let dir = scratch();
+    let root = dir.path().display().to_string();
+    insta::assert_snapshot!(
+        "err_compile_arch_toolkit_cannot_build",
+        failure(
             cli()
                 .current_dir(dir.path())
                 .arg("compile")
                 .arg(crate::support::fixture_source("scale.cu"))
                 .args(["--archs", "7.0 8.6", "-o", "x.fatbin"])
         )
-    );
-    insta::assert_snapshot!(
-        "err_build_outside_a_workspace",
-        masked(
-            cli()
-                .current_dir(dir.path())
-                .env_remove("CARGO_TARGET_DIR")
-                .arg("build")
-        )
+        .replace(&root, "[DIR]")
     );
 }

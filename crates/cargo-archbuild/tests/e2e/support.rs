@@ -10,6 +10,14 @@ use assert_cmd::Command;
 /// The CLI with a predictable environment: no colour, no archbuild variables from the caller,
 /// the test toolkit's nvcc, and a private archbuild home (build cache, JIT cache).
 pub fn cli() -> Command {
+    let mut cmd = cli_without_toolkit();
+    cmd.env("NVCC", archbuild_tests::tool("nvcc"));
+    cmd
+}
+
+/// [`cli`] without the test toolkit (finding it provisions it on a bare machine), for commands
+/// that fail before they look for one.
+pub fn cli_without_toolkit() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-archbuild"));
     for (key, _) in std::env::vars_os() {
         let k = key.to_string_lossy();
@@ -18,7 +26,6 @@ pub fn cli() -> Command {
         }
     }
     cmd.env("NO_COLOR", "1")
-        .env("NVCC", archbuild_tests::tool("nvcc"))
         .env("ARCHBUILD_CACHE_DIR", home().join("cache"))
         .env("ARCHBUILD_JIT_CACHE", home().join("jit"));
     cmd

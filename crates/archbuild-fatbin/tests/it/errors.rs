@@ -1,0 +1,183 @@
+//! The writer refuses what it must not pack, and every error names what was wrong, where, and
+//! the fix. Messages are snapshotted (insta) so changes to them are reviewed.
+
+use archbuild_fatbin::{
+    merge, read_any, read_fatbin, Arch, CompressionChoice, Error, FatbinWriter, Target,
+};
+use insta::assert_snapshot;
+
+use crate::support::elf_builder;
+
+fn arch(name: &str) -> Arch {
+    Target::parse_nvcc_name(name).unwrap().arch
+}
+
+fn kernels() -> Vec<String> {
+    vec!["k".into()]
+}
+
+#[test]
+fn cubin_for_another_arch_is_refused() {
+    let sm86 = elf_builder::cubin(86, 8, false, &kernels(), b"x");
+    let err = FatbinWriter::new()
+        .add_cubin(&sm86, arch("sm_89"))
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(err, Error::ArchMismatch { .. }));
+    assert_snapshot!("cubin_arch_mismatch", err);
+}
+
+#[test]
+fn a_and_plain_cubins_must_be_declared_as_such() {
+    let sm90a = elf_builder::cubin(90, 8, true, &kernels(), b"x");
+    let sm90 = elf_builder::cubin(90, 8, false, &kernels(), b"x");
+    let err = FatbinWriter::new()
+        .add_cubin(&sm90a, arch("sm_90"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("cubin_a_declared_plain", err);
+    let err = FatbinWriter::new()
+        .add_cubin(&sm90, arch("sm_90a"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("cubin_plain_declared_a", err);
+    assert!(FatbinWriter::new()
+        .add_cubin(&sm90a, arch("sm_90a"))
+        .is_ok());
+}
+
+#[test]
+fn cubin_with_trailing_bytes_is_refused() {
+    let mut c = elf_builder::cubin(75, 8, false, &kernels(), b"x");
+    c.extend_from_slice(b"junk");
+    let err = FatbinWriter::new()
+        .add_cubin(&c, arch("sm_75"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("cubin_trailing_bytes", err);
+}
+
+#[test]
+fn host_elf_is_not_a_cubin() {
+    let host = elf_builder::host_object(&[(".text", b"\x90")]);
+    let err = FatbinWriter::new()
+        .add_cubin(&host, arch("sm_75"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("cubin_is_host_elf", err);
+}
+
+#[test]
+fn ptx_target_and_directives_are_checked() {
+    let ptx = elf_builder::ptx((9, 5), "sm_90a", &kernels(), "");
+    let err = FatbinWriter::new()
+        .add_ptx(&ptx, arch("compute_90"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("ptx_target_mismatch", err);
+    let err = FatbinWriter::new()
+        .add_ptx(b".target sm_90\n", arch("compute_90"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("ptx_without_version", err);
+    let err = FatbinWriter::new()
+        .add_ptx(b".version 9.5\n.address_size 64\n", arch("compute_90"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("ptx_without_target", err);
+    let mut nul = ptx.clone();
+    nul.insert(20, 0);
+    let err = FatbinWriter::new()
+        .add_ptx(&nul, arch("compute_90a"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_snapshot!("ptx_interior_nul", err);
+    // A trailing NUL (as nvFatbinAddPTX takes it) is fine.
+    let mut terminated = ptx.clone();
+    terminated.push(0);
+    assert!(FatbinWriter::new()
+        .add_ptx(&terminated, arch("compute_90a"))
+        .is_ok());
+}
+
+#[test]
+fn conflicting_images_are_refused_identical_ones_collapse() {
+    let a = elf_builder::cubin(86, 8, false, &kernels(), b"one");
+    let b = elf_builder::cubin(86, 8, false, &kernels(), b"two");
+    let mut w = FatbinWriter::new();
+    w.add_cubin(&a, arch("sm_86")).unwrap();
+    w.add_cubin(&a, arch("sm_86")).unwrap();
+    let err = w.add_cubin(&b, arch("sm_86")).map(|_| ()).unwrap_err();
+    assert_snapshot!("writer_conflict", err);
+    assert_eq!(
+        read_fatbin(&w.write().unwrap()).unwrap()[0].entries.len(),
+        1
+    );
+}
+
+#[test]
+fn merge_names_both_conflicting_entries() {
+    let write = |text: &[u8], choice| {
+        let c = elf_builder::cubin(86, 8, false, &kernels(), text);
+        FatbinWriter::new()
+            .compression(choice)
+            .add_cubin(&c, arch("sm_86"))
+            .unwrap()
+            .write()
+            .unwrap()
+    };
+    let one = write(b"one", CompressionChoice::stored());
+    let two = write(b"two", CompressionChoice::stored());
+    let err = merge(&[&one, &two]).unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }));
+    assert_snapshot!("merge_conflict", err);
+    // The same image stored differently is the same image: the first one is kept.
+    let zstd = write(b"one", CompressionChoice::all_zstd());
+    assert_eq!(merge(&[&one, &zstd]).unwrap(), one);
+}
+
+#[test]
+fn corrupt_containers_name_the_offset() {
+    let c = elf_builder::cubin(86, 8, false, &kernels(), b"one");
+    let good = FatbinWriter::new()
+        .add_cubin(&c, arch("sm_86"))
+        .unwrap()
+        .write()
+        .unwrap();
+    assert_snapshot!(
+        "truncated",
+        read_fatbin(&good[..good.len() - 9]).unwrap_err()
+    );
+    let mut bad_header = good.clone();
+    bad_header[16 + 4..16 + 8].copy_from_slice(&8u32.to_le_bytes());
+    assert_snapshot!(
+        "entry_header_too_small",
+        read_fatbin(&bad_header).unwrap_err()
+    );
+    let mut garbage = good.clone();
+    garbage.extend_from_slice(b"GARBAGE!");
+    assert_snapshot!("trailing_garbage", read_fatbin(&garbage).unwrap_err());
+    let mut zstd = FatbinWriter::new()
+        .compression(CompressionChoice::all_zstd())
+        .add_cubin(&c, arch("sm_86"))
+        .unwrap()
+        .write()
+        .unwrap();
+    let n = zstd.len();
+    zstd[n - 16..n - 8].copy_from_slice(b"\xde\xad\xbe\xef\xde\xad\xbe\xef");
+    let containers = read_fatbin(&zstd).unwrap();
+    let err = containers[0].entries[0].data().unwrap_err();
+    assert!(matches!(err, Error::Decompress { offset: 16, .. }), "{err}");
+}
+
+#[test]
+fn unknown_files_and_compressions_list_what_is_accepted() {
+    assert_snapshot!(
+        "unknown_format",
+        read_any(b"MZ\x90\x00\x03\x00\x00\x00").unwrap_err()
+    );
+    assert_snapshot!(
+        "unknown_compression",
+        "fast".parse::<CompressionChoice>().unwrap_err()
+    );
+}

@@ -1,0 +1,3 @@
+//! Helpers shared by the test modules.
+
+pub mod elf_builder;
