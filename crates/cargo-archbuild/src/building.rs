@@ -285,7 +285,10 @@ fn check(
             (Vec::new(), Vec::new())
         } else {
             let bytes = crate::files::read_input(&m.fatbin)?;
-            let gaps = crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps;
+            let gaps = match uniform {
+                true => Vec::new(),
+                false => crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps,
+            };
             // The build report's warnings already say it, grouped (printed with the status
             // line); the per-kernel gaps stay in the JSON.
             let fatbin = FatBinary::from_vec(bytes).map_err(|source| CliError::Unloadable {
