@@ -288,6 +288,132 @@ pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
     compile_attempt(b, name, true, SystemTime::now())
 }
 
+/// What [`take_prebuilt`] took from `ARCHBUILD_PREBUILT`.
+#[derive(Default)]
+struct Taken {
+    names: Vec<String>,
+    modules: Vec<ModuleReport>,
+    deps: Vec<PathBuf>,
+    warnings: Vec<String>,
+}
+
+/// Takes every module whose prebuilt fat binary in `dir` matches this build (sources, flags,
+/// targets) out of `p.modules`, writing it as the module's output; the others stay to compile,
+/// each with a warning saying why its prebuilt one was not used.
+fn take_prebuilt(
+    p: &mut Prepared,
+    dir: &Path,
+    out: &Path,
+    settings_key: &str,
+    roots: &Roots,
+) -> Result<Taken> {
+    let hashes = FileHashes::default();
+    let mut taken = Taken::default();
+    let mut rest = Vec::new();
+    for module in std::mem::take(&mut p.modules) {
+        let targets: Vec<String> = module
+            .archs
+            .list
+            .targets()
+            .iter()
+            .map(Target::to_string)
+            .collect();
+        match prebuilt::check(dir, &module.name, &targets, settings_key, roots, &hashes) {
+            Ok(bytes) => {
+                let (report, inputs) = use_prebuilt(&module, out, &bytes, dir, roots)?;
+                taken.deps.extend(inputs);
+                taken.names.push(module.name.clone());
+                taken.modules.push(report);
+            }
+            Err(why) => {
+                taken.warnings.push(format!(
+                    "the prebuilt {} is not used: {why}; compiling `{}` instead",
+                    dir.join(format!("{}.fatbin", module.name)).display(),
+                    module.name
+                ));
+                rest.push(module);
+            }
+        }
+    }
+    p.modules = rest;
+    Ok(taken)
+}
+
+/// The error of a build whose jobs failed: a broken toolkit, a full disk, or the compile errors
+/// grouped once.
+fn failure_error(
+    failures: &[(usize, &crate::driver::Failure)],
+    skipped: usize,
+    jobs: &[plan::Job],
+    p: &Prepared,
+    compiler: &Compiler,
+) -> Error {
+    let tmp = compiler.tmp_dir();
+    match crate::diag::cause(failures, tmp) {
+        crate::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
+            root: p.toolkit.root().to_path_buf(),
+            detail,
+        },
+        crate::diag::Cause::DiskFull => {
+            let cache = p.home.cache_dir();
+            Error::DiskFull {
+                // The cache, when the compiles' temporary files live there.
+                dir: if tmp.starts_with(cache) {
+                    cache.to_path_buf()
+                } else {
+                    tmp.parent().unwrap_or(tmp).to_path_buf()
+                },
+                detail: crate::diag::first_line(failures, tmp),
+            }
+        }
+        crate::diag::Cause::Compile => Error::Compile(crate::diag::describe(
+            failures, jobs, &p.modules, tmp, skipped,
+        )),
+    }
+}
+
+/// Writes the `include!` module naming every fat binary, its kernels and variant groups.
+fn write_rust_module(
+    p: &Prepared,
+    modules: &[ModuleReport],
+    groups: &[(String, Vec<String>)],
+    out_root: &Path,
+    name: &str,
+) -> Result<PathBuf> {
+    let code: Vec<ModuleCode> = modules
+        .iter()
+        .map(|m| ModuleCode {
+            name: &m.name,
+            fatbin: &m.fatbin,
+            fatbin_len: m.bytes,
+            kernels: &m.kernels,
+            archs: m.archs.clone(),
+            target_kernels: &m.target_kernels,
+            variants: groups
+                .iter()
+                .filter(|(_, ks)| ks.iter().any(|k| m.kernels.contains(k)))
+                .map(|(g, ks)| (g.as_str(), ks.as_slice()))
+                .collect(),
+        })
+        .collect();
+    let targets: Vec<String> = p
+        .archs
+        .list
+        .targets()
+        .iter()
+        .map(Target::to_string)
+        .collect();
+    let text = codegen::generate(
+        &p.archs.list.to_string(),
+        &p.archs.source.to_string(),
+        &targets,
+        &code,
+    );
+    let path = out_root.join(format!("{name}.rs"));
+    write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;
+    Ok(path)
+}
+
 fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Result<BuildReport> {
     let start = Instant::now();
     let env0 = b.env.clone().unwrap_or_else(Env::process);
@@ -306,34 +432,11 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let mut deps: Vec<PathBuf> = Vec::new();
     let prebuilt_dir = b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR));
     if let Some(dir) = &prebuilt_dir {
-        let hashes = FileHashes::default();
-        let mut rest = Vec::new();
-        for module in std::mem::take(&mut p.modules) {
-            let targets: Vec<String> = module
-                .archs
-                .list
-                .targets()
-                .iter()
-                .map(Target::to_string)
-                .collect();
-            match prebuilt::check(dir, &module.name, &targets, &settings_key, &roots, &hashes) {
-                Ok(bytes) => {
-                    let (report, inputs) = use_prebuilt(&module, &out, &bytes, dir, &roots)?;
-                    deps.extend(inputs);
-                    prebuilt_used.push(module.name.clone());
-                    modules.push(report);
-                }
-                Err(why) => {
-                    warnings.push(format!(
-                        "the prebuilt {} is not used: {why}; compiling `{}` instead",
-                        dir.join(format!("{}.fatbin", module.name)).display(),
-                        module.name
-                    ));
-                    rest.push(module);
-                }
-            }
-        }
-        p.modules = rest;
+        let mut taken = take_prebuilt(&mut p, dir, &out, &settings_key, &roots)?;
+        deps.append(&mut taken.deps);
+        prebuilt_used = taken.names;
+        modules = taken.modules;
+        warnings.append(&mut taken.warnings);
     }
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let remote = if p.cache_on {
@@ -369,27 +472,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
             .iter()
             .filter(|o| matches!(o, Outcome::Skipped))
             .count();
-        let text = crate::diag::describe(&failures, &jobs, &p.modules, compiler.tmp_dir(), skipped);
-        return Err(match crate::diag::cause(&failures, compiler.tmp_dir()) {
-            crate::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
-                root: p.toolkit.root().to_path_buf(),
-                detail,
-            },
-            crate::diag::Cause::DiskFull => {
-                let tmp = compiler.tmp_dir();
-                let cache = p.home.cache_dir();
-                Error::DiskFull {
-                    // The cache, when the compiles' temporary files live there.
-                    dir: if tmp.starts_with(cache) {
-                        cache.to_path_buf()
-                    } else {
-                        tmp.parent().unwrap_or(tmp).to_path_buf()
-                    },
-                    detail: crate::diag::first_line(&failures, tmp),
-                }
-            }
-            crate::diag::Cause::Compile => Error::Compile(text),
-        });
+        return Err(failure_error(&failures, skipped, &jobs, &p, &compiler));
     }
     let done: Vec<&JobOut> = outcomes
         .iter()
@@ -465,41 +548,9 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         println!("cargo:warning=archbuild: {w}");
     }
 
-    let rust_module = if b.no_rust_module {
-        None
-    } else {
-        let code: Vec<ModuleCode> = modules
-            .iter()
-            .map(|m| ModuleCode {
-                name: &m.name,
-                fatbin: &m.fatbin,
-                fatbin_len: m.bytes,
-                kernels: &m.kernels,
-                archs: m.archs.clone(),
-                target_kernels: &m.target_kernels,
-                variants: groups
-                    .iter()
-                    .filter(|(_, ks)| ks.iter().any(|k| m.kernels.contains(k)))
-                    .map(|(g, ks)| (g.as_str(), ks.as_slice()))
-                    .collect(),
-            })
-            .collect();
-        let targets: Vec<String> = p
-            .archs
-            .list
-            .targets()
-            .iter()
-            .map(Target::to_string)
-            .collect();
-        let text = codegen::generate(
-            &p.archs.list.to_string(),
-            &p.archs.source.to_string(),
-            &targets,
-            &code,
-        );
-        let path = out_root.join(format!("{name}.rs"));
-        write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;
-        Some(path)
+    let rust_module = match b.no_rust_module {
+        true => None,
+        false => Some(write_rust_module(&p, &modules, &groups, &out_root, name)?),
     };
 
     if p.env.cargo_metadata() {
