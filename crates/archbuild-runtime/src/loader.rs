@@ -16,6 +16,7 @@ use archbuild_arch::{
     max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason,
     Route, Selection,
 };
+use archbuild_store::Env;
 
 use crate::cache::{CacheKey, JitCache, Lookup};
 use crate::driver::{DeviceProps, Driver, JitOutput};
@@ -137,7 +138,8 @@ impl<D: Driver> Loader<D> {
         let mut l = Self::with_driver(driver)
             .cache(JitCache::from_env()?)
             .jit_preference(JitPreference::Auto);
-        if let Some(v) = env::var(env::LOAD_POLICY) {
+        let vars = Env::process();
+        if let Some(v) = vars.var(env::LOAD_POLICY) {
             let p = Policy::from_str(&v).map_err(|e| Error::Env {
                 var: env::LOAD_POLICY,
                 value: v.clone(),
@@ -145,7 +147,7 @@ impl<D: Driver> Loader<D> {
             })?;
             l = l.policy(p);
         }
-        if let Some(v) = env::var(env::JIT) {
+        if let Some(v) = vars.var(env::JIT) {
             let pref = match v.to_ascii_lowercase().as_str() {
                 "auto" => JitPreference::Auto,
                 "driver" => JitPreference::Driver,
