@@ -40,7 +40,7 @@ impl CacheKey {
     /// `nvJitLink 13.5`).
     pub fn new(ptx: &[u8], target: &str, compiler: &str) -> Self {
         Self::from_digest(
-            *blake3::hash(crate::driver::ptx_text(ptx)).as_bytes(),
+            *blake3::hash(crate::backend::ptx_text(ptx)).as_bytes(),
             target,
             compiler,
         )

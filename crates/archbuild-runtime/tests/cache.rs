@@ -10,9 +10,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime};
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{
-    CacheKey, CacheStatus, Compiler, JitCache, LoadPath, Loader, Lookup, SimDriver,
-};
+use archbuild_runtime::jit::{CacheKey, JitCache, Lookup};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{CacheStatus, Compiler, LoadPath, Loader};
 use common::fatbin;
 
 fn h100() -> SimDriver {

@@ -8,7 +8,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{JitCache, LoadPath, Loader, SimDriver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{LoadPath, Loader};
 
 const CHILD_ENV: &str = "ARCHBUILD_TEST_CHILD_CACHE_DIR";
 const CHILDREN: usize = 16;

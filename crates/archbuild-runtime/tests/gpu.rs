@@ -5,7 +5,9 @@
 mod common;
 
 use archbuild_arch::{max_ptx_isa_for_cuda, PtxIsa};
-use archbuild_runtime::{CudaDriver, Driver, Error, JitCache, LoadPath, Loader, Policy};
+use archbuild_runtime::driver::{CudaDriver, Driver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::{Error, LoadPath, Loader, Policy};
 use cudarc::driver::{CudaContext, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 /// The real driver, or `None` after printing why the test is skipped.

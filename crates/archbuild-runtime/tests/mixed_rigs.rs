@@ -6,7 +6,9 @@
 mod common;
 
 use archbuild_arch::{ComputeCapability as Cc, CudaVersion};
-use archbuild_runtime::{Driver, Error, LoadPath, Loader, SimDriver};
+use archbuild_runtime::driver::Driver;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{Error, LoadPath, Loader};
 use common::{fatbin, fatbin_bytes, index_of};
 
 fn rig(gpus: &[(&str, u32, u32)]) -> SimDriver {

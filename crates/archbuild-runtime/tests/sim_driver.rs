@@ -7,7 +7,8 @@ mod common;
 use std::borrow::Cow;
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{cu, Driver, SimDriver};
+use archbuild_runtime::driver::{cu, Driver};
+use archbuild_runtime::sim::SimDriver;
 use common::{cubin, fatbin_bytes, ptx};
 
 fn h100() -> SimDriver {

@@ -10,7 +10,9 @@
 use std::path::Path;
 
 use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
-use archbuild_runtime::{CudaDriver, DeviceProps, Driver, FatBinary, Loader, SimDriver};
+use archbuild_runtime::driver::{CudaDriver, DeviceProps, Driver};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{FatBinary, Loader};
 use serde::Serialize;
 
 use crate::error::CliError;

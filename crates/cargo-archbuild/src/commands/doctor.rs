@@ -10,7 +10,8 @@ use std::path::Path;
 use std::str::FromStr;
 
 use archbuild_arch::{generation, Policy};
-use archbuild_runtime::{discover_nvjitlink, FatBinary, JitCache};
+use archbuild_runtime::jit::{discover_nvjitlink, JitCache};
+use archbuild_runtime::FatBinary;
 use serde::Serialize;
 
 use crate::cli::DoctorArgs;
@@ -233,7 +234,10 @@ fn check_file(
 }
 
 /// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.
-fn lto_verdict(g: &archbuild_runtime::DeviceProps, e: &archbuild_runtime::Error) -> GpuVerdict {
+fn lto_verdict(
+    g: &archbuild_runtime::driver::DeviceProps,
+    e: &archbuild_runtime::Error,
+) -> GpuVerdict {
     GpuVerdict {
         ordinal: g.ordinal,
         name: g.name.clone(),
