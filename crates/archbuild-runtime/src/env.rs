@@ -30,3 +30,9 @@ pub(crate) const CONDA_PREFIX: &str = "CONDA_PREFIX";
 pub(crate) const PYTHONPATH: &str = "PYTHONPATH";
 /// `PATH`: the `python3` found there marks one more Python environment to search.
 pub(crate) const PATH: &str = "PATH";
+/// `ARCHBUILD_SIMULATED_GPUS`: simulated GPUs instead of the real driver (syntax in `gpus.rs`).
+pub(crate) const SIMULATED_GPUS: &str = "ARCHBUILD_SIMULATED_GPUS";
+/// `CUDA_VISIBLE_DEVICES` / `CUDA_DEVICE_ORDER`: which GPUs the driver shows, in which order (part
+/// of the key of a remembered device list).
+pub(crate) const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+pub(crate) const CUDA_DEVICE_ORDER: &str = "CUDA_DEVICE_ORDER";

@@ -16,7 +16,8 @@
 //! The root holds what a program needs to load its kernels; the rest lives in modules:
 //! [`driver`] (the driver trait, the real driver, `CUresult` codes), [`jit`] (the JIT cache,
 //! nvJitLink and who compiles PTX), [`sim`] (the simulated driver), [`raw`] (modules loaded
-//! without a copy), [`variants`] (kernel variant groups).
+//! without a copy), [`variants`] (kernel variant groups), [`gpus`] (the machine's GPUs, real or
+//! simulated by `ARCHBUILD_SIMULATED_GPUS`, as `cargo archbuild` sees them).
 //!
 //! ```no_run
 //! use archbuild_runtime::{FatBinary, Loader};
@@ -41,6 +42,7 @@ pub mod driver;
 mod env;
 mod error;
 mod fatbinary;
+pub mod gpus;
 pub mod jit;
 mod loader;
 mod locate;

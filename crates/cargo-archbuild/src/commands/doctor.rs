@@ -83,7 +83,7 @@ struct ModuleJson {
 
 pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> {
     let policy = args.policy.as_deref().map(Policy::from_str).transpose()?;
-    let gpus = Gpus::open()?;
+    let gpus = crate::gpus::open()?;
     let facts = gpus.facts();
     let mut report = DoctorReport {
         reason: "doctor",
@@ -216,7 +216,7 @@ fn check_file(
         let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
             Vec::new()
         } else {
-            gpus.check(&fatbin, policy)?
+            crate::gpus::check(gpus, &fatbin, policy)?
         };
         out.push(ModuleJson {
             location: m.location.clone(),
