@@ -1,5 +1,6 @@
 //! The environment variables the runtime reads, each with a good and a bad value. One test
-//! function, because the process environment is shared by every thread of a test binary.
+//! function, in a process of its own ([`common::alone`]), because the process environment is
+//! shared by every thread of a test binary.
 
 use std::path::PathBuf;
 
@@ -7,6 +8,8 @@ use archbuild_arch::CudaVersion;
 use archbuild_runtime::jit::{JitCache, JitPreference};
 use archbuild_runtime::sim::SimDriver;
 use archbuild_runtime::{Loader, Policy};
+
+use crate::common;
 
 const VARS: &[&str] = &[
     "ARCHBUILD_LOAD_POLICY",
@@ -30,6 +33,10 @@ fn sim() -> SimDriver {
 
 #[test]
 fn environment_variables() {
+    common::alone("env::environment_variables", changes_every_variable);
+}
+
+fn changes_every_variable() {
     clear();
     let tmp = tempfile::tempdir().unwrap();
 

@@ -3,8 +3,6 @@
 //! the result. Skips, saying why, when no libnvJitLink is found (ARCHBUILD_NVJITLINK, the
 //! provisioned toolkit, pip, CUDA_HOME).
 
-mod common;
-
 use std::path::PathBuf;
 
 use archbuild_arch::{Arch, CudaVersion};
@@ -12,6 +10,8 @@ use archbuild_fatbin::cubin::parse_cubin;
 use archbuild_runtime::jit::{JitCache, JitPreference, NvJitLink};
 use archbuild_runtime::sim::SimDriver;
 use archbuild_runtime::{CacheStatus, Compiler, Error, LoadPath, Loader, PlannedRoute};
+
+use crate::common;
 
 fn nvjitlink() -> Option<NvJitLink> {
     let paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK")
