@@ -78,8 +78,8 @@ impl Env {
         self.fixed.as_ref()
     }
 
-    /// The raw value of `name`, as the environment holds it. Every other reader goes through
-    /// this one, the one place archbuild reads the process environment.
+    /// The raw value of `name`, as the environment holds it; every other reader goes through
+    /// this one, so the observer hears every read.
     pub fn var_os(&self, name: &str) -> Option<OsString> {
         if let Some(observer) = &self.observer {
             observer(name);
