@@ -17,7 +17,7 @@ step "vector_add"; timeout 60 bin/vector_add --require-gpu; echo "rc=$?"
 step "mixed_rig"; timeout 60 bin/mixed_rig --require-gpu; echo "rc=$?"
 step "mixed_rig, one GPU"; CUDA_VISIBLE_DEVICES=0 timeout 60 bin/mixed_rig --require-gpu; echo "rc=$?"
 step "host_cuda"; timeout 60 bin/host_cuda --require-gpu; echo "rc=$?"
-step "runtime gpu tests"; timeout 120 bin/runtime_gpu_tests --test-threads=1 --nocapture; echo "rc=$?"
+step "runtime gpu tests"; timeout 120 bin/runtime_gpu_tests gpu:: --test-threads=1 --nocapture; echo "rc=$?"
 } 2>&1 | tee $OUT/examples.log
 step "gpu_acceptance" | tee $OUT/acceptance.log
 (cd runtime && ARCHBUILD_NVJITLINK=/tmp/libnvJitLink.so.13 timeout 200 ./gpu_acceptance fixtures; echo "rc=$?") 2>&1 | tee -a $OUT/acceptance.log

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use archbuild_arch::Target;
 use archbuild_fatbin::{cubin::parse_cubin, read_fatbin, EntryKind, FatbinWriter};
-use archbuild_runtime::NvJitLink;
+use archbuild_runtime::jit::NvJitLink;
 use archbuild_tests::{nvcc, run, KERNEL};
 
 /// `cuobjdump -all` lines that describe the entries (not the file name or the option string).

@@ -6,7 +6,9 @@
 
 use archbuild::{Build, Env};
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{CacheStatus, FatBinary, JitCache, LoadPath, Loader, SimDriver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{CacheStatus, FatBinary, LoadPath, Loader};
 use archbuild_store::{Remote, RemoteConfig};
 use archbuild_tests::servers::{require, Server};
 

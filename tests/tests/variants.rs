@@ -9,7 +9,9 @@ use std::path::Path;
 
 use archbuild::{Build, BuildReport, Env};
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{FatBinary, JitCache, LoadPath, Loader, SimDriver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{FatBinary, LoadPath, Loader};
 
 const GROUP: &[&str] = &["gemm_hopper", "gemm_mma", "gemm_simt"];
 

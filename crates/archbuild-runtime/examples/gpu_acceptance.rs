@@ -24,10 +24,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use archbuild_runtime::{
-    CudaDriver, Driver, Error, FatBinary, JitCache, LoadPath, Loader, NvJitLink, PlannedRoute,
-    SimDriver, Target,
-};
+use archbuild_runtime::driver::{CudaDriver, Driver};
+use archbuild_runtime::jit::{JitCache, NvJitLink};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{Error, FatBinary, LoadPath, Loader, PlannedRoute, Target};
 use cudarc::driver::{CudaContext, CudaModule, DevicePtrMut, LaunchConfig, PushKernelArg};
 
 type Res<T> = Result<T, String>;

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use archbuild_runtime::{CudaDriver, Driver, FatBinary, LoadPath, Loader, Policy};
+use archbuild_runtime::driver::{CudaDriver, Driver};
+use archbuild_runtime::{FatBinary, LoadPath, Loader, Policy};
 use cudarc::driver::sys;
 
 type Res<T> = Result<T, String>;

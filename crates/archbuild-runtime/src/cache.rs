@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use archbuild_store::{Key, Remote, RemoteConfig, RemoteMode, RemoteStats, Store};
+use archbuild_store::{Env, Key, Remote, RemoteConfig, RemoteMode, RemoteStats, Store};
 
 use crate::env;
 use crate::error::{Error, Result};
@@ -40,7 +40,7 @@ impl CacheKey {
     /// `nvJitLink 13.5`).
     pub fn new(ptx: &[u8], target: &str, compiler: &str) -> Self {
         Self::from_digest(
-            *blake3::hash(crate::driver::ptx_text(ptx)).as_bytes(),
+            *blake3::hash(crate::backend::ptx_text(ptx)).as_bytes(),
             target,
             compiler,
         )
@@ -114,24 +114,25 @@ impl JitCache {
     /// `ARCHBUILD_JIT_CACHE_MAX_BYTES`.
     /// `Ok(None)` means caching is off (or there is no user cache directory).
     pub fn from_env() -> Result<Option<Self>> {
-        let dir = match env::var(env::JIT_CACHE) {
-            Some(v) if env::is_off(&v) => return Ok(None),
+        let vars = Env::process();
+        let dir = match vars.var(env::JIT_CACHE) {
+            Some(v) if archbuild_store::is_off(&v) => return Ok(None),
             Some(v) => PathBuf::from(v),
             None => match Self::default_dir() {
                 Some(d) => d,
                 None => return Ok(None),
             },
         };
-        let max = match env::var(env::JIT_CACHE_MAX_BYTES) {
-            None => DEFAULT_MAX_BYTES,
-            Some(v) => env::parse_bytes(&v).ok_or_else(|| Error::Env {
+        let max = vars
+            .size(env::JIT_CACHE_MAX_BYTES)
+            .map_err(|value| Error::Env {
                 var: env::JIT_CACHE_MAX_BYTES,
-                value: v.clone(),
+                value,
                 detail: "expected a size such as `268435456`, `512M` or `2G`; fix the value or \
                          unset it for the default of 256M"
                     .into(),
-            })?,
-        };
+            })?
+            .unwrap_or(DEFAULT_MAX_BYTES);
         let remote = remote_from_env()?;
         Ok(Some(
             Self::open(dir)?.with_max_bytes(max).with_remote(remote),
@@ -153,7 +154,8 @@ impl JitCache {
     /// `<ARCHBUILD_HOME>/jit`, the home being `<user cache dir>/archbuild` unless set
     /// (`~/.cache/archbuild/jit` on Linux), as for the build cache and toolkits.
     pub fn default_dir() -> Option<PathBuf> {
-        Some(archbuild_store::home_dir(env::var(env::HOME).as_deref())?.join("jit"))
+        let home = Env::process().var(env::HOME);
+        Some(archbuild_store::home_dir(home.as_deref())?.join("jit"))
     }
 
     /// Sets the size cap in bytes.
@@ -242,7 +244,11 @@ impl JitCache {
 
 /// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none).
 fn remote_from_env() -> Result<Option<Arc<Remote>>> {
-    let Some(url) = env::var(env::REMOTE_CACHE).filter(|v| !env::is_off(v)) else {
+    let vars = Env::process();
+    let Some(url) = vars
+        .var(env::REMOTE_CACHE)
+        .filter(|v| !archbuild_store::is_off(v))
+    else {
         return Ok(None);
     };
     let bad = |var: &'static str, value: &str, e: archbuild_store::Error| Error::Env {
@@ -252,7 +258,7 @@ fn remote_from_env() -> Result<Option<Arc<Remote>>> {
     };
     let mut config =
         RemoteConfig::new(&url, env::REMOTE_CACHE).map_err(|e| bad(env::REMOTE_CACHE, &url, e))?;
-    if let Some(m) = env::var(env::REMOTE_CACHE_MODE) {
+    if let Some(m) = vars.var(env::REMOTE_CACHE_MODE) {
         let mode = RemoteMode::parse(&m, env::REMOTE_CACHE_MODE)
             .map_err(|e| bad(env::REMOTE_CACHE_MODE, &m, e))?;
         config = config.with_mode(mode);

@@ -16,7 +16,7 @@ use cudarc::driver::result::{self as cu_result, DriverError};
 use cudarc::driver::{sys, CudaContext, CudaModule};
 use cudarc::nvrtc::Ptx;
 
-use crate::driver::{nul_terminated, DeviceProps, Driver, JitOutput};
+use crate::backend::{nul_terminated, DeviceProps, Driver, JitOutput};
 use crate::error::{cu, Error, Result};
 use crate::fatbinary::FatBinary;
 use crate::loader::{Loaded, Loader};
@@ -198,7 +198,7 @@ fn link_ptx(ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
     ];
     let mut state: sys::CUlinkState = ptr::null_mut();
     let text = |buf: &[u8]| {
-        String::from_utf8_lossy(crate::driver::ptx_text(buf))
+        String::from_utf8_lossy(crate::backend::ptx_text(buf))
             .trim()
             .to_string()
     };

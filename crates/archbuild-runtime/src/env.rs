@@ -1,5 +1,7 @@
-//! The one place the runtime reads environment variables, so the list in `docs/runtime.md`
-//! (and `docs/environment.md`) stays complete: grep for `env::var(` finds only this file.
+//! The names of the environment variables the runtime reads, with what each means, so the list
+//! in `docs/runtime.md` (and `docs/environment.md`) stays complete. Every read goes through
+//! `archbuild_store::Env`, archbuild's one reader (trimmed values, blank = unset, one on/off and
+//! size vocabulary).
 
 /// `ARCHBUILD_LOAD_POLICY`: `prefer-cubin` (default), `prefer-ptx`, `cubin-only`, `force-ptx`.
 pub(crate) const LOAD_POLICY: &str = "ARCHBUILD_LOAD_POLICY";
@@ -28,52 +30,9 @@ pub(crate) const CONDA_PREFIX: &str = "CONDA_PREFIX";
 pub(crate) const PYTHONPATH: &str = "PYTHONPATH";
 /// `PATH`: the `python3` found there marks one more Python environment to search.
 pub(crate) const PATH: &str = "PATH";
-
-/// The value of `name`, trimmed; unset, empty and non-UTF-8 values read as `None`.
-pub(crate) fn var(name: &str) -> Option<String> {
-    let value = std::env::var_os(name)?;
-    let value = value.to_str()?.trim().to_string();
-    (!value.is_empty()).then_some(value)
-}
-
-/// A list variable (`PATH`, `PYTHONPATH`) split into its paths.
-pub(crate) fn paths(name: &str) -> Vec<std::path::PathBuf> {
-    std::env::var_os(name)
-        .map(|v| std::env::split_paths(&v).collect())
-        .unwrap_or_default()
-}
-
-/// True for the spellings of "disabled" that every archbuild switch accepts: `off`, `0`,
-/// `false`, `no`, `none`.
-pub(crate) fn is_off(value: &str) -> bool {
-    archbuild_store::is_off(value)
-}
-
-/// Parses a byte size: `1048576`, `512K`, `256M`, `2G`, `1GiB`, `300MB` (powers of 1024).
-pub(crate) fn parse_bytes(value: &str) -> Option<u64> {
-    archbuild_store::parse_size(value)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn byte_sizes() {
-        assert_eq!(parse_bytes("1048576"), Some(1 << 20));
-        assert_eq!(parse_bytes("512K"), Some(512 << 10));
-        assert_eq!(parse_bytes("256 MiB"), Some(256 << 20));
-        assert_eq!(parse_bytes("2g"), Some(2 << 30));
-        for bad in ["", "M", "12X", "-5", "99999999999999999999"] {
-            assert_eq!(parse_bytes(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn off_spellings() {
-        for v in ["off", "OFF", "0", "false", "none", "no"] {
-            assert!(is_off(v), "{v}");
-        }
-        assert!(!is_off("/tmp/cache"));
-    }
-}
+/// `ARCHBUILD_SIMULATED_GPUS`: simulated GPUs instead of the real driver (syntax in `gpus.rs`).
+pub(crate) const SIMULATED_GPUS: &str = "ARCHBUILD_SIMULATED_GPUS";
+/// `CUDA_VISIBLE_DEVICES` / `CUDA_DEVICE_ORDER`: which GPUs the driver shows, in which order (part
+/// of the key of a remembered device list).
+pub(crate) const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+pub(crate) const CUDA_DEVICE_ORDER: &str = "CUDA_DEVICE_ORDER";

@@ -132,6 +132,15 @@ pub enum Error {
         detail: String,
     },
 
+    /// `ARCHBUILD_SIMULATED_GPUS` does not describe GPUs; `why` says which part is wrong.
+    #[error(
+        "invalid ARCHBUILD_SIMULATED_GPUS `{spec}`: {why}; write GPUs as compute capabilities \
+         separated by commas, each optionally `:NAME`, then optionally `@DRIVER` (e.g. \
+         `8.6,9.0@13000` or `7.5:RTX 2080,8.6@12.4`), or unset ARCHBUILD_SIMULATED_GPUS to use \
+         the real driver"
+    )]
+    SimulatedGpus { spec: String, why: String },
+
     /// Preflight found GPUs that cannot run the fat binary; one line per GPU.
     #[error("{} GPU(s) cannot run this fat binary:\n  {}", failures.len(), failures.join("\n  "))]
     Preflight { failures: Vec<String> },

@@ -3,14 +3,21 @@
 //! A fat binary embedded by archbuild's build.rs helper is parsed once ([`FatBinary`],
 //! [`EmbeddedFatbin`]). For each GPU the [`Loader`] chooses one image with `archbuild-arch`'s
 //! selection rules, loads only that image, and returns a cudarc module (or, with
-//! [`Loader::load_raw`], a [`RawModule`] read in place, without a copy) with a [`LoadReport`]
-//! saying what was chosen, how it was loaded (cubin, cached JIT, driver JIT or nvJitLink), how
-//! long it took and why the other images were not used. PTX is JIT-compiled by the driver or
-//! by nvJitLink and the cubin kept in a persistent, verified [`JitCache`].
+//! [`Loader::load_raw`], a [`raw::RawModule`] read in place, without a copy) with a
+//! [`LoadReport`] saying what was chosen, how it was loaded (cubin, cached JIT, driver JIT or
+//! nvJitLink), how long it took and why the other images were not used. PTX is JIT-compiled by
+//! the driver or by nvJitLink and the cubin kept in a persistent, verified [`jit::JitCache`].
 //! [`Loader::preflight`] checks every visible GPU at once.
 //!
-//! The loader runs on any [`Driver`]: [`CudaDriver`] (cudarc, `libcuda` loaded at run time, a
-//! missing driver is an error) or [`SimDriver`] (simulated GPUs, for tests of mixed rigs).
+//! The loader runs on any [`driver::Driver`]: [`driver::CudaDriver`] (cudarc, `libcuda` loaded
+//! at run time, a missing driver is an error) or [`sim::SimDriver`] (simulated GPUs, for tests of
+//! mixed rigs).
+//!
+//! The root holds what a program needs to load its kernels; the rest lives in modules:
+//! [`driver`] (the driver trait, the real driver, `CUresult` codes), [`jit`] (the JIT cache,
+//! nvJitLink and who compiles PTX), [`sim`] (the simulated driver), [`raw`] (modules loaded
+//! without a copy), [`variants`] (kernel variant groups), [`gpus`] (the machine's GPUs, real or
+//! simulated by `ARCHBUILD_SIMULATED_GPUS`, as `cargo archbuild` sees them).
 //!
 //! ```no_run
 //! use archbuild_runtime::{FatBinary, Loader};
@@ -28,36 +35,31 @@
 //! # let _ = kernel; Ok(()) }
 //! ```
 
+mod backend;
 mod cache;
 mod cuda;
-mod driver;
+pub mod driver;
 mod env;
 mod error;
 mod fatbinary;
+pub mod gpus;
+pub mod jit;
 mod loader;
 mod locate;
 mod nvjitlink;
 mod pick;
 mod preflight;
-mod raw;
+pub mod raw;
 mod report;
-mod sim;
-mod variants;
+pub mod sim;
+pub mod variants;
 
-pub use cache::{CacheKey, JitCache, Lookup, DEFAULT_MAX_BYTES};
-pub use cuda::CudaDriver;
-pub use driver::{DeviceProps, Driver, JitOutput};
-pub use error::{cu, Error, PtxTooNew, Result};
+pub use error::{Error, PtxTooNew, Result};
 pub use fatbinary::{EmbeddedFatbin, FatBinary, Image};
-pub use loader::{JitPreference, Loaded, Loader};
-pub use locate::{candidates as nvjitlink_candidates, discover as discover_nvjitlink};
-pub use nvjitlink::{NvJitLink, PARALLEL_PTXAS};
-pub use raw::{RawFunction, RawModule};
+pub use loader::{Loaded, Loader};
 pub use report::{
     CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
 };
-pub use sim::{SimDevice, SimDriver, SimModule};
-pub use variants::{VariantChoice, VariantGroup};
 
 /// Re-exported so callers name policies and arch types without a direct dependency.
 pub use archbuild_arch::{ComputeCapability, CudaVersion, Policy, PtxIsa, Selection, Target};

@@ -16,9 +16,10 @@ use archbuild_arch::{
     max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason,
     Route, Selection,
 };
+use archbuild_store::Env;
 
+use crate::backend::{DeviceProps, Driver, JitOutput};
 use crate::cache::{CacheKey, JitCache, Lookup};
-use crate::driver::{DeviceProps, Driver, JitOutput};
 use crate::env;
 use crate::error::{Error, Result};
 use crate::fatbinary::FatBinary;
@@ -137,7 +138,8 @@ impl<D: Driver> Loader<D> {
         let mut l = Self::with_driver(driver)
             .cache(JitCache::from_env()?)
             .jit_preference(JitPreference::Auto);
-        if let Some(v) = env::var(env::LOAD_POLICY) {
+        let vars = Env::process();
+        if let Some(v) = vars.var(env::LOAD_POLICY) {
             let p = Policy::from_str(&v).map_err(|e| Error::Env {
                 var: env::LOAD_POLICY,
                 value: v.clone(),
@@ -145,7 +147,7 @@ impl<D: Driver> Loader<D> {
             })?;
             l = l.policy(p);
         }
-        if let Some(v) = env::var(env::JIT) {
+        if let Some(v) = vars.var(env::JIT) {
             let pref = match v.to_ascii_lowercase().as_str() {
                 "auto" => JitPreference::Auto,
                 "driver" => JitPreference::Driver,
@@ -215,7 +217,7 @@ impl<D: Driver> Loader<D> {
     }
 
     /// [`Loader::load`] with the module made by `drv`, a view of this loader's driver that
-    /// makes another kind of module (see [`crate::RawModule`]).
+    /// makes another kind of module (see [`crate::raw::RawModule`]).
     pub(crate) fn load_via<L: Driver>(
         &self,
         drv: &L,
@@ -555,8 +557,8 @@ mod tests {
     #[test]
     fn loaders_can_be_shared_between_threads() {
         fn send_sync<T: Send + Sync>() {}
-        send_sync::<Loader<crate::CudaDriver>>();
-        send_sync::<Loader<crate::SimDriver>>();
+        send_sync::<Loader<crate::cuda::CudaDriver>>();
+        send_sync::<Loader<crate::sim::SimDriver>>();
         send_sync::<FatBinary>();
     }
 
@@ -576,7 +578,7 @@ mod tests {
             w.add_ptx(text.as_bytes(), Arch::plain(8, 0)).unwrap();
             FatBinary::from_vec(w.write().unwrap()).unwrap()
         };
-        let driver = crate::SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6);
+        let driver = crate::sim::SimDriver::new(CudaVersion::new(13, 0)).with_gpu(8, 6);
         let mut loader = Loader::with_driver(&driver).jit_preference(JitPreference::Auto);
         loader.nvjitlink =
             NvJitLinkSource::Given(Arc::new(Located::unopened(lib, CudaVersion::new(13, 5))));

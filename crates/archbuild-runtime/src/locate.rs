@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use archbuild_arch::CudaVersion;
+use archbuild_store::Env;
 
 use crate::cache::{CacheKey, JitCache, Lookup};
 use crate::env;
@@ -72,14 +73,15 @@ impl Located {
 
 /// Where to look for nvJitLink, in order. `ARCHBUILD_NVJITLINK=off` yields nothing.
 pub fn candidates() -> Vec<PathBuf> {
+    let vars = Env::process();
     let mut out = Vec::new();
-    if let Some(v) = env::var(env::NVJITLINK) {
-        if env::is_off(&v) {
+    if let Some(v) = vars.var(env::NVJITLINK) {
+        if archbuild_store::is_off(&v) {
             return out;
         }
         out.push(PathBuf::from(v));
     }
-    let home = archbuild_store::home_dir(env::var(env::HOME).as_deref());
+    let home = archbuild_store::home_dir(vars.var(env::HOME).as_deref());
     if let Some(home) = home {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));
@@ -97,17 +99,17 @@ pub fn candidates() -> Vec<PathBuf> {
         );
     }
     let mut py_roots: Vec<PathBuf> = Vec::new();
-    py_roots.extend(env::paths(env::PYTHONPATH));
+    py_roots.extend(vars.paths(env::PYTHONPATH));
     let mut prefixes: Vec<PathBuf> = [env::VIRTUAL_ENV, env::CONDA_PREFIX]
         .iter()
-        .filter_map(|v| env::var(v).map(PathBuf::from))
+        .filter_map(|v| vars.var(v).map(PathBuf::from))
         .collect();
     if let Some(h) = dirs::home_dir() {
         prefixes.push(h.join(".local"));
     }
     // The environment of the `python3` on PATH (a venv's bin/ is on PATH without VIRTUAL_ENV
     // in images that activate it that way).
-    for dir in env::paths(env::PATH) {
+    for dir in vars.paths(env::PATH) {
         if let (true, Some(prefix)) = (dir.join("python3").exists(), dir.parent()) {
             prefixes.push(prefix.to_path_buf());
         }
@@ -129,7 +131,7 @@ pub fn candidates() -> Vec<PathBuf> {
         out.push(root.join("nvidia/nvjitlink/lib/libnvJitLink.so.12"));
     }
     for var in [env::CUDA_HOME, env::CUDA_PATH] {
-        if let Some(v) = env::var(var) {
+        if let Some(v) = vars.var(var) {
             let root = Path::new(&v);
             out.push(root.join("lib64/libnvJitLink.so"));
             out.push(root.join("lib/libnvJitLink.so"));
@@ -164,8 +166,8 @@ pub(crate) fn locate(
     accept: impl Fn(CudaVersion) -> bool,
     memo: Option<&JitCache>,
 ) -> std::result::Result<Located, String> {
-    let explicit = env::var(env::NVJITLINK);
-    if explicit.as_deref().is_some_and(env::is_off) {
+    let explicit = Env::process().var(env::NVJITLINK);
+    if explicit.as_deref().is_some_and(archbuild_store::is_off) {
         return Err("nvJitLink is disabled (ARCHBUILD_NVJITLINK=off)".into());
     }
     locate_in(candidates(), explicit.as_deref(), accept, memo)

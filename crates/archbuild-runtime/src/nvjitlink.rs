@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use archbuild_arch::{Arch, CudaVersion};
 use libloading::Library;
 
-use crate::driver::{nul_terminated, JitOutput};
+use crate::backend::{nul_terminated, JitOutput};
 use crate::error::{Error, Result};
 
 type Handle = *mut c_void;
@@ -261,7 +261,7 @@ impl NvJitLink {
         if unsafe { get_fn(h, buf.as_mut_ptr().cast()) } != 0 {
             return String::new();
         }
-        String::from_utf8_lossy(crate::driver::ptx_text(&buf))
+        String::from_utf8_lossy(crate::backend::ptx_text(&buf))
             .trim()
             .to_string()
     }

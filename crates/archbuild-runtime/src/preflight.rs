@@ -2,7 +2,7 @@
 //! says, per GPU, which image it will use and how, or the error (with its fix) that loading
 //! would fail with. Nothing is compiled or loaded, so it is cheap enough for program start.
 
-use crate::driver::Driver;
+use crate::backend::Driver;
 use crate::error::{Error, Result};
 use crate::fatbinary::FatBinary;
 use crate::loader::Loader;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use cudarc::driver::{result as cu_result, sys, CudaContext, CudaStream, LaunchConfig};
 
+use crate::backend::{DeviceProps, Driver, JitOutput};
 use crate::cuda::{driver_err, guard, CudaDriver};
-use crate::driver::{DeviceProps, Driver, JitOutput};
 use crate::error::{cu, Error, Result};
 use crate::fatbinary::FatBinary;
 use crate::loader::{Loaded, Loader};

@@ -26,7 +26,7 @@ use archbuild_arch::{
 use archbuild_fatbin::{cubin::parse_cubin, ptx::parse_ptx, read_fatbin, EntryKind};
 use sha2::{Digest, Sha256};
 
-use crate::driver::{ptx_text, DeviceProps, Driver, JitOutput};
+use crate::backend::{ptx_text, DeviceProps, Driver, JitOutput};
 use crate::error::{cu, Error, Result};
 
 const SIM_MAGIC: &str = "ARCHBUILD-SIM-CUBIN\n";

@@ -2,8 +2,9 @@
 //! (`archbuild-runtime`): keys built from every input that shapes an output, one verified entry
 //! format, a local tier of atomically written files, and a remote tier on storage people
 //! already run (Redis, WebDAV, S3, GCS, Azure Blob, the GitHub Actions cache, a shared
-//! directory) behind the `remote` feature. The words every switch and size accepts live here
-//! too, so all of archbuild spells them alike.
+//! directory) behind the `remote` feature. The one reader of environment variables ([`Env`]) and
+//! the words every switch and size accepts live here too, so all of archbuild reads and spells
+//! them alike.
 //!
 //! ```
 //! use archbuild_store::{Key, KeyBuilder, Store};
@@ -17,6 +18,7 @@
 mod atomic;
 mod config;
 pub mod entry;
+mod env;
 mod error;
 mod home;
 mod key;
@@ -29,6 +31,7 @@ mod vocab;
 
 pub use atomic::{current_umask, write_atomic};
 pub use config::{endpoint, Endpoint, RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
+pub use env::Env;
 pub use error::{Error, Result};
 pub use home::{home_dir, HOME_VAR};
 pub use key::{Key, KeyBuilder};

@@ -187,7 +187,7 @@ impl Build {
         self
     }
 
-    /// Shares one cicc run among targets of a family whose preprocessed source is identical
+    /// Shares one cicc run among archs of a class whose preprocessed source is identical
     /// (`true`, the default where `docs/build.md` shows the rule holds) or compiles every target
     /// on its own (`false`); `ARCHBUILD_SHARE_CICC=off` does the same.
     pub fn share_cicc(&mut self, on: bool) -> &mut Self {

@@ -61,7 +61,7 @@ pub(crate) struct JobOut {
     pub replayed: Option<String>,
     /// cicc jobs: the hash of the preprocessed text the PTX was compiled from, when known.
     pub ii: Option<Key>,
-    /// cicc jobs: the family lead whose PTX this is, retargeted (`share.rs`).
+    /// cicc jobs: the class lead whose PTX this is, retargeted (`share.rs`).
     pub shared_from: Option<archbuild_arch::Arch>,
 }
 
@@ -155,7 +155,7 @@ pub(crate) struct Compiler<'a> {
     pub spawned: AtomicUsize,
     /// Preprocessor runs (preprocessor mode), part of `spawned`.
     pub preprocessed: AtomicUsize,
-    /// cicc jobs whose PTX a family follower may take: they keep their preprocessed text.
+    /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     leads: HashSet<usize>,
 }
 

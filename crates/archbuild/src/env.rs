@@ -2,12 +2,13 @@
 //!
 //! Every variable goes through [`Env::var_os`], which remembers the name and, inside a build
 //! script, prints `cargo:rerun-if-env-changed=NAME` once (as cc-rs does), so Cargo reruns the
-//! build script when a variable that influenced the build changes. Tests inject a fixed set of
+//! build script when a variable that influenced the build changes; the value itself comes from
+//! `archbuild_store::Env`, the reader every archbuild crate shares. Tests inject a fixed set of
 //! variables with [`Env::from_vars`] instead of mutating the process environment, which would
 //! race between parallel tests. Every variable is documented in `docs/environment.md`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::{OsStr, OsString};
+use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -18,8 +19,8 @@ const UNTRACKED: &[&str] = &["PATH"];
 /// A source of environment variables that records (and in build scripts announces) each read.
 #[derive(Debug)]
 pub struct Env {
-    /// `None` reads the process environment; `Some` is a fixed set (tests, embedding tools).
-    vars: Option<BTreeMap<OsString, OsString>>,
+    /// The process environment, or a fixed set (tests, embedding tools).
+    vars: archbuild_store::Env,
     /// Print `cargo:rerun-if-env-changed` lines.
     cargo_metadata: bool,
     read: Mutex<BTreeSet<String>>,
@@ -45,11 +46,12 @@ impl Env {
     /// The process environment. Cargo metadata lines are printed when this process looks like a
     /// build script (Cargo sets `OUT_DIR`, `TARGET` and `HOST` only for build scripts).
     pub fn process() -> Self {
+        let vars = archbuild_store::Env::process();
         let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
             .iter()
-            .all(|k| std::env::var_os(k).is_some());
+            .all(|k| vars.var_os(k).is_some());
         Self {
-            vars: None,
+            vars,
             cargo_metadata: in_build_script,
             read: Mutex::new(BTreeSet::new()),
         }
@@ -62,11 +64,7 @@ impl Env {
         V: Into<OsString>,
     {
         Self {
-            vars: Some(
-                vars.into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            ),
+            vars: archbuild_store::Env::from_vars(vars),
             cargo_metadata: false,
             read: Mutex::new(BTreeSet::new()),
         }
@@ -83,7 +81,7 @@ impl Env {
         self.cargo_metadata
     }
 
-    /// Reads a variable. This is the only place archbuild touches the environment.
+    /// Reads a variable: the one place this crate reads the environment.
     pub fn var_os(&self, name: &str) -> Option<OsString> {
         let first_read = self
             .read
@@ -94,10 +92,7 @@ impl Env {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
         }
-        match &self.vars {
-            Some(map) => map.get(OsStr::new(name)).cloned(),
-            None => std::env::var_os(name),
-        }
+        self.vars.var_os(name)
     }
 
     /// Reads a variable as text (non-UTF-8 bytes are replaced). Empty or all-blank values count
@@ -137,7 +132,7 @@ impl Env {
     /// environment: for a fixed set, every variable of the set (children inherit nothing else
     /// archbuild-specific); for the process environment, nothing (children inherit it).
     pub(crate) fn child_overrides(&self) -> Vec<(OsString, OsString)> {
-        match &self.vars {
+        match self.vars.fixed() {
             Some(map) => map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             None => Vec::new(),
         }
@@ -145,7 +140,7 @@ impl Env {
 
     /// Whether this is a fixed set rather than the process environment.
     pub(crate) fn is_fixed(&self) -> bool {
-        self.vars.is_some()
+        self.vars.fixed().is_some()
     }
 }
 

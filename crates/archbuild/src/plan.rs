@@ -188,9 +188,9 @@ impl Job {
     }
 }
 
-/// Every job of a build, cicc jobs first. With `share`, the cicc job of each arch a family
-/// shares (`share.rs`) depends on the family's lowest arch of the module, whose PTX it may take.
-pub(crate) fn plan_jobs(modules: &[Module], share: bool) -> Vec<Job> {
+/// Every job of a build, cicc jobs first. With a sharing rule, the cicc job of each arch of a
+/// class (`share.rs`) depends on the class's lowest arch of the module, whose PTX it may take.
+pub(crate) fn plan_jobs(modules: &[Module], share: Option<crate::share::Rule>) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
     for (m, module) in modules.iter().enumerate() {
@@ -210,14 +210,14 @@ pub(crate) fn plan_jobs(modules: &[Module], share: bool) -> Vec<Job> {
         }
     }
     let cicc_count = jobs.len();
-    if share {
+    if let Some(rule) = share {
         let mut lead_of = std::collections::HashMap::new();
         let mut order: Vec<usize> = (0..cicc_count).collect();
         order.sort_by_key(|&id| (jobs[id].module, cicc_arch(&jobs[id])));
         for id in order {
             let arch = cicc_arch(&jobs[id]);
-            if let Some(family) = crate::share::family(arch) {
-                let lead = *lead_of.entry((jobs[id].module, family)).or_insert(id);
+            if let Some(class) = rule.class(arch) {
+                let lead = *lead_of.entry((jobs[id].module, class)).or_insert(id);
                 if lead != id {
                     jobs[id].dep = Some(lead);
                 }
@@ -462,7 +462,7 @@ mod tests {
             members: vec![],
             archs,
         };
-        let jobs = plan_jobs(&[m], false);
+        let jobs = plan_jobs(&[m], None);
         let labels: Vec<String> = jobs.iter().map(Job::label).collect();
         assert_eq!(
             labels,
@@ -480,19 +480,22 @@ mod tests {
     }
 
     #[test]
-    fn a_family_shares_its_lowest_archs_cicc_job_which_starts_first() {
+    fn a_class_shares_its_lowest_archs_cicc_job_which_starts_first() {
         use crate::config::{ArchSource, ResolvedArchs};
         let module = |name: &str| Module {
             name: name.into(),
             source: format!("{name}.cu").into(),
             members: vec![],
             archs: ResolvedArchs {
-                list: "8.9 7.5 8.0 8.6 9.0+PTX 12.0 12.1".parse().unwrap(),
+                list: "8.9 7.5 8.0 8.6 8.8 9.0+PTX 12.0 12.1".parse().unwrap(),
                 source: ArchSource::Explicit,
                 input: String::new(),
             },
         };
-        let jobs = plan_jobs(&[module("a"), module("b")], true);
+        let env = crate::env::Env::from_vars(Vec::<(&str, &str)>::new());
+        let v135 = archbuild_arch::CudaVersion::new(13, 5);
+        let rule = crate::share::enabled(None, &env, v135, &[], false).unwrap();
+        let jobs = plan_jobs(&[module("a"), module("b")], rule);
         let label = |j: &Job| format!("{}:{}", j.module, j.label());
         let leads: Vec<(String, String)> = jobs
             .iter()
@@ -500,7 +503,7 @@ mod tests {
             .filter_map(|j| j.dep.map(|d| (label(j), label(&jobs[d]))))
             .collect();
         let pairs = |m: usize| {
-            [("86", "80"), ("89", "80"), ("121", "120")]
+            [("89", "80"), ("88", "86")]
                 .map(|(f, l)| (format!("{m}:compute_{f}"), format!("{m}:compute_{l}")))
         };
         let mut want: Vec<_> = pairs(0).into_iter().chain(pairs(1)).collect();
@@ -513,9 +516,13 @@ mod tests {
         );
         let p = priorities(&jobs);
         let first = (0..jobs.len()).max_by_key(|&i| p[i]).unwrap();
-        assert_eq!(jobs[first].label(), "compute_120");
+        assert_eq!(
+            jobs[first].label(),
+            "compute_86",
+            "leads first, newest first"
+        );
         // Without sharing no cicc job waits for another.
-        let separate = plan_jobs(&[module("a")], false);
+        let separate = plan_jobs(&[module("a")], None);
         assert!(separate
             .iter()
             .all(|j| matches!(j.phase, Phase::Ptxas(_)) || j.dep.is_none()));

@@ -41,9 +41,9 @@ pub struct JobRecord {
     /// leave the preprocessed device code unchanged, e.g. comments): one preprocessor run, no
     /// compiler.
     pub preprocessed: bool,
-    /// A cicc job that ran no cicc: the PTX is this family lead's (`compute_80`), with its
+    /// A cicc job that ran no cicc: the PTX is this class lead's (`compute_80`), with its
     /// `.target` rewritten, because the preprocessed source is identical (one preprocessor
-    /// run; see "One cicc run for a family" in `docs/build.md`).
+    /// run; see "One cicc run for several archs" in `docs/build.md`).
     pub shared_from: Option<String>,
     /// Wall time of the process, 0 when cached.
     pub seconds: f64,

@@ -63,8 +63,8 @@ pub(crate) struct Prepared {
     pub compression: CompressionChoice,
     pub home: Home,
     pub cache_on: bool,
-    /// Whether cicc runs are shared within a family (`share.rs`).
-    pub share_cicc: bool,
+    /// The rule cicc runs are shared by, when they are (`share.rs`).
+    pub share_cicc: Option<crate::share::Rule>,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
     pub remote: Option<archbuild_store::RemoteConfig>,

@@ -1,20 +1,21 @@
-//! One cicc run for several targets of a family: the rule, and the PTX rewrite it needs.
+//! One cicc run for several targets: the rule, and the PTX rewrite it needs.
 //!
-//! cicc turns a preprocessed source into PTX for one virtual arch. Within one major family
-//! (compute_80, 86, 87, 88, 89; compute_100, 103; compute_120, 121) a source whose preprocessed
-//! text is the same for two archs — `__CUDA_ARCH__` and the feature macros applied, as nvcc's
-//! device pass applies them — gives PTX that differs only in its `.target` line. So the build
-//! compiles the lowest arch of a family (the *lead*), preprocesses each other arch of the
-//! family (a *follower*, one `nvcc -E`), and where the text is byte-identical takes the lead's
-//! PTX with `.target` rewritten; ptxas then runs per target as before. Where the text differs
-//! the follower compiles on its own.
+//! cicc turns a preprocessed source into PTX for one virtual arch. For some archs — a *class*,
+//! found by the corpus study of `docs/build.md` ("One cicc run for several archs") — a source
+//! whose preprocessed text is the same for two archs (`__CUDA_ARCH__` and the feature macros
+//! applied, as nvcc's device pass applies them) gives PTX that differs only in its `.target`
+//! line. So the build compiles the lowest arch of a class (the *lead*), preprocesses each other
+//! arch of the class (a *follower*, one `nvcc -E`), and where the text is byte-identical takes
+//! the lead's PTX with `.target` rewritten; ptxas then runs per target as before. Where the text
+//! differs the follower compiles on its own.
 //!
-//! The rule is empirical. It holds only for what `docs/build.md` ("One cicc run for a family")
-//! shows on a corpus of real sources, for the toolkits and families listed here; everything
-//! else compiles separately: other toolkits, other families, arch-specific (`a`) and
-//! family-specific (`f`) targets, debug or line information, options passed to cicc directly,
-//! and compiles through a launcher (which hides the preprocessed text). `ARCHBUILD_SHARE_CICC=off`
-//! turns it off; followers' cache keys name the lead, so results made either way never mix.
+//! Classes are narrower than families: on identical text cicc 13.5 still tunes compute_86 and
+//! compute_88 apart from compute_80, 87 and 89. The rule holds only for the toolkits and classes
+//! listed here; everything else compiles separately: other toolkits, other archs, arch-specific
+//! (`a`) and family-specific (`f`) targets, debug or line information, options passed to cicc
+//! directly, and compiles through a launcher (which hides the preprocessed text).
+//! `ARCHBUILD_SHARE_CICC=off` turns it off; followers' cache keys name the lead and the rule's
+//! version, so results made either way never mix.
 
 use archbuild_arch::{Arch, CudaVersion, Variant};
 
@@ -25,13 +26,33 @@ use crate::error::{Error, Result};
 pub(crate) const VAR: &str = "ARCHBUILD_SHARE_CICC";
 
 /// The rule's version, part of every follower's cache key.
-pub(crate) const RULE: &str = "same-preprocessed-text-v1";
+pub(crate) const RULE: &str = "same-preprocessed-text-v2";
 
-/// Toolkits (major, minor) whose cicc the corpus study covered.
-const PROVEN_TOOLKITS: &[(u32, u32)] = &[(13, 0), (13, 5)];
+/// Per toolkit (major, minor) whose cicc the corpus study covered, the classes of archs that
+/// held the rule for every source. Not a family each: on the same preprocessed text cicc 13.5
+/// tunes compute_86 and compute_88 apart from compute_80, 87 and 89 (one kernel of
+/// `benches/inputs/bench_kernels.cu` gets another loop shape), so those are two classes.
+const PROVEN: &[((u32, u32), Classes)] = &[((13, 5), &[&[80, 87, 89], &[86, 88]])];
 
-/// Major versions whose archs share: every pair of the family held the rule on the corpus.
-const PROVEN_FAMILIES: &[u32] = &[8, 10, 12];
+/// Classes of archs by SM number (`86`).
+type Classes = &'static [&'static [u32]];
+
+/// The archs that may share one cicc run under one toolkit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rule {
+    classes: Classes,
+}
+
+impl Rule {
+    /// The class an arch shares within, when the rule covers it.
+    pub(crate) fn class(&self, arch: Arch) -> Option<usize> {
+        if arch.variant != Variant::Plain {
+            return None;
+        }
+        let sm = arch.cc.sm();
+        self.classes.iter().position(|c| c.contains(&sm))
+    }
+}
 
 /// nvcc flags after which the rule is not proven: debug and line information put source
 /// positions into the PTX, and `-Xcicc`/`--dopt` reach cicc's code generation directly.
@@ -47,15 +68,15 @@ const UNPROVEN_FLAGS: &[&str] = &[
     "-dopt",
 ];
 
-/// Whether this build shares cicc runs: the switch, the toolkit, the nvcc flags and whether a
-/// launcher wraps cicc allow it.
+/// The rule this build shares cicc runs by, when the switch, the toolkit, the nvcc flags and
+/// whether a launcher wraps cicc allow it.
 pub(crate) fn enabled(
     explicit: Option<bool>,
     env: &Env,
     tk: CudaVersion,
     nvcc_flags: &[String],
     cicc_launcher: bool,
-) -> Result<bool> {
+) -> Result<Option<Rule>> {
     let on = match (explicit, env.var(VAR)) {
         (Some(on), _) => on,
         (None, None) => true,
@@ -73,18 +94,15 @@ pub(crate) fn enabled(
             })
         }
     };
-    let proven_toolkit = PROVEN_TOOLKITS.contains(&(tk.major(), tk.minor()));
+    let proven = PROVEN
+        .iter()
+        .find(|(v, _)| *v == (tk.major(), tk.minor()))
+        .map(|(_, classes)| Rule { classes });
     let plain_flags = !nvcc_flags.iter().any(|f| {
         let name = f.split('=').next().unwrap_or(f);
         UNPROVEN_FLAGS.contains(&name)
     });
-    Ok(on && proven_toolkit && plain_flags && !cicc_launcher)
-}
-
-/// The family an arch shares within, when the rule covers it.
-pub(crate) fn family(arch: Arch) -> Option<u32> {
-    let major = arch.cc.major;
-    (arch.variant == Variant::Plain && PROVEN_FAMILIES.contains(&major)).then_some(major)
+    Ok(proven.filter(|_| on && plain_flags && !cicc_launcher))
 }
 
 /// The lead's PTX for `to`: its one `.target` line, which must name `from`, names `to`
@@ -147,19 +165,27 @@ mod tests {
     }
 
     #[test]
-    fn families_are_plain_archs_of_proven_majors() {
-        assert_eq!(family(Arch::plain(8, 6)), Some(8));
-        assert_eq!(family(Arch::plain(12, 1)), Some(12));
-        assert_eq!(family(Arch::plain(7, 5)), None);
-        assert_eq!(family(Arch::plain(9, 0)), None);
-        assert_eq!(
-            family(Arch::new(Arch::plain(10, 0).cc, Variant::Arch)),
-            None
-        );
-        assert_eq!(
-            family(Arch::new(Arch::plain(10, 0).cc, Variant::Family)),
-            None
-        );
+    fn classes_are_plain_archs_the_study_proved() {
+        let rule = enabled(
+            None,
+            &Env::from_vars(Vec::<(&str, &str)>::new()),
+            CudaVersion::new(13, 5),
+            &[],
+            false,
+        )
+        .unwrap()
+        .unwrap();
+        let class = |major, minor| rule.class(Arch::plain(major, minor));
+        assert_eq!(class(8, 0), class(8, 9));
+        assert_eq!(class(8, 0), class(8, 7));
+        assert_eq!(class(8, 6), class(8, 8));
+        assert_ne!(class(8, 0), class(8, 6), "cicc tunes compute_86 apart");
+        assert!(class(8, 0).is_some() && class(8, 6).is_some());
+        for (major, minor) in [(7, 5), (9, 0), (10, 0), (10, 3), (12, 0), (12, 1)] {
+            assert_eq!(class(major, minor), None, "{major}.{minor}");
+        }
+        let cc = Arch::plain(8, 0).cc;
+        assert_eq!(rule.class(Arch::new(cc, Variant::Arch)), None);
     }
 
     #[test]
@@ -167,18 +193,27 @@ mod tests {
         let s: &[String] = &[];
         let v13 = CudaVersion::new(13, 5);
         let none = Env::from_vars(Vec::<(&str, &str)>::new());
-        assert!(enabled(None, &none, v13, s, false).unwrap());
-        assert!(!enabled(Some(false), &none, v13, s, false).unwrap());
+        assert!(enabled(None, &none, v13, s, false).unwrap().is_some());
+        assert!(enabled(Some(false), &none, v13, s, false)
+            .unwrap()
+            .is_none());
         for off in ["off", "0", "false", "no", "none"] {
             let env = Env::from_vars([(VAR, off)]);
-            assert!(!enabled(None, &env, v13, s, false).unwrap(), "{off}");
+            assert!(
+                enabled(None, &env, v13, s, false).unwrap().is_none(),
+                "{off}"
+            );
         }
         let bad = enabled(None, &Env::from_vars([(VAR, "sometimes")]), v13, s, false).unwrap_err();
         assert!(bad.to_string().contains(VAR), "{bad}");
-        assert!(!enabled(None, &none, CudaVersion::new(12, 4), s, false).unwrap());
-        assert!(!enabled(None, &none, v13, &["-lineinfo".to_string()], false).unwrap());
+        assert!(enabled(None, &none, CudaVersion::new(12, 4), s, false)
+            .unwrap()
+            .is_none());
+        assert!(enabled(None, &none, v13, &["-lineinfo".to_string()], false)
+            .unwrap()
+            .is_none());
         assert!(
-            !enabled(None, &none, v13, s, true).unwrap(),
+            enabled(None, &none, v13, s, true).unwrap().is_none(),
             "sccache hides the text"
         );
     }

@@ -45,9 +45,9 @@ pub(crate) fn run_all(
     let mut default_used = false;
     // `native` means the GPUs every command sees: the simulated ones when
     // ARCHBUILD_SIMULATED_GPUS is set (as for `explain native` and `doctor`), not nvcc's query.
-    let simulated = std::env::var_os(crate::gpus::SIM_VAR).is_some_and(|v| !v.is_empty());
+    let simulated = archbuild_runtime::gpus::simulated_spec().is_some();
     let native = if simulated {
-        Some(crate::gpus::Gpus::open()?.ccs())
+        Some(crate::gpus::open()?.ccs())
     } else {
         None
     };
@@ -136,7 +136,7 @@ pub(crate) fn run_all(
     if let Some(e) = failure {
         return Err(e);
     }
-    let gpus = Gpus::open_for_summary()?;
+    let gpus = crate::gpus::open_for_summary()?;
     reports
         .into_iter()
         .map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell))
@@ -145,7 +145,7 @@ pub(crate) fn run_all(
 
 /// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
 pub(crate) fn no_gpu_note() -> String {
-    match Gpus::open_for_summary() {
+    match crate::gpus::open_for_summary() {
         Ok(g) => no_gpu_reason(&g),
         Err(e) => e.to_string(),
     }
@@ -171,7 +171,7 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     let shared = r.jobs.iter().filter(|j| j.shared_from.is_some()).count();
     let shared = match shared {
         0 => String::new(),
-        n => format!(", {n} sharing a family's cicc run"),
+        n => format!(", {n} sharing another arch's cicc run"),
     };
     shell.status(
         verb,
@@ -296,7 +296,7 @@ fn check(
                 module: None,
                 source,
             })?;
-            (gaps, gpus.check(&fatbin, None)?)
+            (gaps, crate::gpus::check(gpus, &fatbin, None)?)
         };
         let gpus_note = verdicts.is_empty().then(|| no_gpu_reason(gpus));
         let outcome = ModuleOutcome {

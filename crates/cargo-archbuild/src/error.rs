@@ -132,12 +132,8 @@ pub enum CliError {
         source: cargo_metadata::Error,
     },
 
-    /// The CUDA driver failed, known by its message only (`gpus.rs` makes it from the loader's
-    /// error; [`CliError::Runtime`] would keep that error as the source).
-    #[error("{message}")]
-    Driver { message: String },
-
-    /// From the loader's configuration (the JIT cache); its message names the fix.
+    /// From the loader: the CUDA driver failed, or its configuration (the JIT cache) is wrong;
+    /// its message names the fix.
     #[error("{0}")]
     Runtime(#[source] archbuild_runtime::Error),
 
@@ -186,7 +182,7 @@ impl CliError {
             | CliError::MergeRecords { .. } => exit::INPUT,
             CliError::Build(e) => build_exit_code(e),
             CliError::Cargo { .. } | CliError::Metadata { .. } => exit::CARGO,
-            CliError::Driver { .. } | CliError::Runtime(_) => exit::DRIVER,
+            CliError::Runtime(_) => exit::DRIVER,
             CliError::Write { .. } => exit::OUTPUT,
             CliError::Internal { .. } => exit::INTERNAL,
         }
@@ -213,7 +209,7 @@ impl CliError {
                 _ => "output",
             },
             CliError::Cargo { .. } | CliError::Metadata { .. } => "cargo",
-            CliError::Driver { .. } | CliError::Runtime(_) => "driver",
+            CliError::Runtime(_) => "driver",
             CliError::DoctorFailed { .. } => "doctor-failed",
             CliError::Write { .. } => "write",
             CliError::Internal { .. } => "internal",
@@ -253,7 +249,6 @@ impl CliError {
             // These messages come from the library crates and already name the fix.
             CliError::ArchList(_)
             | CliError::Build(_)
-            | CliError::Driver { .. }
             | CliError::Runtime(_) => return None,
         })
     }

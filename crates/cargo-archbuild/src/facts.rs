@@ -5,7 +5,6 @@ use archbuild::{ArchSource, Discovery, Env, Home, Toolkit};
 use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
 
 use crate::error::CliError;
-use crate::gpus::Gpus;
 use crate::shell::Shell;
 
 /// Lazily gathered toolkit and GPU facts.
@@ -36,7 +35,7 @@ impl Facts {
     /// Compute capabilities of the visible GPUs (real or simulated); empty without a driver.
     pub(crate) fn devices(&mut self) -> Result<&[ComputeCapability], CliError> {
         if self.devices.is_none() {
-            self.devices = Some(Gpus::open()?.ccs());
+            self.devices = Some(crate::gpus::open()?.ccs());
         }
         Ok(self.devices.as_deref().unwrap_or(&[]))
     }

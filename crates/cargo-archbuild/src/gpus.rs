@@ -1,150 +1,55 @@
-//! Which CUDA driver the CLI talks to: the real one (libcuda through the runtime's
-//! [`CudaDriver`]) or, when `ARCHBUILD_SIMULATED_GPUS` is set, the runtime's [`SimDriver`] with
-//! the GPUs it describes — how `doctor` and `native` are exercised on machines without a GPU.
-//!
-//! `ARCHBUILD_SIMULATED_GPUS` syntax: GPUs separated by `,` or `;`, each a compute capability
-//! (`8.6`, `86`, `sm_86`) optionally followed by `:NAME`; then optionally `@DRIVER`, the CUDA
-//! version the simulated driver reports (`13000` or `13.0`; default 13.0). Examples:
-//! `8.6,9.0@13000`, `7.5:RTX 2080;8.6:RTX 3090;8.9:RTX 4090@12.4`, `@13.0` (a driver, no GPU).
+//! The GPUs the CLI checks against, as the runtime enumerates them
+//! ([`archbuild_runtime::gpus`]: the real driver, or the simulated one that
+//! `ARCHBUILD_SIMULATED_GPUS` describes, with the device list remembered per driver build), and
+//! their verdicts on a module as the CLI prints them.
 
-use std::path::Path;
-
-use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
-use archbuild_runtime::{CudaDriver, DeviceProps, Driver, FatBinary, Loader, SimDriver};
+use archbuild_arch::Policy;
+use archbuild_runtime::gpus::SIM_VAR;
+use archbuild_runtime::{FatBinary, GpuCheck};
 use serde::Serialize;
 
 use crate::error::CliError;
 
-/// The variable that selects the simulated driver.
-pub(crate) const SIM_VAR: &str = "ARCHBUILD_SIMULATED_GPUS";
+pub(crate) use archbuild_runtime::gpus::{DriverFacts, Gpus};
 
-/// The driver in use, or why there is none.
-pub(crate) enum Gpus {
-    Simulated {
-        driver: SimDriver,
-        spec: String,
-    },
-    Real(CudaDriver),
-    /// The real driver's device list, remembered from an earlier run (see
-    /// [`Gpus::open_for_summary`]); the verdicts are the same selection on the same devices.
-    Cached(SimDriver),
-    /// No usable driver (the runtime's error text, which names the fix).
-    Absent(String),
+/// The simulated driver when `ARCHBUILD_SIMULATED_GPUS` is set (a bad value is a usage error),
+/// else the real driver if it loads.
+pub(crate) fn open() -> Result<Gpus, CliError> {
+    Gpus::open().map_err(open_error)
 }
 
-/// What is known about the driver and its GPUs.
-#[derive(Debug, Clone)]
-pub(crate) struct DriverFacts {
-    /// `libcuda` or `simulated by ARCHBUILD_SIMULATED_GPUS=…`.
-    pub source: String,
-    pub version: Option<CudaVersion>,
-    pub gpus: Vec<DeviceProps>,
-    /// Why the driver or a GPU could not be queried.
-    pub problem: Option<String>,
+/// As [`open`], for the summary after a build: a device list seen before is taken from the
+/// build cache instead of starting the driver (see [`Gpus::open_remembered`]).
+pub(crate) fn open_for_summary() -> Result<Gpus, CliError> {
+    let env = archbuild::Env::process().with_cargo_metadata(false);
+    let home = archbuild::Home::from_env(&env);
+    let store = archbuild_store::Store::new(home.cache_dir());
+    Gpus::open_remembered(&store).map_err(open_error)
 }
 
-impl Gpus {
-    /// The simulated driver when `ARCHBUILD_SIMULATED_GPUS` is set (a bad value is an error),
-    /// else the real driver if it loads.
-    pub(crate) fn open() -> Result<Self, CliError> {
-        if let Some(spec) = std::env::var_os(SIM_VAR) {
-            let spec = spec.to_string_lossy().trim().to_string();
-            if !spec.is_empty() {
-                let driver = parse_sim(&spec).map_err(|why| {
-                    CliError::usage(
-                        format!("invalid {SIM_VAR} `{spec}`: {why}"),
-                        format!(
-                            "write GPUs as compute capabilities separated by commas, each optionally \
-                             `:NAME`, then optionally `@DRIVER` (e.g. `8.6,9.0@13000` or \
-                             `7.5:RTX 2080,8.6@12.4`), or unset {SIM_VAR} to use the real driver"
-                        ),
-                    )
-                })?;
-                return Ok(Gpus::Simulated { driver, spec });
-            }
-        }
-        Ok(match CudaDriver::new() {
-            Ok(d) => Gpus::Real(d),
-            Err(e) => Gpus::Absent(e.to_string()),
-        })
-    }
-
-    /// As [`Gpus::open`], for the summary after a build: a device list seen before is taken
-    /// from the cache instead of starting the driver, which costs ~200 ms of `cuInit` on every
-    /// no-op build. The entry is keyed by the driver's exact build and the GPUs it lists under
-    /// `/proc/driver/nvidia`, and by the variables that select devices, so a new driver, GPU or
-    /// `CUDA_VISIBLE_DEVICES` asks the driver again.
-    pub(crate) fn open_for_summary() -> Result<Self, CliError> {
-        let simulated = std::env::var_os(SIM_VAR).is_some_and(|v| !v.is_empty());
-        let cache = (!simulated).then(device_cache).flatten();
-        let Some((store, key)) = cache else {
-            return Self::open();
-        };
-        if let Some(bytes) = store.get_local(DEVICES_NS, &key) {
-            // A driver with no GPU visible (`CUDA_VISIBLE_DEVICES=`) is remembered as such.
-            if let Some(why) = bytes.strip_prefix(b"!") {
-                return Ok(Gpus::Absent(String::from_utf8_lossy(why).into_owned()));
-            }
-            if let Some(driver) = decode(&bytes) {
-                return Ok(Gpus::Cached(driver));
-            }
-        }
-        let gpus = Self::open()?;
-        match &gpus {
-            Gpus::Real(driver) => {
-                let facts = query(driver, String::new());
-                if let (None, Some(version)) = (&facts.problem, facts.version) {
-                    let text = encode(version, &facts.gpus);
-                    let _ = store.put_local(DEVICES_NS, &key, text.as_bytes());
-                }
-            }
-            Gpus::Absent(why) if why.contains("CUDA_ERROR_NO_DEVICE") => {
-                let _ = store.put_local(DEVICES_NS, &key, format!("!{why}").as_bytes());
-            }
-            _ => {}
-        }
-        Ok(gpus)
-    }
-
-    /// Driver version and GPUs.
-    pub(crate) fn facts(&self) -> DriverFacts {
-        match self {
-            Gpus::Cached(driver) => query(
-                driver,
-                "libcuda (device list remembered for this driver and these GPUs)".into(),
+fn open_error(e: archbuild_runtime::Error) -> CliError {
+    match e {
+        archbuild_runtime::Error::SimulatedGpus { spec, why } => CliError::usage(
+            format!("invalid {SIM_VAR} `{spec}`: {why}"),
+            format!(
+                "write GPUs as compute capabilities separated by commas, each optionally \
+                 `:NAME`, then optionally `@DRIVER` (e.g. `8.6,9.0@13000` or \
+                 `7.5:RTX 2080,8.6@12.4`), or unset {SIM_VAR} to use the real driver"
             ),
-            Gpus::Simulated { driver, spec } => {
-                query(driver, format!("simulated by {SIM_VAR}={spec}"))
-            }
-            Gpus::Real(driver) => query(driver, "libcuda".into()),
-            Gpus::Absent(why) => DriverFacts {
-                source: "libcuda".into(),
-                version: None,
-                gpus: Vec::new(),
-                problem: Some(why.clone()),
-            },
-        }
+        ),
+        other => CliError::Runtime(other),
     }
+}
 
-    /// Preflight of one module on every GPU: the image each will load and how, or the error.
-    /// Empty without a driver.
-    pub(crate) fn check(
-        &self,
-        fatbin: &FatBinary,
-        policy: Option<Policy>,
-    ) -> Result<Vec<GpuVerdict>, CliError> {
-        match self {
-            Gpus::Simulated { driver, .. } => preflight(driver, fatbin, policy),
-            Gpus::Real(driver) => preflight(driver, fatbin, policy),
-            Gpus::Cached(driver) => preflight(driver, fatbin, policy),
-            Gpus::Absent(_) => Ok(Vec::new()),
-        }
-    }
-
-    /// The compute capabilities of the visible GPUs (for `native`).
-    pub(crate) fn ccs(&self) -> Vec<ComputeCapability> {
-        self.facts().gpus.iter().map(|g| g.cc).collect()
-    }
+/// Preflight of one module on every GPU: the image each will load and how, or the error.
+/// Empty without a driver or GPU.
+pub(crate) fn check(
+    gpus: &Gpus,
+    fatbin: &FatBinary,
+    policy: Option<Policy>,
+) -> Result<Vec<GpuVerdict>, CliError> {
+    let pre = gpus.preflight(fatbin, policy).map_err(CliError::Runtime)?;
+    Ok(pre.map_or_else(Vec::new, |p| p.gpus.into_iter().map(verdict).collect()))
 }
 
 /// One GPU's verdict on one module.
@@ -166,274 +71,29 @@ pub(crate) struct GpuVerdict {
     pub variants: Vec<String>,
 }
 
-fn preflight<D: Driver>(
-    driver: D,
-    fatbin: &FatBinary,
-    policy: Option<Policy>,
-) -> Result<Vec<GpuVerdict>, CliError> {
-    let driver_err = |e: archbuild_runtime::Error| CliError::Driver {
-        message: e.to_string(),
+fn verdict(g: GpuCheck) -> GpuVerdict {
+    let base = GpuVerdict {
+        ordinal: g.ordinal,
+        name: g.device_name.clone(),
+        cc: g.cc.to_string(),
+        ok: g.outcome.is_ok() && g.variants.iter().all(|v| v.kernel.is_some()),
+        image: None,
+        image_index: None,
+        route: None,
+        error: None,
+        explanation: Some(g.selection.to_string()),
+        variants: g.variants.iter().map(ToString::to_string).collect(),
     };
-    let mut loader = Loader::from_env(driver).map_err(driver_err)?;
-    if let Some(p) = policy {
-        loader = loader.policy(p);
-    }
-    if loader.driver().device_count().map_err(driver_err)? == 0 {
-        return Ok(Vec::new());
-    }
-    let pre = loader.preflight(fatbin).map_err(driver_err)?;
-    Ok(pre
-        .gpus
-        .into_iter()
-        .map(|g| {
-            let base = GpuVerdict {
-                ordinal: g.ordinal,
-                name: g.device_name.clone(),
-                cc: g.cc.to_string(),
-                ok: g.outcome.is_ok() && g.variants.iter().all(|v| v.kernel.is_some()),
-                image: None,
-                image_index: None,
-                route: None,
-                error: None,
-                explanation: Some(g.selection.to_string()),
-                variants: g.variants.iter().map(ToString::to_string).collect(),
-            };
-            match g.outcome {
-                Ok(plan) => GpuVerdict {
-                    image: Some(plan.image_target.to_string()),
-                    image_index: Some(plan.image_index),
-                    route: Some(plan.route.to_string()),
-                    ..base
-                },
-                Err(e) => GpuVerdict {
-                    error: Some(e.to_string()),
-                    ..base
-                },
-            }
-        })
-        .collect())
-}
-
-fn query<D: Driver>(driver: &D, source: String) -> DriverFacts {
-    let mut facts = DriverFacts {
-        source,
-        version: None,
-        gpus: Vec::new(),
-        problem: None,
-    };
-    match driver.version() {
-        Ok(v) => facts.version = Some(v),
-        Err(e) => {
-            facts.problem = Some(e.to_string());
-            return facts;
-        }
-    }
-    match driver.device_count() {
-        Ok(n) => {
-            for ordinal in 0..n {
-                match driver.device(ordinal) {
-                    Ok(d) => facts.gpus.push(d),
-                    Err(e) => facts.problem = Some(e.to_string()),
-                }
-            }
-        }
-        Err(e) => facts.problem = Some(e.to_string()),
-    }
-    facts
-}
-
-/// The cache namespace of remembered device lists.
-const DEVICES_NS: &str = "devices";
-
-/// Where device lists are remembered, and the key of this machine's current one; `None` when
-/// no NVIDIA driver is loaded (nothing to remember: the driver is not started either).
-fn device_cache() -> Option<(archbuild_store::Store, archbuild_store::Key)> {
-    let version = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    // The GPUs the kernel module knows (absent in some VMs and containers) and the device
-    // nodes: either changes when a GPU is added, removed or passed through differently.
-    let listing = |dir: &str, keep: &dyn Fn(&str) -> bool| -> Vec<(String, String)> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| keep(n))
-            .map(|n| {
-                let info = std::fs::read_to_string(Path::new(dir).join(&n).join("information"))
-                    .unwrap_or_default();
-                (n, info)
-            })
-            .collect()
-    };
-    let mut gpus = listing("/proc/driver/nvidia/gpus", &|_| true);
-    gpus.extend(listing("/dev", &|n| {
-        n.strip_prefix("nvidia")
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-    }));
-    gpus.sort();
-    let vars: Vec<(&str, String)> = ["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"]
-        .into_iter()
-        .map(|v| (v, std::env::var(v).unwrap_or_default()))
-        .collect();
-    let env = archbuild::Env::process().with_cargo_metadata(false);
-    let home = archbuild::Home::from_env(&env);
-    let store = archbuild_store::Store::new(home.cache_dir());
-    Some((store, device_key(&version, &gpus, &vars)))
-}
-
-fn device_key(
-    version: &str,
-    gpus: &[(String, String)],
-    vars: &[(&str, String)],
-) -> archbuild_store::Key {
-    let mut b = archbuild_store::KeyBuilder::new("devices");
-    b.str("driver", version);
-    for (bus, info) in gpus {
-        b.str("gpu", bus).str("information", info);
-    }
-    for (name, value) in vars {
-        b.str(name, value);
-    }
-    b.finish()
-}
-
-/// `VERSION` then one `ORDINAL|MAJOR.MINOR|NAME` line per GPU.
-fn encode(version: CudaVersion, gpus: &[DeviceProps]) -> String {
-    let mut s = format!("{}.{}\n", version.major(), version.minor());
-    for g in gpus {
-        s.push_str(&format!("{}|{}|{}\n", g.ordinal, g.cc, g.name));
-    }
-    s
-}
-
-fn decode(bytes: &[u8]) -> Option<SimDriver> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut lines = text.lines();
-    let version = parse_driver_version(lines.next()?).ok()?;
-    let mut driver = SimDriver::new(version);
-    for line in lines {
-        let mut parts = line.splitn(3, '|');
-        let (_ordinal, cc, name) = (parts.next()?, parts.next()?, parts.next()?);
-        driver = driver.with_named_gpu(name, parse_cc(cc)?);
-    }
-    Some(driver)
-}
-
-/// Parses the `ARCHBUILD_SIMULATED_GPUS` syntax (see the module docs).
-pub(crate) fn parse_sim(spec: &str) -> Result<SimDriver, String> {
-    let (gpus, version) = match spec.rsplit_once('@') {
-        Some((g, v)) => (g, parse_driver_version(v.trim())?),
-        None => (spec, CudaVersion::new(13, 0)),
-    };
-    let mut driver = SimDriver::new(version);
-    for entry in gpus
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-    {
-        let (cc_text, name) = match entry.split_once(':') {
-            Some((c, n)) => (c.trim(), Some(n.trim())),
-            None => (entry, None),
-        };
-        let cc = parse_cc(cc_text).ok_or_else(|| {
-            format!("`{cc_text}` is not a compute capability (write `8.6`, `86` or `sm_86`)")
-        })?;
-        driver = match name {
-            Some(n) if !n.is_empty() => driver.with_named_gpu(n, cc),
-            _ => driver.with_gpu(cc.major, cc.minor),
-        };
-    }
-    Ok(driver)
-}
-
-fn parse_cc(text: &str) -> Option<ComputeCapability> {
-    if let Some((major, minor)) = text.split_once('.') {
-        let (major, minor) = (major.parse().ok()?, minor.parse().ok()?);
-        return (minor < 10).then(|| ComputeCapability::new(major, minor));
-    }
-    let name = if text.starts_with("sm_") {
-        text.to_string()
-    } else {
-        format!("sm_{text}")
-    };
-    Target::parse_nvcc_name(&name).map(|t| t.arch.cc)
-}
-
-fn parse_driver_version(v: &str) -> Result<CudaVersion, String> {
-    let bad = || format!("`{v}` is not a CUDA driver version (write `13000` or `13.0`)");
-    if let Some((major, minor)) = v.split_once('.') {
-        let major: u32 = major.parse().map_err(|_| bad())?;
-        let minor: u32 = minor.parse().map_err(|_| bad())?;
-        return Ok(CudaVersion::new(major, minor));
-    }
-    let n: u32 = v.parse().map_err(|_| bad())?;
-    if n < 1000 {
-        return Err(bad());
-    }
-    Ok(CudaVersion(n))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_remembered_device_list_round_trips_and_its_key_follows_what_selects_devices() {
-        let gpus = vec![
-            DeviceProps {
-                ordinal: 0,
-                name: "NVIDIA H100 80GB HBM3".into(),
-                cc: ComputeCapability::new(9, 0),
-            },
-            DeviceProps {
-                ordinal: 1,
-                name: "NVIDIA GeForce RTX 3090".into(),
-                cc: ComputeCapability::new(8, 6),
-            },
-        ];
-        let driver = decode(encode(CudaVersion::new(13, 0), &gpus).as_bytes()).unwrap();
-        assert_eq!(driver.version().unwrap(), CudaVersion::new(13, 0));
-        assert_eq!(driver.device_count().unwrap(), 2);
-        assert_eq!(driver.device(1).unwrap(), gpus[1]);
-        let bus = vec![("0000:01:00.0".to_string(), "Model: H100".to_string())];
-        let vars = |v: &str| vec![("CUDA_VISIBLE_DEVICES", v.to_string())];
-        let k = device_key("NVRM 580.159.04", &bus, &vars(""));
-        assert_eq!(k, device_key("NVRM 580.159.04", &bus, &vars("")));
-        assert_ne!(
-            k,
-            device_key("NVRM 580.160.01", &bus, &vars("")),
-            "a new driver"
-        );
-        assert_ne!(
-            k,
-            device_key("NVRM 580.159.04", &[], &vars("")),
-            "a GPU gone"
-        );
-        assert_ne!(
-            k,
-            device_key("NVRM 580.159.04", &bus, &vars("1")),
-            "other devices"
-        );
-    }
-
-    #[test]
-    fn sim_specs_parse() {
-        let d = parse_sim("8.6,9.0@13000").unwrap();
-        assert_eq!(d.version().unwrap(), CudaVersion::new(13, 0));
-        assert_eq!(d.device_count().unwrap(), 2);
-        assert_eq!(d.device(1).unwrap().cc, ComputeCapability::new(9, 0));
-        let d = parse_sim("sm_75:My 2080; 86 @12.4").unwrap();
-        assert_eq!(d.device(0).unwrap().name, "My 2080");
-        assert_eq!(d.device(1).unwrap().cc, ComputeCapability::new(8, 6));
-        assert_eq!(d.version().unwrap(), CudaVersion::new(12, 4));
-        assert_eq!(parse_sim("@13.0").unwrap().device_count().unwrap(), 0);
-    }
-
-    #[test]
-    fn bad_sim_specs_say_what_is_wrong() {
-        assert!(parse_sim("8.6x").unwrap_err().contains("`8.6x`"));
-        assert!(parse_sim("8.6@13").unwrap_err().contains("13000"));
-        assert!(parse_sim("8.6@abc").is_err());
+    match g.outcome {
+        Ok(plan) => GpuVerdict {
+            image: Some(plan.image_target.to_string()),
+            image_index: Some(plan.image_index),
+            route: Some(plan.route.to_string()),
+            ..base
+        },
+        Err(e) => GpuVerdict {
+            error: Some(e.to_string()),
+            ..base
+        },
     }
 }

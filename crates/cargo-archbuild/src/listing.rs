@@ -160,12 +160,12 @@ fn image_json(index: usize, r: &ImageRecord) -> ImageJson {
 
 /// The kernel variant groups recorded beside a fat binary archbuild wrote
 /// (`<file>.archbuild.json`); none for other files.
-pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::VariantGroup> {
+pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::variants::VariantGroup> {
     archbuild::prebuilt::Record::read(&archbuild::prebuilt::record_path(path))
         .map(|r| {
             r.variants
                 .iter()
-                .map(|(g, ks)| archbuild_runtime::VariantGroup::new(g, ks))
+                .map(|(g, ks)| archbuild_runtime::variants::VariantGroup::new(g, ks))
                 .collect()
         })
         .unwrap_or_default()

@@ -1,5 +1,5 @@
 //! cicc jobs (source → PTX): the three ways to a result of the module docs above, and the
-//! family follower's fourth (`share.rs`): the lead's PTX, retargeted, when this arch's
+//! follower's fourth (`share.rs`): the lead's PTX, retargeted, when this arch's
 //! preprocessed text is byte-identical to the lead's.
 
 use std::path::{Path, PathBuf};

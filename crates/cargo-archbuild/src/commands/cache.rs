@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use archbuild::{cache_max_bytes, cache_stats, cache_trim, Home};
-use archbuild_runtime::JitCache;
+use archbuild_runtime::jit::JitCache;
 use serde::Serialize;
 
 use crate::building::cli_env;

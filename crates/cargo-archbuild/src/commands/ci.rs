@@ -58,7 +58,7 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
         archbuild_arch::ArchList::parse(&archs, &ctx)?;
     }
     let fleet = args.fleet.clone().unwrap_or_else(|| DEFAULT_FLEET.into());
-    crate::gpus::parse_sim(&fleet).map_err(|why| {
+    archbuild_runtime::gpus::parse_sim(&fleet).map_err(|why| {
         CliError::usage(
             format!("invalid --fleet `{fleet}`: {why}"),
             "write GPUs as compute capabilities separated by commas, then optionally the \

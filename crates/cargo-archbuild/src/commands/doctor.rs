@@ -10,7 +10,8 @@ use std::path::Path;
 use std::str::FromStr;
 
 use archbuild_arch::{generation, Policy};
-use archbuild_runtime::{discover_nvjitlink, FatBinary, JitCache};
+use archbuild_runtime::jit::{discover_nvjitlink, JitCache};
+use archbuild_runtime::FatBinary;
 use serde::Serialize;
 
 use crate::cli::DoctorArgs;
@@ -82,7 +83,7 @@ struct ModuleJson {
 
 pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> {
     let policy = args.policy.as_deref().map(Policy::from_str).transpose()?;
-    let gpus = Gpus::open()?;
+    let gpus = crate::gpus::open()?;
     let facts = gpus.facts();
     let mut report = DoctorReport {
         reason: "doctor",
@@ -216,7 +217,7 @@ fn check_file(
         let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
             Vec::new()
         } else {
-            gpus.check(&fatbin, policy)?
+            crate::gpus::check(gpus, &fatbin, policy)?
         };
         out.push(ModuleJson {
             location: m.location.clone(),
@@ -234,7 +235,10 @@ fn check_file(
 }
 
 /// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.
-fn lto_verdict(g: &archbuild_runtime::DeviceProps, e: &archbuild_runtime::Error) -> GpuVerdict {
+fn lto_verdict(
+    g: &archbuild_runtime::driver::DeviceProps,
+    e: &archbuild_runtime::Error,
+) -> GpuVerdict {
     GpuVerdict {
         ordinal: g.ordinal,
         name: g.name.clone(),

@@ -3,11 +3,12 @@
 //! driver ends up with is that image, the choice equals the driver's own pick from the whole
 //! fat binary, and GPUs that nothing fits get an error naming the fix.
 
-mod common;
-
 use archbuild_arch::{ComputeCapability as Cc, CudaVersion};
-use archbuild_runtime::{Driver, Error, LoadPath, Loader, SimDriver};
-use common::{fatbin, fatbin_bytes, index_of};
+use archbuild_runtime::driver::Driver;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{Error, LoadPath, Loader};
+
+use crate::common::{self, fatbin, fatbin_bytes, index_of};
 
 fn rig(gpus: &[(&str, u32, u32)]) -> SimDriver {
     gpus.iter().fold(

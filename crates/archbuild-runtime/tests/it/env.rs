@@ -1,10 +1,15 @@
 //! The environment variables the runtime reads, each with a good and a bad value. One test
-//! function, because the process environment is shared by every thread of a test binary.
+//! function, in a process of its own ([`common::alone`]), because the process environment is
+//! shared by every thread of a test binary.
 
 use std::path::PathBuf;
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{JitCache, JitPreference, Loader, Policy, SimDriver};
+use archbuild_runtime::jit::{JitCache, JitPreference};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{Loader, Policy};
+
+use crate::common;
 
 const VARS: &[&str] = &[
     "ARCHBUILD_LOAD_POLICY",
@@ -28,6 +33,10 @@ fn sim() -> SimDriver {
 
 #[test]
 fn environment_variables() {
+    common::alone("env::environment_variables", changes_every_variable);
+}
+
+fn changes_every_variable() {
     clear();
     let tmp = tempfile::tempdir().unwrap();
 
@@ -53,7 +62,7 @@ fn environment_variables() {
     assert_eq!(l.jit_cache().unwrap().dir(), dir);
     assert_eq!(
         l.jit_cache().unwrap().max_bytes(),
-        archbuild_runtime::DEFAULT_MAX_BYTES
+        archbuild_runtime::jit::DEFAULT_MAX_BYTES
     );
     std::env::set_var("ARCHBUILD_JIT_CACHE_MAX_BYTES", "64M");
     assert_eq!(JitCache::from_env().unwrap().unwrap().max_bytes(), 64 << 20);
@@ -104,7 +113,7 @@ fn environment_variables() {
     std::fs::create_dir_all(&kit).unwrap();
     std::fs::create_dir_all(tmp.path().join("home/toolkits/.tmp-cuda-13.5.37-1")).unwrap();
     std::fs::write(tmp.path().join("home/toolkits/cuda-13.5.37.lock"), "").unwrap();
-    let c = archbuild_runtime::nvjitlink_candidates();
+    let c = archbuild_runtime::jit::nvjitlink_candidates();
     assert_eq!(c[0], PathBuf::from("/opt/x/libnvJitLink.so.13"));
     assert_eq!(c[1], kit.join("libnvJitLink.so.13"));
     assert!(
@@ -119,14 +128,14 @@ fn environment_variables() {
         PathBuf::from("libnvJitLink.so.13"),
         PathBuf::from("libnvJitLink.so")
     ]));
-    let err = archbuild_runtime::discover_nvjitlink(|_| true).unwrap_err();
+    let err = archbuild_runtime::jit::discover_nvjitlink(|_| true).unwrap_err();
     assert!(
         err.contains("ARCHBUILD_NVJITLINK=/opt/x/libnvJitLink.so.13 does not exist"),
         "{err}"
     );
     // CUDA_HOME naming a pip `--target` directory (the wheel layout): searched there too.
     std::env::set_var("CUDA_HOME", tmp.path().join("pip-cuda"));
-    let c = archbuild_runtime::nvjitlink_candidates();
+    let c = archbuild_runtime::jit::nvjitlink_candidates();
     assert!(
         c.contains(
             &tmp.path()
@@ -136,9 +145,9 @@ fn environment_variables() {
     );
     std::env::remove_var("CUDA_HOME");
     std::env::set_var("ARCHBUILD_NVJITLINK", "off");
-    assert!(archbuild_runtime::nvjitlink_candidates().is_empty());
+    assert!(archbuild_runtime::jit::nvjitlink_candidates().is_empty());
     assert_eq!(
-        archbuild_runtime::discover_nvjitlink(|_| true).unwrap_err(),
+        archbuild_runtime::jit::discover_nvjitlink(|_| true).unwrap_err(),
         "nvJitLink is disabled (ARCHBUILD_NVJITLINK=off)"
     );
     clear();

@@ -3,17 +3,16 @@
 //! bit-flipped or swapped entry is never loaded but recompiled and rewritten; LRU eviction keeps
 //! the cache under its cap; the directory is private.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime};
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{
-    CacheKey, CacheStatus, Compiler, JitCache, LoadPath, Loader, Lookup, SimDriver,
-};
-use common::fatbin;
+use archbuild_runtime::jit::{CacheKey, JitCache, Lookup};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{CacheStatus, Compiler, LoadPath, Loader};
+
+use crate::common::fatbin;
 
 fn h100() -> SimDriver {
     SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0)

@@ -1,9 +1,9 @@
 //! Shared helpers for the runtime's integration tests: the checked-in fixtures (real cubins and
-//! PTX made by CUDA 13.5, see `tests/fixtures/README.md`) and fat binaries built from them with
-//! archbuild-fatbin's writer.
-#![allow(dead_code)]
+//! PTX made by CUDA 13.5, see `tests/fixtures/README.md`), fat binaries built from them with
+//! archbuild-fatbin's writer, and a process of its own for a test that changes the environment.
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use archbuild_arch::{Arch, Target, TargetKind};
 use archbuild_fatbin::{CompressionChoice, FatbinWriter};
@@ -57,4 +57,31 @@ pub fn index_of(fb: &FatBinary, name: &str) -> usize {
         .iter()
         .position(|i| i.target.to_string() == name)
         .unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// Marks the re-run of this test binary in which only the test it names runs.
+const ALONE: &str = "ARCHBUILD_TEST_ALONE";
+
+/// Runs `body` in a process of its own: this test binary runs again with only the test `name`
+/// (its full path, e.g. `env::environment_variables`), which calls `alone` again and runs
+/// `body` there. For tests that set environment variables: the other tests, on threads of this
+/// process, read the process environment (the loader reads `ARCHBUILD_*`) and would see them.
+pub fn alone(name: &str, body: impl FnOnce()) {
+    if std::env::var_os(ALONE).is_some_and(|v| v == name) {
+        body();
+        return;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ALONE, name)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{name} in its own process: {}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    eprint!("{stderr}");
 }

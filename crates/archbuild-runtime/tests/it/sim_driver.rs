@@ -2,13 +2,13 @@
 //! (fatbin-format.md §8, cuda-compatibility.md): error codes for wrong cubins and too-new PTX,
 //! the driver's own pick from a whole fat binary, JIT output and counters.
 
-mod common;
-
 use std::borrow::Cow;
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{cu, Driver, SimDriver};
-use common::{cubin, fatbin_bytes, ptx};
+use archbuild_runtime::driver::{cu, Driver};
+use archbuild_runtime::sim::SimDriver;
+
+use crate::common::{cubin, fatbin_bytes, ptx};
 
 fn h100() -> SimDriver {
     SimDriver::new(CudaVersion::new(13, 0))

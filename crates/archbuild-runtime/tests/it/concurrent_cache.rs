@@ -2,13 +2,15 @@
 //! binary re-runs itself as the children): all succeed, the cache ends with exactly one entry,
 //! which verifies, and no temporary or torn file is left.
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::{JitCache, LoadPath, Loader, SimDriver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{LoadPath, Loader};
+
+use crate::common;
 
 const CHILD_ENV: &str = "ARCHBUILD_TEST_CHILD_CACHE_DIR";
 const CHILDREN: usize = 16;
@@ -41,7 +43,7 @@ fn sixteen_processes_cold_load_into_one_cache() {
         .map(|_| {
             Command::new(&exe)
                 .args([
-                    "helper_child_cold_load",
+                    "concurrent_cache::helper_child_cold_load",
                     "--exact",
                     "--nocapture",
                     "--test-threads=1",

@@ -2,11 +2,13 @@
 //! error naming the fix, never a panic, and the GPU tests print why they are skipped; on a GPU
 //! machine they load fixtures from `tests/fixtures`, run the kernel and check its results.
 
-mod common;
-
 use archbuild_arch::{max_ptx_isa_for_cuda, PtxIsa};
-use archbuild_runtime::{CudaDriver, Driver, Error, JitCache, LoadPath, Loader, Policy};
+use archbuild_runtime::driver::{CudaDriver, Driver};
+use archbuild_runtime::jit::JitCache;
+use archbuild_runtime::{Error, LoadPath, Loader, Policy};
 use cudarc::driver::{CudaContext, DevicePtrMut, LaunchConfig, PushKernelArg};
+
+use crate::common;
 
 /// The real driver, or `None` after printing why the test is skipped.
 fn gpu() -> Option<CudaDriver> {

@@ -3,16 +3,15 @@
 //! the result. Skips, saying why, when no libnvJitLink is found (ARCHBUILD_NVJITLINK, the
 //! provisioned toolkit, pip, CUDA_HOME).
 
-mod common;
-
 use std::path::PathBuf;
 
 use archbuild_arch::{Arch, CudaVersion};
 use archbuild_fatbin::cubin::parse_cubin;
-use archbuild_runtime::{
-    CacheStatus, Compiler, Error, JitCache, JitPreference, LoadPath, Loader, NvJitLink,
-    PlannedRoute, SimDriver,
-};
+use archbuild_runtime::jit::{JitCache, JitPreference, NvJitLink};
+use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::{CacheStatus, Compiler, Error, LoadPath, Loader, PlannedRoute};
+
+use crate::common;
 
 fn nvjitlink() -> Option<NvJitLink> {
     let paths: Vec<PathBuf> = std::env::var_os("ARCHBUILD_NVJITLINK")
@@ -30,7 +29,7 @@ fn nvjitlink() -> Option<NvJitLink> {
             Err(e) => eprintln!("skipping {}: {e}", p.display()),
         }
     }
-    if let Ok(l) = archbuild_runtime::discover_nvjitlink(|v| v >= CudaVersion::new(13, 5)) {
+    if let Ok(l) = archbuild_runtime::jit::discover_nvjitlink(|v| v >= CudaVersion::new(13, 5)) {
         return Some(l);
     }
     eprintln!("SKIPPED: no libnvJitLink 13.5+ found; set ARCHBUILD_NVJITLINK to run these tests");
