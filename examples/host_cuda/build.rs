@@ -6,7 +6,10 @@
 use std::path::Path;
 
 use archbuild::{
-    configure_cc_with_toolkit, stderr_progress, ArchList, Build, Discovery, Env, Home,
+    config::Home,
+    configure_cc_with_toolkit,
+    toolkit::{stderr_progress, Discovery},
+    ArchList, Build, Env,
 };
 
 fn main() {

@@ -1,7 +1,7 @@
 //! Support for the integration tests in `tests/tests/`: where the real CUDA tools are.
 //!
 //! The toolkit is located — and on a bare machine (CI) provisioned from PyPI — by archbuild's
-//! own code ([`archbuild::Discovery::locate`] with provisioning on), so CI exercises the same
+//! own code ([`archbuild::toolkit::Discovery::locate`] with provisioning on), so CI exercises the same
 //! path users do. The search order is archbuild's: `NVCC`, `CUDA_HOME`/`CUDA_PATH`/`CUDA_ROOT`,
 //! `PATH`, `/usr/local/cuda`, then `<ARCHBUILD_HOME>/toolkits/`. Provisioning runs once per
 //! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use archbuild::{Discovery, Env, Home, Toolkit};
+use archbuild::{config::Home, toolkit::Discovery, Env, Toolkit};
 pub mod servers;
 
 /// The toolkit the tests use (found or provisioned once per test process).
@@ -20,7 +20,7 @@ pub fn toolkit() -> &'static Toolkit {
         let env = Env::process().with_cargo_metadata(false);
         let home = Home::from_env(&env);
         Discovery::new(home)
-            .locate(&env, true, &mut archbuild::stderr_progress)
+            .locate(&env, true, &mut archbuild::toolkit::stderr_progress)
             .unwrap_or_else(|e| panic!("the CUDA toolkit for the integration tests: {e}"))
     })
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use archbuild::{Build, Discovery, Env, Home};
+use archbuild::{config::Home, toolkit::Discovery, Build, Env};
 
 /// Replaces the test's temporary directory so snapshots are stable.
 fn redact_tmp(msg: &str, tmp: &Path) -> String {
@@ -41,10 +41,10 @@ fn missing_python_for_provisioning() {
     let tmp = tempfile::tempdir().unwrap();
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("PATH", "/nonexistent/bin")]);
-    let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
+    let err = archbuild::toolkit::provision(&env, &home, &mut |_| {}).unwrap_err();
     insta::assert_snapshot!(redact_tmp(&err.to_string(), tmp.path()));
     // Nothing half-installed is left to be trusted.
-    assert!(!archbuild::provisioned_dir(&home).exists());
+    assert!(!archbuild::toolkit::provisioned_dir(&home).exists());
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn missing_pip_for_provisioning() {
     }
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("ARCHBUILD_PYTHON", venv.join("bin/python3"))]);
-    let err = archbuild::provision(&env, &home, &mut |_| {}).unwrap_err();
+    let err = archbuild::toolkit::provision(&env, &home, &mut |_| {}).unwrap_err();
     insta::assert_snapshot!(redact_tmp(&err.to_string(), tmp.path()));
 }
 
@@ -78,7 +78,8 @@ fn unreachable_package_index() {
         ("PIP_NO_CACHE_DIR", "1".into()),
     ]);
     let mut events = Vec::new();
-    let err = archbuild::provision(&env, &home, &mut |e| events.push(e.to_string())).unwrap_err();
+    let err = archbuild::toolkit::provision(&env, &home, &mut |e| events.push(e.to_string()))
+        .unwrap_err();
     let msg = err.to_string();
     let (head, tail) = msg.split_once("pip said:").expect("the message quotes pip");
     insta::assert_snapshot!(redact_tmp(head, tmp.path()));
@@ -87,7 +88,7 @@ fn unreachable_package_index() {
         events[0].starts_with("installing CUDA 13.5.37 from PyPI"),
         "{events:?}"
     );
-    assert!(!archbuild::provisioned_dir(&home).exists());
+    assert!(!archbuild::toolkit::provisioned_dir(&home).exists());
     let leftovers: Vec<_> = std::fs::read_dir(home.toolkits_dir())
         .unwrap()
         .flatten()

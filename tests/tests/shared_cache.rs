@@ -7,7 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use archbuild::{Build, BuildReport, Env, Home, RemoteMode};
+use archbuild::{
+    config::{Home, RemoteMode},
+    Build, BuildReport, Env,
+};
 use archbuild_tests::servers::{require, Server};
 
 const ARCHS: &str = "7.5 8.6 8.9+PTX";

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use archbuild::{Build, Discovery, Env, Home, Toolkit};
+use archbuild::{config::Home, toolkit::Discovery, Build, Env, Toolkit};
 
 const ARCHS: &str = "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90";
 const ADDED: &str = "sm_120";
@@ -99,7 +99,7 @@ fn main() {
     });
     let env = Env::process().with_cargo_metadata(false);
     let tk = Discovery::new(Home::from_env(&env))
-        .locate(&env, true, &mut archbuild::stderr_progress)
+        .locate(&env, true, &mut archbuild::toolkit::stderr_progress)
         .unwrap_or_else(|e| fail(&e.to_string()));
     let tmp = tempfile::tempdir()
         .unwrap_or_else(|e| fail(&format!("cannot create a temp directory: {e}")));

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use archbuild::{Build, BuildReport, Discovery, Env, Home, Toolkit};
+use archbuild::{config::Home, toolkit::Discovery, Build, BuildReport, Env, Toolkit};
 
 const ARCHS: &str = "7.5 8.0 8.6 8.9 9.0+PTX";
 
@@ -63,7 +63,7 @@ fn main() {
     let text = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
     let env = Env::process().with_cargo_metadata(false);
     let tk = Discovery::new(Home::from_env(&env))
-        .locate(&env, true, &mut archbuild::stderr_progress)
+        .locate(&env, true, &mut archbuild::toolkit::stderr_progress)
         .unwrap_or_else(|e| panic!("{e}"));
     let checkout = |name: &str| {
         let p = tmp.path().join(name).join("src/kernels.cu");

@@ -21,10 +21,10 @@ use archbuild_arch::ComputeCapability;
 
 use crate::env::Env;
 use crate::error::Result;
+use crate::nvcc::Toolkit;
 use crate::paths::Home;
 use crate::report::{BuildReport, JobRecord};
 use crate::spec::{JobCallback, Spec};
-use crate::toolkit::Toolkit;
 
 /// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
 #[derive(Debug, Clone, Default)]

@@ -3,7 +3,7 @@
 
 use archbuild_arch::ArchList;
 
-use crate::toolkit::Toolkit;
+use crate::nvcc::Toolkit;
 
 /// Sets `.cuda(true)` and adds one `-gencode=arch=compute_XY,code=…` flag per target of
 /// `archs` (cubin `sm_XY` or PTX `compute_XY`), the flags nvcc needs to embed exactly those

@@ -30,7 +30,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{Key, Store};
+use crate::store::{Key, Store};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.

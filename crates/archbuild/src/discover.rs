@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cache::Store;
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::nvcc::{FoundBy, Toolkit};
 use crate::paths::Home;
 use crate::provision::{self, ProvisionEvent, PINNED_RELEASE};
-use crate::toolkit::{FoundBy, Toolkit};
+use crate::store::Store;
 
 /// One place where nvcc was looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,16 +30,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::cache::{Key, KeyBuilder, Store};
 use crate::deps::{self, FileHashes, Roots};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
+use crate::nvcc::Toolkit;
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::process::Cmd;
 use crate::report::JobRecord;
 use crate::spec::JobCallback;
-use crate::toolkit::Toolkit;
+use crate::store::{Key, KeyBuilder, Store};
 
 /// A job's output. Its bytes are read from the cache only when needed (packing), so a build
 /// whose fat binaries are already up to date reads no image at all.

@@ -5,10 +5,11 @@
 
 use std::time::SystemTime;
 
-use crate::cache::Store;
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::paths::Home;
 use crate::report::CacheEviction;
+use crate::store::Store;
 
 /// The variable holding the cap.
 pub(crate) const MAX_BYTES_VAR: &str = "ARCHBUILD_CACHE_MAX_BYTES";
@@ -16,8 +17,10 @@ pub(crate) const MAX_BYTES_VAR: &str = "ARCHBUILD_CACHE_MAX_BYTES";
 /// Default cap: 2 GiB, room for the targets of several projects and toolkit releases (a
 /// 5-target build of a large kernel file is ~15 MB).
 const DEFAULT_MAX_BYTES: u64 = 2 << 30;
-/// The cap from `ARCHBUILD_CACHE_MAX_BYTES` (blank or unset: the default).
-pub(crate) fn max_bytes(env: &Env) -> Result<u64> {
+/// The build cache's size cap in bytes: `ARCHBUILD_CACHE_MAX_BYTES` (`512M`, `2G`, bytes; blank
+/// or unset: 2 GiB). After each build that stored something, the least recently used entries
+/// beyond it are removed (see `docs/build.md`).
+pub fn max_bytes(env: &Env) -> Result<u64> {
     let Some(value) = env.var(MAX_BYTES_VAR) else {
         return Ok(DEFAULT_MAX_BYTES);
     };
@@ -32,6 +35,29 @@ pub(crate) fn max_bytes(env: &Env) -> Result<u64> {
 }
 
 pub(crate) use archbuild_store::parse_size;
+
+/// Statistics of a build cache directory: `(entries, bytes)`.
+pub fn stats(home: &Home) -> (u64, u64) {
+    let (entries, _) = archbuild_store::scan(home.cache_dir(), SystemTime::now());
+    (entries.len() as u64, entries.iter().map(|e| e.len).sum())
+}
+
+/// Applies the size cap now (`cargo archbuild cache trim`): removes stale temp files, then the
+/// least recently used entries until the build cache fits `max_bytes`. Entries used in the last
+/// couple of seconds (a build running now) are spared.
+pub fn trim(home: &Home, max_bytes: u64) -> CacheEviction {
+    evict(&Store::new(home.cache_dir()), max_bytes, SystemTime::now())
+}
+
+/// Removes every entry of the build cache (`cargo archbuild cache clean`) — and nothing a build
+/// running now needs: its temp directory (`tmp/.tmp-build-*`, younger than a day) and young
+/// temp files stay, and files not laid out as entries are not touched. An entry a running
+/// build was about to read is then a miss, and that build compiles it again.
+pub fn clean(home: &Home) -> CacheEviction {
+    // Entries used "since" a start time in the future: none, so every entry may go.
+    let later = SystemTime::now() + std::time::Duration::from_secs(24 * 60 * 60);
+    evict(&Store::new(home.cache_dir()), 0, later)
+}
 
 /// Removes leftover temp files, then least recently used entries until the store fits
 /// `max_bytes`, sparing what `store` read or wrote and anything used since `since`.

@@ -11,8 +11,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::cache::{Key, KeyBuilder, Store};
-use crate::toolkit::Toolkit;
+use crate::nvcc::Toolkit;
+use crate::store::{Key, KeyBuilder, Store};
 
 /// The files of a toolkit that shape what archbuild produces: the compiler driver and its
 /// configuration, the device front end and its libdevice, the assembler, and the tools nvcc

@@ -11,12 +11,12 @@ use archbuild_arch::{Target, TargetKind};
 use archbuild_fatbin::{CompressionChoice, FatbinWriter};
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{KeyBuilder, Store};
 use crate::driver::JobOut;
 use crate::error::{Error, Result};
 use crate::paths::{file_stamp, write_if_changed};
 use crate::plan::{Job, Module, Phase};
 use crate::report::ModuleReport;
+use crate::store::{KeyBuilder, Store};
 
 #[derive(Serialize, Deserialize)]
 struct Stamp {

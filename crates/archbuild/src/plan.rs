@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 
 use archbuild_arch::{Arch, Target, TargetKind};
 
-use crate::config::ResolvedArchs;
+use crate::archs::ResolvedArchs;
 use crate::error::{Error, Result};
+use crate::nvcc::Toolkit;
 use crate::process::Cmd;
-use crate::toolkit::Toolkit;
 
 /// Settings shared by every compile of a build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn longest_chains_and_newest_archs_start_first() {
-        use crate::config::{ArchSource, ResolvedArchs};
+        use crate::archs::{ArchSource, ResolvedArchs};
         let list: archbuild_arch::ArchList = "7.5 8.6 compute_90".parse().unwrap();
         let archs = ResolvedArchs {
             list,
@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn a_class_shares_its_lowest_archs_cicc_job_which_starts_first() {
-        use crate::config::{ArchSource, ResolvedArchs};
+        use crate::archs::{ArchSource, ResolvedArchs};
         let module = |name: &str| Module {
             name: name.into(),
             source: format!("{name}.cu").into(),

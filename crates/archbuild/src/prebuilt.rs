@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{Key, KeyBuilder};
 use crate::deps::{FileHashes, Inputs, Roots};
 use crate::plan::{relative, Settings};
+use crate::store::{Key, KeyBuilder};
 
 /// The record's format version.
 const FORMAT: u32 = 1;

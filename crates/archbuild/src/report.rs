@@ -141,7 +141,7 @@ pub struct BuildReport {
     pub arch_source: String,
     /// Where it came from.
     #[serde(skip)]
-    pub source: crate::config::ArchSource,
+    pub source: crate::archs::ArchSource,
     /// The toolkit release used, e.g. `13.5.37`.
     pub toolkit: String,
     pub nvcc: PathBuf,

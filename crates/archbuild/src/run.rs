@@ -9,9 +9,8 @@ use std::time::{Instant, SystemTime};
 use archbuild_arch::{ComputeCapability, Target};
 use archbuild_fatbin::CompressionChoice;
 
-use crate::cache::Store;
+use crate::archs::{ArchSource, ResolvedArchs};
 use crate::codegen::{self, ModuleCode};
-use crate::config::{self, ArchSource, ResolvedArchs};
 use crate::deps::{self, FileHashes, Roots};
 use crate::discover::Discovery;
 use crate::driver::{Compiler, JobOut};
@@ -19,6 +18,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{self, Outcome};
 use crate::manifest::PackageConfig;
+use crate::nvcc::Toolkit;
 use crate::paths::{write_if_changed, Home};
 use crate::plan::{self, Module, Phase, Settings};
 use crate::prebuilt;
@@ -26,7 +26,7 @@ use crate::process::Cmd;
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::setup;
 use crate::spec::Spec;
-use crate::toolkit::Toolkit;
+use crate::store::Store;
 
 /// The commands a cold build would run (`Build::try_plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +155,8 @@ pub(crate) fn prepare(
             query_devices(&toolkit)
         }
     };
-    let archs = config::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
+    let archs =
+        crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
     // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
     let arch_warnings = archs.source.dialect().warnings(&archs.input);
     if let Some(line) = archs.announcement().filter(|_| !b.quiet) {

@@ -9,15 +9,15 @@ use std::str::FromStr;
 
 use archbuild_fatbin::CompressionChoice;
 
+use crate::archs::{DeviceQuery, ResolvedArchs};
 use crate::codegen::ident;
-use crate::config::{DeviceQuery, ResolvedArchs};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::manifest::PackageConfig;
+use crate::nvcc::Toolkit;
 use crate::paths::write_if_changed;
 use crate::plan::{Module, Settings};
 use crate::spec::Spec;
-use crate::toolkit::Toolkit;
 
 pub(crate) fn settings(
     b: &Spec,
@@ -187,9 +187,9 @@ pub(crate) fn modules(
             group_source(out, write, &module_name, base, &files)?
         };
         let module_archs = match file_override(b, pkg, base, &files) {
-            Some((input, file)) => crate::config::parse_checked(
+            Some((input, file)) => crate::archs::parse_checked(
                 &input,
-                crate::config::ArchSource::FileOverride(file),
+                crate::archs::ArchSource::FileOverride(file),
                 toolkit,
                 devices,
             )?,

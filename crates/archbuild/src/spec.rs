@@ -8,9 +8,9 @@ use std::sync::Arc;
 use archbuild_arch::ComputeCapability;
 
 use crate::env::Env;
+use crate::nvcc::Toolkit;
 use crate::paths::Home;
 use crate::report::JobRecord;
-use crate::toolkit::Toolkit;
 
 /// Everything a build was told, before any of it is resolved (the pipeline's input).
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use archbuild::{ArchSource, Build, BuildReport, CompilerMessage, Env, MessageKind};
+use archbuild::{config::ArchSource, Build, BuildReport, CompilerMessage, Env, MessageKind};
 use archbuild_runtime::FatBinary;
 
 use crate::error::CliError;

@@ -193,11 +193,11 @@ pub struct CompileOptions {
 
     /// Whether this build may write to the remote cache: read-write or read-only
     #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
-    pub remote_cache_mode: Option<archbuild::RemoteMode>,
+    pub remote_cache_mode: Option<archbuild::config::RemoteMode>,
 }
 
-fn parse_remote_mode(s: &str) -> Result<archbuild::RemoteMode, String> {
-    archbuild::RemoteMode::parse(s, "--remote-cache-mode").map_err(|e| e.to_string())
+fn parse_remote_mode(s: &str) -> Result<archbuild::config::RemoteMode, String> {
+    archbuild::config::RemoteMode::parse(s, "--remote-cache-mode").map_err(|e| e.to_string())
 }
 
 impl CompileOptions {
@@ -338,12 +338,12 @@ pub enum DialectArg {
     Pytorch,
 }
 
-impl From<DialectArg> for archbuild::Dialect {
+impl From<DialectArg> for archbuild::config::Dialect {
     fn from(d: DialectArg) -> Self {
         match d {
-            DialectArg::Archbuild => archbuild::Dialect::Archbuild,
-            DialectArg::Cmake => archbuild::Dialect::CMake,
-            DialectArg::Pytorch => archbuild::Dialect::PyTorch,
+            DialectArg::Archbuild => archbuild::config::Dialect::Archbuild,
+            DialectArg::Cmake => archbuild::config::Dialect::CMake,
+            DialectArg::Pytorch => archbuild::config::Dialect::PyTorch,
         }
     }
 }

@@ -1,7 +1,11 @@
 //! Facts from outside the arch rules that some commands need, fetched lazily and once: the
 //! CUDA toolkit (for `all`/`all-major` and builds) and the visible GPUs (for `native`).
 
-use archbuild::{ArchSource, Discovery, Env, Home, Toolkit};
+use archbuild::{
+    config::{ArchSource, Home},
+    toolkit::Discovery,
+    Env, Toolkit,
+};
 use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
 
 use crate::error::CliError;
@@ -77,7 +81,7 @@ impl Facts {
         Ok(ArchList::parse(text, &ctx)?)
     }
 
-    /// The arch list a build would use, by archbuild's precedence ([`archbuild::choose_arch_list`]):
+    /// The arch list a build would use, by archbuild's precedence ([`archbuild::config::choose_arch_list`]):
     /// `--archs`, `ARCHBUILD_ARCHS`, the manifest's `archs` (asked of `manifest` only when it
     /// matters), `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`, then the toolkit's `all-major`.
     /// Returns the list and where it came from.
@@ -104,7 +108,7 @@ impl Facts {
         shell: &Shell,
     ) -> Result<(ArchList, ArchSource, String), CliError> {
         let env = Env::process().with_cargo_metadata(false);
-        let (text, source) = archbuild::choose_arch_list(explicit, &env, manifest)?;
+        let (text, source) = archbuild::config::choose_arch_list(explicit, &env, manifest)?;
         let original = match &source {
             ArchSource::Var(v) => env.var(v).unwrap_or_else(|| text.clone()),
             _ => text.clone(),

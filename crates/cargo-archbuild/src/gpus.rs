@@ -22,7 +22,7 @@ pub(crate) fn open() -> Result<Gpus, CliError> {
 /// build cache instead of starting the driver (see [`Gpus::open_remembered`]).
 pub(crate) fn open_for_summary() -> Result<Gpus, CliError> {
     let env = archbuild::Env::process().with_cargo_metadata(false);
-    let home = archbuild::Home::from_env(&env);
+    let home = archbuild::config::Home::from_env(&env);
     let store = archbuild_store::Store::new(home.cache_dir());
     Gpus::open_remembered(&store).map_err(open_error)
 }

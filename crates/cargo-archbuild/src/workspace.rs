@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use archbuild::PackageConfig;
+use archbuild::config::PackageConfig;
 use cargo_metadata::{Metadata, MetadataCommand, Package};
 
 use crate::error::CliError;

@@ -9,10 +9,10 @@ use std::time::{Instant, SystemTime};
 use archbuild_arch::Arch;
 
 use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
-use crate::cache::{Key, KeyBuilder, Store};
 use crate::deps::{self, Lookup};
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, relative, Module, Phase};
 use crate::share;
+use crate::store::{Key, KeyBuilder, Store};
 
 /// What a direct-mode lookup found.
 enum Direct {

@@ -38,8 +38,8 @@ fn a_build_over_the_cap_evicts_older_entries_and_keeps_its_own() {
     assert_eq!((old.jobs_run, old.cache_eviction), (4, None));
     assert!(!old.to_string().contains("evict"), "{old}");
     // `Home::at(dir)`'s cache is `<dir>/cache`, the one `Fake::build` uses.
-    let home = archbuild::Home::at(f.dir.path());
-    let (entries, _) = archbuild::cache_stats(&home);
+    let home = archbuild::config::Home::at(f.dir.path());
+    let (entries, _) = archbuild::cache::stats(&home);
     assert!(entries >= 4, "{entries}");
     age_everything(home.cache_dir());
 
@@ -55,7 +55,7 @@ fn a_build_over_the_cap_evicts_older_entries_and_keeps_its_own() {
         evicted.remaining > 1,
         "the new build's own entries stay: {evicted:?}"
     );
-    assert_eq!(archbuild::cache_stats(&home).1, evicted.remaining);
+    assert_eq!(archbuild::cache::stats(&home).1, evicted.remaining);
     assert!(
         new.to_string().contains("least recently used entries"),
         "{new}"

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use archbuild::{Env, Home, ProvisionEvent};
+use archbuild::{config::Home, toolkit::ProvisionEvent, Env};
 
 /// A fake `python3`: `-m pip --version` succeeds; `-m pip install … --target DIR …` logs one
 /// line, waits, and lays out `DIR/nvidia/cu13/bin/nvcc`.
@@ -39,8 +39,10 @@ fn concurrent_provisioning_installs_once() {
             .map(|_| {
                 s.spawn(|| {
                     let mut events = Vec::new();
-                    let nvcc = archbuild::provision(&env(), &home, &mut |e| events.push(e.clone()))
-                        .unwrap();
+                    let nvcc = archbuild::toolkit::provision(&env(), &home, &mut |e| {
+                        events.push(e.clone())
+                    })
+                    .unwrap();
                     (nvcc, events)
                 })
             })
@@ -54,7 +56,7 @@ fn concurrent_provisioning_installs_once() {
         1,
         "one install for three callers: {installs}"
     );
-    let dir = archbuild::provisioned_dir(&home);
+    let dir = archbuild::toolkit::provisioned_dir(&home);
     for (nvcc, _) in &results {
         assert_eq!(nvcc, &dir.join("nvidia/cu13/bin/nvcc"));
     }
@@ -84,7 +86,7 @@ fn concurrent_provisioning_installs_once() {
     assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
     // And a later call reuses it without running pip.
     let mut events = Vec::new();
-    archbuild::provision(&env(), &home, &mut |e| events.push(e.clone())).unwrap();
+    archbuild::toolkit::provision(&env(), &home, &mut |e| events.push(e.clone())).unwrap();
     assert_eq!(events, [ProvisionEvent::Ready { dir }]);
 }
 
@@ -96,16 +98,16 @@ fn an_install_that_does_not_verify_is_never_used() {
     let python = fake_python(tmp.path(), &log, "/bin/false");
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("ARCHBUILD_PYTHON", python.as_os_str())]);
-    let err = archbuild::provision(&env, &home, &mut |_| {})
+    let err = archbuild::toolkit::provision(&env, &home, &mut |_| {})
         .unwrap_err()
         .to_string();
     assert!(
         err.contains("does not work") && err.contains("it was removed"),
         "{err}"
     );
-    assert!(!archbuild::provisioned_dir(&home).exists());
+    assert!(!archbuild::toolkit::provisioned_dir(&home).exists());
     // Discovery does not pick up anything from the failed attempt either.
-    let d = archbuild::Discovery {
+    let d = archbuild::toolkit::Discovery {
         home: home.clone(),
         system_roots: vec![],
     };

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use archbuild::{Build, PackageConfig};
+use archbuild::{config::PackageConfig, Build};
 use cargo_metadata::{Metadata, Package};
 use serde::Serialize;
 

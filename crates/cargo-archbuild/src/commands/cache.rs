@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use archbuild::{cache_max_bytes, cache_stats, cache_trim, Home};
+use archbuild::{cache, config::Home};
 use archbuild_runtime::jit::JitCache;
 use serde::Serialize;
 
@@ -51,26 +51,26 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
     };
     let mut caches = Vec::new();
     if want_build {
-        let (entries, bytes) = cache_stats(&home);
+        let (entries, bytes) = cache::stats(&home);
         let mut c = CacheJson {
             name: "build",
             dir: Some(home.cache_dir().display().to_string()),
             entries,
             bytes,
-            max_bytes: Some(cache_max_bytes(&env)?),
+            max_bytes: Some(cache::max_bytes(&env)?),
             removed_entries: 0,
             removed_bytes: 0,
         };
         if action == "clean" {
             // Entry by entry: a build running now keeps its temp directory (deleting it failed
             // that build).
-            let e = archbuild::cache_clean(&home);
+            let e = archbuild::cache::clean(&home);
             (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
-            (c.entries, c.bytes) = cache_stats(&home);
+            (c.entries, c.bytes) = cache::stats(&home);
         } else if action == "trim" {
-            let e = cache_trim(&home, c.max_bytes.unwrap_or(u64::MAX));
+            let e = cache::trim(&home, c.max_bytes.unwrap_or(u64::MAX));
             (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
-            (c.entries, c.bytes) = cache_stats(&home);
+            (c.entries, c.bytes) = cache::stats(&home);
         }
         caches.push(c);
     }

@@ -142,7 +142,7 @@ fn only_kernel_crate(m: &cargo_metadata::Metadata) -> Result<String, CliError> {
         .workspace_packages()
         .into_iter()
         .filter(|p| {
-            archbuild::PackageConfig::from_manifest(p.manifest_path.as_std_path())
+            archbuild::config::PackageConfig::from_manifest(p.manifest_path.as_std_path())
                 .ok()
                 .flatten()
                 .is_some_and(|c| !c.kernels.is_empty())

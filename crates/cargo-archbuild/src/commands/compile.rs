@@ -187,7 +187,7 @@ struct Copied {
 
 impl Staging {
     fn for_output(output: &Path) -> Result<Self, CliError> {
-        let home = archbuild::Home::from_env(&cli_env());
+        let home = archbuild::config::Home::from_env(&cli_env());
         let key = archbuild_store::Key::of(absolute(output).as_os_str().as_encoded_bytes());
         let dir = home.cache_dir().join("compile").join(key.hex());
         std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {

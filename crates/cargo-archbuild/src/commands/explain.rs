@@ -8,7 +8,7 @@ use archbuild_arch::{
 };
 use serde::Serialize;
 
-use archbuild::Dialect;
+use archbuild::config::Dialect;
 
 use crate::cli::ExplainArgs;
 use crate::error::CliError;

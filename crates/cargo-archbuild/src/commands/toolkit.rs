@@ -2,7 +2,11 @@
 //! wheels, list every place a toolkit is looked for (in search order), and show the one a build
 //! would use and why.
 
-use archbuild::{provision, Discovery, Home, Toolkit, PINNED_RELEASE};
+use archbuild::{
+    config::Home,
+    toolkit::{provision, Discovery, PINNED_RELEASE},
+    Toolkit,
+};
 use serde::Serialize;
 
 use crate::building::cli_env;
@@ -40,7 +44,7 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
     match cmd {
         ToolkitCommand::Install => {
             // Already there: provisioning checks it and returns; say so rather than "Installed".
-            let present = archbuild::provisioned_dir(&home).is_dir();
+            let present = archbuild::toolkit::provisioned_dir(&home).is_dir();
             let nvcc = provision(&env, &home, &mut |event| shell.status("Toolkit", event))?;
             let tk = Toolkit::from_nvcc(&nvcc)?;
             let mut json = describe(&tk, "provisioned by archbuild".into(), true);
@@ -130,11 +134,11 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
 /// The places searched that yielded no candidate, so `list` shows every place, in search
 /// order: unset variables, a PATH without nvcc, no provisioned toolkit yet.
 fn searched_without_a_find(
-    found: &[archbuild::Candidate],
+    found: &[archbuild::toolkit::Candidate],
     env: &archbuild::Env,
     home: &Home,
-) -> Vec<archbuild::Candidate> {
-    use archbuild::{Candidate, FoundBy};
+) -> Vec<archbuild::toolkit::Candidate> {
+    use archbuild::toolkit::{Candidate, FoundBy};
     let missing = |found_by: FoundBy, nvcc: std::path::PathBuf| Candidate {
         found_by,
         nvcc,
@@ -165,8 +169,8 @@ fn searched_without_a_find(
 }
 
 /// Where a place comes in archbuild's search order (docs/environment.md, "Toolkit").
-fn search_rank(found_by: &archbuild::FoundBy) -> usize {
-    use archbuild::FoundBy;
+fn search_rank(found_by: &archbuild::toolkit::FoundBy) -> usize {
+    use archbuild::toolkit::FoundBy;
     match found_by {
         FoundBy::Explicit => 0,
         FoundBy::Var(v) => {

@@ -18,7 +18,7 @@ use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
 use crate::env::Env;
 use crate::error::Result;
 use crate::manifest::PackageConfig;
-use crate::toolkit::Toolkit;
+use crate::nvcc::Toolkit;
 
 /// Where the arch list came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

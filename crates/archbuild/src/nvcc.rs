@@ -10,9 +10,9 @@ use archbuild_arch::{
     toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant,
 };
 
-use crate::cache::{KeyBuilder, Store};
 use crate::error::{Error, Result};
 use crate::process::Cmd;
+use crate::store::{KeyBuilder, Store};
 
 /// How a toolkit was found (reported by `cargo archbuild toolkit which`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,7 +250,7 @@ fn run_query(nvcc: &Path, arg: &str) -> Result<String> {
 }
 
 /// Identifies one nvcc binary by path, size and modification time.
-fn memo_key(nvcc: &Path) -> Option<crate::cache::Key> {
+fn memo_key(nvcc: &Path) -> Option<crate::store::Key> {
     let (size, mtime) = crate::paths::file_stamp(nvcc)?;
     Some(
         KeyBuilder::new("toolkit-query")
