@@ -37,6 +37,7 @@ mod pack;
 mod paths;
 mod plan;
 pub mod prebuilt;
+mod prepare;
 mod process;
 mod provision;
 mod remote;

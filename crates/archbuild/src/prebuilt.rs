@@ -17,8 +17,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::deps::{FileHashes, Inputs, Roots};
-use crate::plan::{relative, Settings};
+use archbuild_arch::Target;
+
+use crate::deps::{self, FileHashes, Inputs, Roots};
+use crate::driver::Compiler;
+use crate::error::{Error, Result};
+use crate::paths::write_if_changed;
+use crate::plan::{self, relative, Module, Settings};
+use crate::prepare::Prepared;
+use crate::report::ModuleReport;
 use crate::store::{Key, KeyBuilder};
 
 /// The record's format version.
@@ -233,4 +240,170 @@ pub(crate) fn check(
 
 fn display(portable: &str) -> &str {
     portable.split_once(':').map_or(portable, |(_, p)| p)
+}
+
+/// What [`take_prebuilt`] took from `ARCHBUILD_PREBUILT`.
+#[derive(Default)]
+pub(crate) struct Taken {
+    pub(crate) names: Vec<String>,
+    pub(crate) modules: Vec<ModuleReport>,
+    pub(crate) deps: Vec<PathBuf>,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Takes every module whose prebuilt fat binary in `dir` matches this build (sources, flags,
+/// targets) out of `p.modules`, writing it as the module's output; the others stay to compile,
+/// each with a warning saying why its prebuilt one was not used.
+pub(crate) fn take_prebuilt(
+    p: &mut Prepared,
+    dir: &Path,
+    out: &Path,
+    settings_key: &str,
+    roots: &Roots,
+) -> Result<Taken> {
+    let hashes = FileHashes::default();
+    let mut taken = Taken::default();
+    let mut rest = Vec::new();
+    for module in std::mem::take(&mut p.modules) {
+        let targets: Vec<String> = module
+            .archs
+            .list
+            .targets()
+            .iter()
+            .map(Target::to_string)
+            .collect();
+        match check(dir, &module.name, &targets, settings_key, roots, &hashes) {
+            Ok(bytes) => {
+                let (report, inputs) = use_prebuilt(&module, out, &bytes, dir, roots)?;
+                taken.deps.extend(inputs);
+                taken.names.push(module.name.clone());
+                taken.modules.push(report);
+            }
+            Err(why) => {
+                taken.warnings.push(format!(
+                    "the prebuilt {} is not used: {why}; compiling `{}` instead",
+                    dir.join(format!("{}.fatbin", module.name)).display(),
+                    module.name
+                ));
+                rest.push(module);
+            }
+        }
+    }
+    p.modules = rest;
+    Ok(taken)
+}
+
+/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
+pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
+
+/// Writes a prebuilt fat binary (and its record) into the output directory; returns its report
+/// and the inputs to watch.
+fn use_prebuilt(
+    module: &Module,
+    out: &Path,
+    bytes: &[u8],
+    dir: &Path,
+    roots: &Roots,
+) -> Result<(ModuleReport, Vec<PathBuf>)> {
+    let path = out.join(format!("{}.fatbin", module.name));
+    write_if_changed(&path, bytes).map_err(|e| Error::io("write", &path, e))?;
+    let from = record_path(&dir.join(format!("{}.fatbin", module.name)));
+    let record = Record::read(&from).map_err(|detail| Error::Config {
+        what: "prebuilt record",
+        origin: PREBUILT_VAR.to_owned(),
+        value: from.display().to_string(),
+        hint: detail,
+    })?;
+    record
+        .write(&record_path(&path))
+        .map_err(|e| Error::io("write", record_path(&path), e))?;
+    let images = archbuild_fatbin::read_any(bytes).map_err(|e| Error::Pack {
+        module: module.name.clone(),
+        source: Box::new(e),
+    })?;
+    let target_kernels: Vec<(String, Vec<String>)> = images
+        .iter()
+        .filter_map(|i| {
+            let t = match i.kind {
+                archbuild_fatbin::EntryKind::Ptx => Target::ptx(i.arch),
+                archbuild_fatbin::EntryKind::Elf => Target::cubin(i.arch),
+                _ => return None,
+            };
+            let mut k = i.kernels.clone();
+            k.sort();
+            Some((t.to_string(), k))
+        })
+        .collect();
+    let mut kernels: Vec<String> = images.iter().flat_map(|i| i.kernels.clone()).collect();
+    kernels.sort();
+    kernels.dedup();
+    let inputs = record
+        .inputs
+        .iter()
+        .filter(|(p, _)| p.starts_with("b:"))
+        .filter_map(|(p, _)| roots.local(p))
+        .collect();
+    let report = ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: path,
+        bytes: bytes.len(),
+        archs: module.archs.list.to_string(),
+        targets: record.targets.clone(),
+        kernels,
+        target_kernels,
+    };
+    Ok((report, inputs))
+}
+
+/// Writes the record beside a fat binary this build packed, unless an identical one is there.
+pub(crate) fn write_record(
+    compiler: &Compiler<'_>,
+    module: &Module,
+    report: &ModuleReport,
+    module_deps: &[PathBuf],
+    settings_key: &str,
+    p: &Prepared,
+    variants: Vec<(String, Vec<String>)>,
+) -> Result<()> {
+    let Some(inputs) = deps::inputs(
+        &compiler.roots,
+        module_deps,
+        &p.settings.includes,
+        &compiler.hashes,
+        &plan::arch_list_macro(module),
+    ) else {
+        return Ok(());
+    };
+    let path = record_path(&report.fatbin);
+    if let Ok(old) = Record::read(&path) {
+        let mut targets = report.targets.clone();
+        targets.sort();
+        let mut deps = inputs.deps.clone();
+        deps.sort();
+        deps.dedup();
+        if old.module == module.name
+            && old.settings == settings_key
+            && old.targets == targets
+            && old.inputs == deps
+            && old.variants == variants
+            && crate::paths::file_stamp(&report.fatbin)
+                .is_some_and(|(len, _)| len == report.bytes as u64)
+        {
+            return Ok(());
+        }
+    }
+    let bytes = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
+    let mut record = Record::new(
+        &module.name,
+        &report.targets,
+        settings_key.to_owned(),
+        p.toolkit.release(),
+        inputs,
+        &bytes,
+    );
+    record.variants = variants;
+    record
+        .write(&path)
+        .map_err(|e| Error::io("write", &path, e))
 }

@@ -1,0 +1,223 @@
+//! A build's configuration, resolved before anything runs: the environment, `Cargo.toml`'s
+//! table, the home and cache, the toolkit, the arch list, flags and modules, gathered into one
+//! [`Prepared`] the rest of the pipeline reads.
+
+use std::path::{Path, PathBuf};
+
+use archbuild_arch::ComputeCapability;
+use archbuild_fatbin::CompressionChoice;
+
+use crate::archs::ResolvedArchs;
+use crate::discover::Discovery;
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::manifest::PackageConfig;
+use crate::nvcc::Toolkit;
+use crate::paths::Home;
+use crate::plan::{Module, Settings};
+use crate::process::Cmd;
+use crate::setup;
+use crate::spec::Spec;
+
+/// Everything resolved before any compile runs.
+pub(crate) struct Prepared {
+    pub env: Env,
+    pub toolkit: Toolkit,
+    pub archs: ResolvedArchs,
+    /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
+    pub arch_warnings: Vec<String>,
+    pub modules: Vec<Module>,
+    pub settings: Settings,
+    pub compression: CompressionChoice,
+    pub home: Home,
+    pub cache_on: bool,
+    /// The rule cicc runs are shared by, when they are (`share.rs`).
+    pub share_cicc: Option<crate::share::Rule>,
+    /// The build cache's size cap (read only when the cache is on).
+    pub cache_max: u64,
+    pub remote: Option<archbuild_store::RemoteConfig>,
+    /// `[package.metadata.archbuild.variants]`, when Cargo.toml has the table.
+    pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
+    pub spawned: usize,
+    pub watch: Vec<PathBuf>,
+}
+
+/// Resolves everything a build needs. `out_dir` is where generated sources go; `write` is false
+/// for a plan, which must write nothing (a module group's source is then only named).
+pub(crate) fn prepare(
+    b: &Spec,
+    name: &str,
+    out_dir: Option<&Path>,
+    write: bool,
+) -> Result<Prepared> {
+    let mut env = b.env.clone().unwrap_or_else(Env::process);
+    if let Some(on) = b.cargo_metadata {
+        env = env.with_cargo_metadata(on);
+    }
+    let manifest_dir = b
+        .manifest_dir
+        .clone()
+        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let base_dir = match &manifest_dir {
+        Some(d) => d.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
+        }
+    };
+    let mut watch = Vec::new();
+    let pkg = match &manifest_dir {
+        Some(d) if d.join("Cargo.toml").is_file() => {
+            watch.push(d.join("Cargo.toml"));
+            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
+        }
+        _ => None,
+    };
+    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(&env));
+    if let Some(c) = &b.cache_dir {
+        home = home.with_cache_dir(c.clone());
+    }
+    let cache_on = cache_switch(b, &env)?;
+    let cache_max = if cache_on {
+        crate::evict::max_bytes(&env)?
+    } else {
+        0
+    };
+    let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
+    let toolkit = toolkit(b, &env, &home)?;
+    let mut spawned = toolkit.query_processes;
+    let device_cell = std::cell::Cell::new(0usize);
+    let devices = || match &b.devices {
+        Some(d) => d.clone(),
+        None => {
+            device_cell.set(device_cell.get() + 1);
+            query_devices(&toolkit)
+        }
+    };
+    let archs =
+        crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
+    // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
+    let arch_warnings = archs.source.dialect().warnings(&archs.input);
+    if let Some(line) = archs.announcement().filter(|_| !b.quiet) {
+        if env.cargo_metadata() {
+            println!("cargo:warning=archbuild: {line}");
+        } else {
+            eprintln!("archbuild: {line}");
+        }
+    }
+    let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let compression = setup::compression(b, &env, pkg.as_ref())?;
+    let share_cicc = crate::share::enabled(
+        b.share_cicc,
+        &env,
+        toolkit.version(),
+        &settings.nvcc_flags,
+        settings.launch_cicc && settings.launcher.is_some(),
+    )?;
+    let modules = setup::modules(
+        b,
+        name,
+        pkg.as_ref(),
+        &base_dir,
+        out_dir,
+        write,
+        &archs,
+        &toolkit,
+        &devices,
+    )?;
+    spawned += device_cell.get();
+    // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
+    watch.push(toolkit.nvcc().to_path_buf());
+    Ok(Prepared {
+        env,
+        toolkit,
+        archs,
+        arch_warnings,
+        modules,
+        settings,
+        compression,
+        home,
+        cache_on,
+        share_cicc,
+        cache_max,
+        remote,
+        pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
+        spawned,
+        watch,
+    })
+}
+
+/// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
+/// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
+fn query_devices(tk: &Toolkit) -> Vec<ComputeCapability> {
+    match Cmd::new(tk.tool("__nvcc_device_query")).output() {
+        Ok(out) if out.status.success() => {
+            parse_device_query(&String::from_utf8_lossy(&out.stdout))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `__nvcc_device_query` prints the SM numbers of the visible GPUs without a newline (`90` on
+/// an H200, observed; comma-separated for several GPUs).
+fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = stdout
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse::<u32>().ok())
+        .filter(|&sm| sm >= 10)
+        .map(ComputeCapability::from_sm)
+        .collect();
+    ccs.sort();
+    ccs.dedup();
+    ccs
+}
+
+/// Whether the build cache is on: `Build::cache`, else `ARCHBUILD_CACHE` (on by default).
+fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
+    match (b.cache, env.var("ARCHBUILD_CACHE")) {
+        (Some(on), _) => Ok(on),
+        (None, None) => Ok(true),
+        (None, Some(v)) if archbuild_store::is_off(&v) => Ok(false),
+        (None, Some(v)) if archbuild_store::is_on(&v) => Ok(true),
+        (None, Some(v)) => Err(Error::Config {
+            what: "cache switch",
+            origin: "ARCHBUILD_CACHE".into(),
+            value: v,
+            hint: "use `off` (or `0`, `false`, `no`, `none`) to build without the cache, \
+                       `on` (or `1`, `true`, `yes`) or nothing to use it"
+                .into(),
+        }),
+    }
+}
+
+/// The toolkit the caller queried, or the one found (and provisioned when asked) now.
+fn toolkit(b: &Spec, env: &Env, home: &Home) -> Result<Toolkit> {
+    Ok(match &b.toolkit {
+        // Queried by the caller, before this build.
+        Some(t) => {
+            let mut t = t.clone();
+            t.query_processes = 0;
+            t
+        }
+        None => {
+            let provision = b.provision.unwrap_or(false);
+            Discovery::new(home.clone()).locate(
+                env,
+                provision,
+                &mut crate::provision::stderr_progress,
+            )?
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_query_output() {
+        let cc = ComputeCapability::new;
+        assert_eq!(parse_device_query("90"), [cc(9, 0)]);
+        assert_eq!(parse_device_query("89,86,86\n"), [cc(8, 6), cc(8, 9)]);
+        assert_eq!(parse_device_query(""), []);
+    }
+}
