@@ -1,10 +1,11 @@
-//! Support for the integration tests in `tests/tests/`: where the real CUDA tools are.
+//! Support for the integration tests in `tests/tests/it/` (one test binary): where the real CUDA
+//! tools are.
 //!
 //! The toolkit is located — and on a bare machine (CI) provisioned from PyPI — by archbuild's
 //! own code ([`archbuild::toolkit::Discovery::locate`] with provisioning on), so CI exercises the same
 //! path users do. The search order is archbuild's: `NVCC`, `CUDA_HOME`/`CUDA_PATH`/`CUDA_ROOT`,
 //! `PATH`, `/usr/local/cuda`, then `<ARCHBUILD_HOME>/toolkits/`. Provisioning runs once per
-//! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
+//! machine: concurrent test processes wait on archbuild's install lock and reuse the result.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,5 +1,5 @@
 //! Bad input gives a clear error that names the fix; the messages are snapshots
-//! (`tests/tests/snapshots/`). Missing toolkit, python3 and pip are simulated with `PATH`,
+//! (`tests/tests/it/snapshots/it__build_errors__*.snap`). Missing toolkit, python3 and pip are simulated with `PATH`,
 //! `ARCHBUILD_PYTHON` and a venv without pip, and need no toolkit; the arch and compile errors
 //! use the real toolkit.
 
@@ -206,7 +206,7 @@ fn an_unknown_compression_names_every_word_once() {
 fn build_script_failure_is_a_clean_error() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = archbuild_tests::fixture("bad-archs", tmp.path());
-    // Shared with build_fixture.rs: archbuild itself is compiled once for both.
+    // Shared with `build_fixture`: archbuild itself is compiled once for both.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("downstream-fixture");
     let out = archbuild_tests::cargo(&dir, &["build", "--quiet"])
         .env("CARGO_TARGET_DIR", &target)

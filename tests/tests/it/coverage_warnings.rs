@@ -35,13 +35,12 @@ fn child_build(dir: &Path) {
 /// Runs the build in a child process of this test binary (role `ARCHBUILD_TEST_ROLE=dir`) and
 /// returns what it printed on stdout, as Cargo would read a build script's.
 fn child_stdout(dir: &Path) -> String {
+    let name = format!(
+        "{}::a_build_script_gets_grouped_coverage_warnings",
+        module_path!().split_once("::").map_or("", |(_, m)| m)
+    );
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_build_script_gets_grouped_coverage_warnings",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env(ROLE, dir)
         .output()
         .unwrap();
