@@ -69,8 +69,7 @@ fn missing_pip_for_provisioning() {
 fn unreachable_package_index() {
     let tmp = tempfile::tempdir().unwrap();
     let home = Home::at(tmp.path().join("home"));
-    let env = Env::from_vars([
-        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+    let env = archbuild_tests::env_with([
         ("PIP_INDEX_URL", "http://127.0.0.1:9/simple".into()),
         ("PIP_FIND_LINKS", tmp.path().as_os_str().to_owned()),
         ("PIP_RETRIES", "0".into()),
@@ -100,12 +99,8 @@ fn unreachable_package_index() {
 fn build_in(tmp: &Path, archs_env: &str, source: &str) -> archbuild::Error {
     std::fs::create_dir_all(tmp.join("pkg/kernels")).unwrap();
     std::fs::write(tmp.join("pkg/kernels/k.cu"), source).unwrap();
-    Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([
-            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
-            ("ARCHBUILD_ARCHS", archs_env.into()),
-        ]))
+    archbuild_tests::build()
+        .env(archbuild_tests::env_with([("ARCHBUILD_ARCHS", archs_env)]))
         .manifest_dir(tmp.join("pkg"))
         .cache_dir(tmp.join("cache"))
         .out_dir(tmp.join("out"))
