@@ -1,16 +1,20 @@
-//! Support for the integration tests in `tests/tests/`: where the real CUDA tools are.
+//! Support for the integration tests in `tests/tests/it/` (one test binary), and for
+//! cargo-archbuild's: where the real CUDA tools are, builds with them, copies of the fixtures,
+//! cargo and nvcc commands, and (in [`servers`]) real storage servers.
 //!
 //! The toolkit is located — and on a bare machine (CI) provisioned from PyPI — by archbuild's
 //! own code ([`archbuild::toolkit::Discovery::locate`] with provisioning on), so CI exercises the same
 //! path users do. The search order is archbuild's: `NVCC`, `CUDA_HOME`/`CUDA_PATH`/`CUDA_ROOT`,
 //! `PATH`, `/usr/local/cuda`, then `<ARCHBUILD_HOME>/toolkits/`. Provisioning runs once per
-//! machine: concurrent test binaries wait on archbuild's install lock and reuse the result.
+//! machine: concurrent test processes wait on archbuild's install lock and reuse the result.
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use archbuild::{config::Home, toolkit::Discovery, Env, Toolkit};
+use archbuild::{config::Home, toolkit::Discovery, Build, BuildReport, Env, Toolkit};
 pub mod servers;
 
 /// The toolkit the tests use (found or provisioned once per test process).
@@ -30,8 +34,13 @@ pub fn tool(name: &str) -> PathBuf {
     toolkit().tool(name)
 }
 
-/// Runs a command, panicking with its stderr if it fails; returns stdout.
+/// Runs a command, panicking with its stdout and stderr if it fails; returns stdout.
 pub fn run(cmd: &mut Command) -> String {
+    String::from_utf8_lossy(&output(cmd).stdout).into_owned()
+}
+
+/// Runs a command, panicking with its stdout and stderr if it fails; returns its output.
+pub fn output(cmd: &mut Command) -> Output {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
@@ -42,7 +51,42 @@ pub fn run(cmd: &mut Command) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    out
+}
+
+/// The environment builds in these tests see: this process's `PATH` and nothing else, so no
+/// variable of the machine running them (`ARCHBUILD_ARCHS`, `CUDA_HOME`, …) reaches a build.
+pub fn path_env() -> Env {
+    env_with::<OsString, OsString>([])
+}
+
+/// [`path_env`] plus `vars`.
+pub fn env_with<K, V>(vars: impl IntoIterator<Item = (K, V)>) -> Env
+where
+    K: Into<OsString>,
+    V: Into<OsString>,
+{
+    let path = ("PATH".into(), std::env::var_os("PATH").unwrap_or_default());
+    Env::from_vars(std::iter::once(path).chain(vars.into_iter().map(|(k, v)| (k.into(), v.into()))))
+}
+
+/// A build with the tests' [`toolkit`] and [`path_env`]; the test adds the rest.
+pub fn build() -> Build {
+    let mut b = Build::new();
+    b.toolkit(toolkit().clone()).env(path_env());
+    b
+}
+
+/// Every module's fat binary, by module name.
+pub fn fatbins(r: &BuildReport) -> BTreeMap<String, Vec<u8>> {
+    r.modules
+        .iter()
+        .map(|m| {
+            let bytes = std::fs::read(&m.fatbin)
+                .unwrap_or_else(|e| panic!("read {}: {e}", m.fatbin.display()));
+            (m.name.clone(), bytes)
+        })
+        .collect()
 }
 
 /// A small translation unit with an `extern "C"` kernel and an instantiated template kernel:
@@ -67,13 +111,24 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `tests/fixtures`, the fixture crates and sources.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Copies the downstream fixture's kernels (`tests/fixtures/downstream/kernels`: `add.cu`,
+/// `scale.cu` and the headers they include) into `to`.
+pub fn fixture_kernels(to: &Path) {
+    copy_dir(&fixtures_dir().join("downstream/kernels"), to);
+}
+
 /// Copies the fixture crate `tests/fixtures/<name>` into `into/<name>`, points its path
 /// dependencies (`../../../crates/…`) at this checkout and reuses this workspace's Cargo.lock,
 /// so the fixture resolves the versions the workspace was tested with. Returns the copy.
 pub fn fixture(name: &str, into: &Path) -> PathBuf {
     let root = repo_root();
     let dir = into.join(name);
-    copy_dir(&root.join("tests/fixtures").join(name), &dir);
+    copy_dir(&fixtures_dir().join(name), &dir);
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
         .expect("the fixture has a Cargo.toml")
         .replace("../../../crates/", &format!("{}/crates/", root.display()));

@@ -3,8 +3,9 @@
 //! Each [`Server`] is a child process with its own free port and its own temp dir holding its
 //! config, logs and data, so tests can run in parallel and leave nothing behind: dropping the
 //! `Server` kills and reaps the process and then removes the temp dir. Tests that need a server
-//! call [`require`] first, so a developer machine without the program skips with a clear reason
-//! (naming the apt package) while CI, which installs the packages, fails loudly instead.
+//! get it from [`start_or_skip`] (or check [`installed`] first), so a developer machine without
+//! the program skips with a clear reason (naming the apt package) while CI, which installs the
+//! packages, fails loudly instead.
 //!
 //! Processes are started from argument vectors, never through a shell, so paths need no quoting.
 
@@ -148,6 +149,38 @@ impl std::fmt::Debug for Server {
             .field("running", &self.child.is_some())
             .finish()
     }
+}
+
+/// Whether a test that needs `program` can run: outside CI a missing program skips the test
+/// (printing `skipped: <reason>`); in CI, which installs the packages, it is a failure.
+pub fn installed(program: &str) -> bool {
+    match require(program) {
+        Ok(_) => true,
+        Err(why) => {
+            skip(why);
+            false
+        }
+    }
+}
+
+/// A server started by `start` ([`Server::redis`], [`Server::webdav`]), or `None` where it cannot
+/// be: outside CI the test then skips (printing `skipped: <reason>`); in CI it fails.
+pub fn start_or_skip(start: fn() -> Result<Server, String>) -> Option<Server> {
+    match start() {
+        Ok(s) => Some(s),
+        Err(why) => {
+            skip(why);
+            None
+        }
+    }
+}
+
+/// Prints why a test skips, or panics with it in CI (`CI` set).
+fn skip(why: String) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why}");
+    }
+    println!("skipped: {why}");
 }
 
 /// Returns the path of `program`, or Err naming the missing program and the apt package that
@@ -306,7 +339,7 @@ fn server_name(kind: Kind) -> &'static str {
 }
 
 /// A port that was free a moment ago: the OS picks it for a listener we then drop.
-fn free_port() -> Result<u16, String> {
+pub fn free_port() -> Result<u16, String> {
     let listener =
         TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot bind 127.0.0.1:0: {e}"))?;
     listener

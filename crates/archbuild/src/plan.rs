@@ -6,7 +6,7 @@
 //! that PTX into the `sm_XY` cubin. So `8.9+PTX` costs one cicc job and one ptxas job, not two
 //! full compiles, and the scheduler can interleave phases of different targets. With the same
 //! flags this produces cubins byte-identical to `nvcc -cubin -arch=sm_XY` (checked by
-//! `tests/tests/build_toolkit.rs`): nvcc passes `-m64` to ptxas, and the cubin's
+//! `tests/tests/it/build_toolkit.rs`): nvcc passes `-m64` to ptxas, and the cubin's
 //! `.note.nv.tkinfo` records ptxas's command line, so we pass it too.
 
 use std::ffi::OsString;

@@ -21,7 +21,8 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
         .build(&[])
         .file("kernels/add.cu")
         .archs("7.5 8.6 8.9+PTX")
-        // Each arch's own cicc command; a family sharing one run is `cicc_sharing.rs`'s.
+        // Each arch's own cicc command; a family sharing one run is
+        // `tests/tests/it/cicc_sharing.rs`'s.
         .share_cicc(false)
         .try_compile("k")
         .unwrap();

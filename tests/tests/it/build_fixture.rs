@@ -8,8 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use archbuild_tests::output;
+
 fn cargo(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Output {
-    run(&mut command(dir, target, cache, args))
+    output(&mut command(dir, target, cache, args))
 }
 
 fn command(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Command {
@@ -22,17 +24,6 @@ fn command(dir: &Path, target: &Path, cache: &Path, args: &[&str]) -> Command {
         .env_remove("TORCH_CUDA_ARCH_LIST")
         .env_remove("CUDAARCHS");
     cmd
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 #[test]
@@ -71,7 +62,7 @@ fn downstream_crate_builds_and_uses_the_generated_module() {
         std::iter::once(tmp.path().join("elsewhere/bin")).chain(std::env::split_paths(&old_path)),
     )
     .unwrap();
-    let out = run(command(&dir, &target, &cache, &["build", "-v"]).env("PATH", new_path));
+    let out = output(command(&dir, &target, &cache, &["build", "-v"]).env("PATH", new_path));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("Fresh archbuild-fixture-downstream")

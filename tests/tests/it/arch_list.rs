@@ -8,15 +8,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use archbuild::{Build, BuildReport, Env};
+use archbuild::BuildReport;
+use archbuild_tests::fixtures_dir;
 
 fn build(dir: &Path, file: &str, archs: &str) -> BuildReport {
-    Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    archbuild_tests::build()
         .manifest_dir(dir)
         .cache_dir(dir.join("cache"))
         .out_dir(dir.join("out"))
@@ -30,7 +26,7 @@ fn build(dir: &Path, file: &str, archs: &str) -> BuildReport {
 #[test]
 fn cub_and_arch_list_kernels_have_one_name_in_every_image() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/arch_list/cub_reduce.cu");
+    let src = fixtures_dir().join("arch_list/cub_reduce.cu");
     std::fs::copy(src, dir.path().join("cub_reduce.cu")).unwrap();
     let r = build(dir.path(), "cub_reduce.cu", "7.5 8.0+PTX");
     let bytes = std::fs::read(&r.modules[0].fatbin).unwrap();
@@ -67,7 +63,7 @@ fn cub_and_arch_list_kernels_have_one_name_in_every_image() {
 #[test]
 fn adding_an_arch_recompiles_all_only_for_sources_that_name_the_list() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
+    let fixture = fixtures_dir().join("downstream/kernels");
     for f in ["add.cu", "common.cuh"] {
         std::fs::copy(fixture.join(f), dir.path().join(f)).unwrap();
     }

@@ -4,20 +4,17 @@
 //! driver is archbuild's simulated one (CI has no GPU); `docs/gpu-results.md` has the same on
 //! an H100/H200.
 
-use archbuild::{Build, Env};
 use archbuild_arch::CudaVersion;
 use archbuild_runtime::jit::JitCache;
 use archbuild_runtime::sim::SimDriver;
 use archbuild_runtime::{CacheStatus, FatBinary, LoadPath, Loader};
 use archbuild_store::{Remote, RemoteConfig};
-use archbuild_tests::servers::{require, Server};
+use archbuild_tests::servers::{start_or_skip, Server};
 
 #[test]
 fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
-    let redis = match require("redis-server").and_then(|_| Server::redis()) {
-        Ok(s) => s,
-        Err(why) if std::env::var_os("CI").is_none() => return println!("skipped: {why}"),
-        Err(why) => panic!("{why}"),
+    let Some(redis) = start_or_skip(Server::redis) else {
+        return;
     };
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("k.cu");
@@ -26,12 +23,7 @@ fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
         "extern \"C\" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n",
     )
     .unwrap();
-    let report = Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    let report = archbuild_tests::build()
         .manifest_dir(dir.path())
         .cache(false)
         .out_dir(dir.path().join("out"))

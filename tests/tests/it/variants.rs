@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use archbuild::{Build, BuildReport, Env};
+use archbuild::BuildReport;
 use archbuild_arch::CudaVersion;
 use archbuild_runtime::jit::JitCache;
 use archbuild_runtime::sim::SimDriver;
@@ -16,15 +16,10 @@ use archbuild_runtime::{FatBinary, LoadPath, Loader};
 const GROUP: &[&str] = &["gemm_hopper", "gemm_mma", "gemm_simt"];
 
 fn build(dir: &Path, archs: &str, group: &[&str]) -> Result<BuildReport, archbuild::Error> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/variants/kernels/gemm.cu");
+    let src = archbuild_tests::repo_root().join("examples/variants/kernels/gemm.cu");
     std::fs::create_dir_all(dir.join("kernels")).unwrap();
     std::fs::copy(src, dir.join("kernels/gemm.cu")).unwrap();
-    Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    archbuild_tests::build()
         .manifest_dir(dir)
         .cache_dir(dir.join("cache"))
         .out_dir(dir.join("out"))

@@ -2,10 +2,10 @@
 //! (stored, zstd, LZ4) must be listed by `cuobjdump` exactly like the ones `fatbinary` makes from
 //! the same images, give back the input cubins and PTX byte for byte, carry the same entry
 //! headers, and merge from shards into the same bytes. (Reading nvcc's outputs is tested in
-//! `fatbin_nvcc_outputs.rs`.)
+//! `fatbin_nvcc_outputs`.)
 //!
-//! The kernels are compiled once per test binary (OnceLock) into a temporary directory; every
-//! nvcc call runs in parallel with the others to keep this binary fast on a 2-core CI machine.
+//! The kernels are compiled once per test process (OnceLock) into a temporary directory; every
+//! nvcc call runs in parallel with the others to keep these tests fast on a 2-core CI machine.
 
 use archbuild_tests::{nvcc, run, KERNEL};
 use std::path::{Path, PathBuf};

@@ -5,15 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use archbuild::prebuilt::{merge_records, record_path, Record};
-use archbuild::{Build, BuildReport, Env};
-
-fn copy_fixture(to: &Path) {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
-    std::fs::create_dir_all(to.join("kernels")).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        std::fs::copy(e.path(), to.join("kernels").join(e.file_name())).unwrap();
-    }
-}
+use archbuild::BuildReport;
+use archbuild_tests::fixture_kernels;
 
 fn build(
     pkg: &Path,
@@ -22,12 +15,8 @@ fn build(
     env: &[(&str, &str)],
     flag: Option<&str>,
 ) -> BuildReport {
-    let mut vars: Vec<(String, String)> =
-        vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())];
-    vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let mut b = Build::new();
-    b.toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars(vars))
+    let mut b = archbuild_tests::build();
+    b.env(archbuild_tests::env_with(env.iter().copied()))
         .manifest_dir(pkg)
         .cache_dir(pkg.join("../cache"))
         .out_dir(out)
@@ -44,7 +33,7 @@ fn build(
 fn ci(prebuilt: &Path) {
     let runner = tempfile::tempdir().unwrap();
     let pkg = runner.path().join("checkout");
-    copy_fixture(&pkg);
+    fixture_kernels(&pkg.join("kernels"));
     let shards = [("7.5", "s1"), ("8.6+PTX", "s2")];
     let reports: Vec<BuildReport> = shards
         .iter()
@@ -76,7 +65,7 @@ fn a_release_build_takes_ci_fat_binaries_and_compiles_nothing() {
     let prebuilt = dir.path().join("prebuilt");
     ci(&prebuilt);
     let pkg = dir.path().join("release/checkout");
-    copy_fixture(&pkg);
+    fixture_kernels(&pkg.join("kernels"));
     let env = [("ARCHBUILD_PREBUILT", prebuilt.to_str().unwrap())];
     let out = dir.path().join("out");
 

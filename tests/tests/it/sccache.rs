@@ -12,7 +12,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use archbuild::{Build, BuildReport, Env};
+use archbuild::BuildReport;
+use archbuild_tests::servers::free_port;
+use archbuild_tests::{fatbins, fixture_kernels};
 
 const VERSION: &str = "0.16.0";
 
@@ -61,14 +63,6 @@ struct Server {
     _dir: tempfile::TempDir,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Server {
     fn start(bin: PathBuf) -> Self {
         Self::start_with(bin, Vec::new())
@@ -76,7 +70,7 @@ impl Server {
 
     fn start_with(bin: PathBuf, extra: Vec<(String, String)>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
+        let port = free_port().unwrap();
         let mut env = vec![
             ("SCCACHE_SERVER_PORT".into(), port.to_string()),
             (
@@ -132,15 +126,12 @@ impl Drop for Server {
 }
 
 fn build(dir: &Path, out: &str, launcher: Option<(&str, &Path)>, server: &Server) -> BuildReport {
-    let mut vars: Vec<(String, String)> =
-        vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())];
-    vars.extend(server.env.iter().cloned());
+    let mut vars = server.env.clone();
     if let Some((var, path)) = launcher {
         vars.push((var.into(), path.display().to_string()));
     }
-    Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars(vars))
+    archbuild_tests::build()
+        .env(archbuild_tests::env_with(vars))
         .manifest_dir(dir.join("pkg"))
         .cache(false)
         .out_dir(dir.join(out))
@@ -151,13 +142,6 @@ fn build(dir: &Path, out: &str, launcher: Option<(&str, &Path)>, server: &Server
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn fatbins(r: &BuildReport) -> Vec<Vec<u8>> {
-    r.modules
-        .iter()
-        .map(|m| std::fs::read(&m.fatbin).unwrap())
-        .collect()
-}
-
 #[test]
 fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
     let bin = match sccache() {
@@ -165,11 +149,7 @@ fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
         Err(why) => return println!("skipped: {why}"),
     };
     let dir = tempfile::tempdir().unwrap();
-    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
-    std::fs::create_dir_all(dir.path().join("pkg/kernels")).unwrap();
-    for e in std::fs::read_dir(kernels).unwrap().flatten() {
-        std::fs::copy(e.path(), dir.path().join("pkg/kernels").join(e.file_name())).unwrap();
-    }
+    fixture_kernels(&dir.path().join("pkg/kernels"));
     let server = Server::start(bin.clone());
     let plain = build(dir.path(), "plain", None, &server);
     assert_eq!(server.stats(), (0, 0));
@@ -236,7 +216,7 @@ fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
     let dist = bin.with_file_name("sccache-dist");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (sched_port, server_port) = (free_port(), free_port());
+    let (sched_port, server_port) = (free_port().unwrap(), free_port().unwrap());
     for sub in ["toolchains", "build", "client-toolchains"] {
         std::fs::create_dir_all(d.join(sub)).unwrap();
     }
@@ -311,15 +291,7 @@ fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
     assert!(registered, "the build server did not register:\n{}", logs());
 
     let work = tempfile::tempdir().unwrap();
-    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
-    std::fs::create_dir_all(work.path().join("pkg/kernels")).unwrap();
-    for e in std::fs::read_dir(kernels).unwrap().flatten() {
-        std::fs::copy(
-            e.path(),
-            work.path().join("pkg/kernels").join(e.file_name()),
-        )
-        .unwrap();
-    }
+    fixture_kernels(&work.path().join("pkg/kernels"));
     let plain = build(work.path(), "plain", None, &client);
     let r = build(
         work.path(),

@@ -7,21 +7,18 @@
 use std::path::Path;
 use std::process::Command;
 
+use archbuild_tests::{fixtures_dir, repo_root};
+
 const ROLE: &str = "ARCHBUILD_TEST_ROLE";
 
 fn child_build(dir: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/variants/kernels/gemm.cu");
+    let src = repo_root().join("examples/variants/kernels/gemm.cu");
     std::fs::create_dir_all(dir.join("kernels")).unwrap();
     std::fs::copy(src, dir.join("kernels/gemm.cu")).unwrap();
     if dir.join("warn").exists() {
         return child_build_warnings(dir);
     }
-    archbuild::Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(archbuild::Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    archbuild_tests::build()
         .cargo_metadata(true)
         .manifest_dir(dir)
         .cache(false)
@@ -35,13 +32,12 @@ fn child_build(dir: &Path) {
 /// Runs the build in a child process of this test binary (role `ARCHBUILD_TEST_ROLE=dir`) and
 /// returns what it printed on stdout, as Cargo would read a build script's.
 fn child_stdout(dir: &Path) -> String {
+    let name = format!(
+        "{}::a_build_script_gets_grouped_coverage_warnings",
+        module_path!().split_once("::").map_or("", |(_, m)| m)
+    );
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_build_script_gets_grouped_coverage_warnings",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env(ROLE, dir)
         .output()
         .unwrap();
@@ -85,19 +81,14 @@ fn a_build_script_gets_grouped_coverage_warnings() {
 /// Builds a kernel with an unused variable for three targets with `-Xptxas -v`, twice (the
 /// second from the cache); prints a separator between the builds.
 fn child_build_warnings(dir: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/compiler_output/warn.cu");
+    let src = fixtures_dir().join("compiler_output/warn.cu");
     std::fs::copy(src, dir.join("kernels/warn.cu")).unwrap();
     let mut reports = Vec::new();
     for round in 0..2 {
         if round == 1 {
             println!("--- rebuild ---");
         }
-        let report = archbuild::Build::new()
-            .toolkit(archbuild_tests::toolkit().clone())
-            .env(archbuild::Env::from_vars([(
-                "PATH",
-                std::env::var_os("PATH").unwrap_or_default(),
-            )]))
+        let report = archbuild_tests::build()
             .cargo_metadata(true)
             .manifest_dir(dir)
             .cache_dir(dir.join("cache"))

@@ -6,20 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use archbuild_tests::servers::{require, Server};
-
-/// Whether the test can run: the program is installed. Outside CI a missing program skips the
-/// test; in CI (which installs it) that is a failure.
-fn available(program: &str) -> bool {
-    match require(program) {
-        Ok(_) => true,
-        Err(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
-        Err(reason) => {
-            println!("skipped: {reason}");
-            false
-        }
-    }
-}
+use archbuild_tests::servers::{installed, Server};
 
 fn connect(port: u16) -> TcpStream {
     let stream = TcpStream::connect(("127.0.0.1", port))
@@ -72,7 +59,7 @@ fn resp_reply(reader: &mut BufReader<TcpStream>) -> Vec<u8> {
 
 #[test]
 fn redis_set_get_then_kill() {
-    if !available("redis-server") {
+    if !installed("redis-server") {
         return;
     }
     let mut server = Server::redis().unwrap_or_else(|e| panic!("start redis: {e}"));
@@ -133,7 +120,7 @@ fn http(port: u16, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
 
 #[test]
 fn webdav_put_get_then_kill() {
-    if !available("nginx") {
+    if !installed("nginx") {
         return;
     }
     let mut server = Server::webdav().unwrap_or_else(|e| panic!("start webdav: {e}"));

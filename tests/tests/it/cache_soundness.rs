@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use archbuild::{Build, BuildReport, Env, Toolkit};
+use archbuild::{Build, BuildReport, Toolkit};
 
 struct Project {
     dir: tempfile::TempDir,
@@ -28,10 +28,7 @@ impl Project {
         let out = if cache { "out" } else { "out-nocache" };
         Build::new()
             .toolkit(tk.clone())
-            .env(Env::from_vars([(
-                "PATH",
-                std::env::var_os("PATH").unwrap_or_default(),
-            )]))
+            .env(archbuild_tests::path_env())
             .manifest_dir(self.dir.path().join("pkg"))
             .cache_dir(self.dir.path().join("cache"))
             .cache(cache)

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use archbuild::{Build, BuildReport, Env};
+use archbuild::BuildReport;
 
 /// A copy of the fixture's kernels in a temp dir, with its own cache and output directory.
 struct Project {
@@ -16,13 +16,7 @@ struct Project {
 impl Project {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/downstream/kernels");
-        let dst = dir.path().join("pkg/kernels");
-        std::fs::create_dir_all(&dst).unwrap();
-        for e in std::fs::read_dir(src).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
+        archbuild_tests::fixture_kernels(&dir.path().join("pkg/kernels"));
         Self { dir }
     }
 
@@ -31,12 +25,7 @@ impl Project {
     }
 
     fn build(&self, archs: &str, files: &[&str]) -> BuildReport {
-        Build::new()
-            .toolkit(archbuild_tests::toolkit().clone())
-            .env(Env::from_vars([(
-                "PATH",
-                std::env::var_os("PATH").unwrap_or_default(),
-            )]))
+        archbuild_tests::build()
             .manifest_dir(self.dir.path().join("pkg"))
             .cache_dir(self.dir.path().join("cache"))
             .out_dir(self.dir.path().join("out"))
@@ -198,12 +187,7 @@ fn two_phase_cubins_are_byte_identical_to_nvcc_cubin() {
         "-warn-spills",
         "--maxrregcount=64",
     ];
-    let report = Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    let report = archbuild_tests::build()
         .manifest_dir(p.dir.path().join("pkg"))
         .cache(false)
         .out_dir(p.dir.path().join("out"))

@@ -9,24 +9,12 @@ use std::sync::{Arc, Mutex};
 
 use archbuild::{
     config::{Home, RemoteMode},
-    Build, BuildReport, Env,
+    Build, BuildReport,
 };
-use archbuild_tests::servers::{require, Server};
+use archbuild_tests::servers::{start_or_skip, Server};
+use archbuild_tests::{copy_dir, fatbins, fixture_kernels, repo_root};
 
 const ARCHS: &str = "7.5 8.6 8.9+PTX";
-
-/// A server, or the reason to skip (a failure on CI, which installs the packages).
-fn server(start: fn() -> Result<Server, String>, program: &str) -> Option<Server> {
-    let got = require(program).and_then(|_| start());
-    match got {
-        Ok(s) => Some(s),
-        Err(why) if std::env::var_os("CI").is_none() => {
-            println!("skipped: {why}");
-            None
-        }
-        Err(why) => panic!("{why}"),
-    }
-}
 
 /// One machine: its own home (so its own local cache) and a checkout at its own path.
 struct Machine {
@@ -39,11 +27,8 @@ impl Machine {
     fn new(depth: &str) -> Self {
         let root = tempfile::tempdir().unwrap();
         let checkout = root.path().join(depth).join("repo");
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        copy_dir(
-            &repo.join("tests/fixtures/downstream/kernels"),
-            &checkout.join("fixture/kernels"),
-        );
+        let repo = repo_root();
+        fixture_kernels(&checkout.join("fixture/kernels"));
         copy_dir(
             &repo.join("examples/vector_add/kernels"),
             &checkout.join("vector_add/kernels"),
@@ -61,13 +46,8 @@ impl Machine {
     }
 
     fn build(&self, pkg: &str, remote: &str, mode: RemoteMode) -> Build {
-        let mut b = Build::new();
-        b.toolkit(archbuild_tests::toolkit().clone())
-            .env(Env::from_vars([(
-                "PATH",
-                std::env::var_os("PATH").unwrap_or_default(),
-            )]))
-            .home(Home::at(self.home()))
+        let mut b = archbuild_tests::build();
+        b.home(Home::at(self.home()))
             .manifest_dir(self.checkout.join(pkg))
             .out_dir(self.checkout.join(pkg).join("out"))
             .archs(ARCHS)
@@ -85,20 +65,6 @@ impl Machine {
             .try_compile("kernels")
             .unwrap_or_else(|e| panic!("{e}"))
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-}
-
-fn fatbins(r: &BuildReport) -> Vec<(String, Vec<u8>)> {
-    r.modules
-        .iter()
-        .map(|m| (m.name.clone(), std::fs::read(&m.fatbin).unwrap()))
-        .collect()
 }
 
 fn two_machines_share_every_entry(url: &str) {
@@ -134,7 +100,7 @@ fn two_machines_share_every_entry(url: &str) {
 
 #[test]
 fn redis_two_machines_share_every_entry() {
-    let Some(redis) = server(Server::redis, "redis-server") else {
+    let Some(redis) = start_or_skip(Server::redis) else {
         return;
     };
     two_machines_share_every_entry(&redis.url());
@@ -142,7 +108,7 @@ fn redis_two_machines_share_every_entry() {
 
 #[test]
 fn webdav_two_machines_share_every_entry() {
-    let Some(dav) = server(Server::webdav, "nginx") else {
+    let Some(dav) = start_or_skip(Server::webdav) else {
         return;
     };
     two_machines_share_every_entry(&dav.url());
@@ -165,7 +131,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn read_only_mode_writes_nothing_remote() {
-    let Some(dav) = server(Server::webdav, "nginx") else {
+    let Some(dav) = start_or_skip(Server::webdav) else {
         return;
     };
     let m = Machine::new("ro");
@@ -179,7 +145,7 @@ fn read_only_mode_writes_nothing_remote() {
 
 #[test]
 fn a_server_killed_mid_build_costs_one_warning_and_no_failure() {
-    let Some(redis) = server(Server::redis, "redis-server") else {
+    let Some(redis) = start_or_skip(Server::redis) else {
         return;
     };
     let url = redis.url();
@@ -204,7 +170,7 @@ fn a_server_killed_mid_build_costs_one_warning_and_no_failure() {
 
 #[test]
 fn corrupted_and_swapped_remote_entries_are_detected_and_never_packed() {
-    let Some(dav) = server(Server::webdav, "nginx") else {
+    let Some(dav) = start_or_skip(Server::webdav) else {
         return;
     };
     let a = Machine::new("a");

@@ -3,7 +3,7 @@
 //! (kind, arch, variant) that `cuobjdump -all --list-elf --list-ptx` reports; and mutations of
 //! these real files must never make a reader panic.
 //!
-//! The files are built once per test binary (OnceLock), the nvcc calls in parallel.
+//! The files are built once per test process (OnceLock), the nvcc calls in parallel.
 
 use archbuild_tests::{nvcc, run, KERNEL};
 use std::path::{Path, PathBuf};

@@ -7,17 +7,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use archbuild::{Build, BuildReport, Env, JobPhase};
+use archbuild::{BuildReport, JobPhase};
+use archbuild_tests::{fatbins, fixtures_dir, repo_root};
 
 const ARCHS: &str = "8.0 8.6 8.9+PTX";
 
 fn build(dir: &Path, cache: &str, archs: &str, share: bool) -> BuildReport {
-    Build::new()
-        .toolkit(archbuild_tests::toolkit().clone())
-        .env(Env::from_vars([(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_default(),
-        )]))
+    archbuild_tests::build()
         .manifest_dir(dir)
         .cache_dir(dir.join(cache))
         .out_dir(dir.join(format!("out-{cache}")))
@@ -38,25 +34,16 @@ fn shared(r: &BuildReport) -> BTreeMap<String, Option<String>> {
         .collect()
 }
 
-/// Every module's fat binary, by module name.
-fn fatbins(r: &BuildReport) -> BTreeMap<String, Vec<u8>> {
-    r.modules
-        .iter()
-        .map(|m| (m.name.clone(), std::fs::read(&m.fatbin).unwrap()))
-        .collect()
-}
-
 #[test]
 fn a_class_shares_one_cicc_run_only_where_the_preprocessed_source_is_identical() {
     let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(
-        root.join("../benches/inputs/matmul_variants.cu"),
+        repo_root().join("benches/inputs/matmul_variants.cu"),
         dir.path().join("matmul_variants.cu"),
     )
     .unwrap();
     std::fs::copy(
-        root.join("fixtures/cicc_sharing/by_arch.cu"),
+        fixtures_dir().join("cicc_sharing/by_arch.cu"),
         dir.path().join("by_arch.cu"),
     )
     .unwrap();
