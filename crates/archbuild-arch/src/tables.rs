@@ -2,7 +2,7 @@
 //! know what a driver can JIT), and which CUDA release added and removed each `sm_`. Device
 //! names per compute capability live in `devices`. Sources: NVIDIA release notes and the PTX
 //! ISA release history, checked against nvcc 13.5 (`--list-gpu-code`, `-arch=sm_XY --dryrun`);
-//! see `shared/docs/cuda-compatibility.md`.
+//! `docs/arch-lists.md` and `docs/runtime.md` say what follows from them.
 
 use crate::cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Variant};
 

@@ -1,6 +1,6 @@
-//! Byte-layout constants of the NVIDIA fat binary container (see docs/fatbin.md and
-//! `shared/docs/fatbin-format.md`), plus small bounds-checked little-endian readers that every
-//! parser in this crate uses so that no offset is ever trusted.
+//! Byte-layout constants of the NVIDIA fat binary container (see `docs/fatbin.md`), plus small
+//! bounds-checked little-endian readers that every parser in this crate uses so that no offset
+//! is ever trusted.
 
 use crate::Error;
 

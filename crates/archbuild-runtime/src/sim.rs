@@ -1,6 +1,6 @@
 //! A simulated CUDA driver: GPUs with chosen compute capabilities, names and a chosen driver
 //! version, behaving as the real driver is documented and observed to behave
-//! (`shared/docs/fatbin-format.md` §8, `cuda-compatibility.md`):
+//! (NVIDIA's CUDA compatibility documentation, and `docs/runtime.md`):
 //!
 //! - a cubin for an arch the GPU cannot run fails with 209 (`CUDA_ERROR_NO_BINARY_FOR_GPU`);
 //! - PTX whose `.version` is newer than the driver's CUDA version supports fails with 222

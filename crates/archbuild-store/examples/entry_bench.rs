@@ -1,5 +1,5 @@
-//! What verifying a cache hit costs: SHA-256 (the entry checksum before session 5) against
-//! BLAKE3 (now), on a payload the size of the `bench_kernels` sm_90 cubin (2.3 MB), plus reading
+//! What verifying a cache hit costs: SHA-256 (a common choice for content
+//! addressing) against BLAKE3 (what the store uses), on a payload the size of the `bench_kernels` sm_90 cubin (2.3 MB), plus reading
 //! the entry from the page cache. Ratios from one run, best of 50.
 //!
 //! ```text

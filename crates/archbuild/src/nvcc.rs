@@ -176,11 +176,6 @@ impl Toolkit {
         &self.found_by
     }
 
-    /// Every plain target nvcc lists (`sm_75 … compute_121`), sorted.
-    pub fn listed_targets(&self) -> &[Target] {
-        &self.targets
-    }
-
     /// The architectures nvcc lists for cubins, ascending (what `all` means for this toolkit).
     pub fn archs(&self) -> Vec<Arch> {
         self.targets

@@ -114,7 +114,7 @@ pub const COMPARED: &[Composition] = &[
     c("c14_all_zstd", &["sm_80", "sm_90", "compute_80"], "zstd"),
     c("c15_all_lz4", &["compute_80", "compute_86"], "lz4"),
     c("c16_stored", &["sm_86", "compute_80"], "none"),
-    // LZ4HC cubins (the `lz4` crate since session 3), chosen over the PTX on a 9.0 GPU.
+    // LZ4HC cubins (written with the `lz4` crate), chosen over the PTX on a 9.0 GPU.
     c("c17_lz4_cubins", &["sm_75", "sm_90", "compute_80"], "lz4"),
 ];
 

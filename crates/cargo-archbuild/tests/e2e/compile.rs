@@ -65,6 +65,7 @@ fn an_unchanged_compile_starts_no_compiler() {
     assert_eq!(first["jobs_planned"], 2, "cicc compute_80 + ptxas sm_80");
     assert_eq!(first["jobs_run"], 2);
     let bytes = std::fs::read(&out).unwrap();
+    let written = std::fs::metadata(&out).unwrap().modified().unwrap();
     let second = json(&mut compile());
     assert_eq!(second["jobs_run"], 0);
     assert_eq!(second["processes_started"], 0, "not even `nvcc --version`");
@@ -74,8 +75,22 @@ fn an_unchanged_compile_starts_no_compiler() {
         "same bytes from the cache"
     );
     assert_eq!(
+        std::fs::metadata(&out).unwrap().modified().unwrap(),
+        written,
+        "an unchanged compile leaves the output alone"
+    );
+    assert_eq!(
         second["modules_checked"][0]["targets"],
         serde_json::json!(["sm_80"])
+    );
+    // The output changed behind archbuild's back: the next compile writes it again.
+    std::fs::write(&out, b"not a fat binary").unwrap();
+    let third = json(&mut compile());
+    assert_eq!(third["jobs_run"], 0);
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        bytes,
+        "the output is restored"
     );
 }
 
