@@ -100,6 +100,17 @@ impl ArchList {
         &self.targets
     }
 
+    /// The targets' names, in the list's order.
+    ///
+    /// ```
+    /// use archbuild_arch::{ArchList, ResolveContext};
+    /// let list = ArchList::parse("8.6 8.9+PTX", &ResolveContext::new("test")).unwrap();
+    /// assert_eq!(list.target_names(), ["sm_86", "sm_89", "compute_89"]);
+    /// ```
+    pub fn target_names(&self) -> Vec<String> {
+        self.targets.iter().map(Target::to_string).collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.targets.is_empty()
     }

@@ -265,13 +265,7 @@ pub(crate) fn take_prebuilt(
     let mut taken = Taken::default();
     let mut rest = Vec::new();
     for module in std::mem::take(&mut p.modules) {
-        let targets: Vec<String> = module
-            .archs
-            .list
-            .targets()
-            .iter()
-            .map(Target::to_string)
-            .collect();
+        let targets = module.archs.list.target_names();
         match check(dir, &module.name, &targets, settings_key, roots, &hashes) {
             Ok(bytes) => {
                 let (report, inputs) = use_prebuilt(&module, out, &bytes, dir, roots)?;

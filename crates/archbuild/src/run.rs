@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
-use archbuild_arch::Target;
-
 use crate::archs::ArchSource;
 use crate::codegen::{self, ModuleCode};
 use crate::deps::{self, Roots};
@@ -159,13 +157,7 @@ fn write_rust_module(
                 .collect(),
         })
         .collect();
-    let targets: Vec<String> = p
-        .archs
-        .list
-        .targets()
-        .iter()
-        .map(Target::to_string)
-        .collect();
+    let targets = p.archs.list.target_names();
     let text = codegen::generate(
         &p.archs.list.to_string(),
         &p.archs.source.to_string(),
