@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 /// Default size cap: 256 MiB, the driver's own default for its JIT cache.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
-const MAGIC: &[u8; 8] = b"ABJIT\x02\0\0";
+const MAGIC: &[u8; 8] = b"ABJIT\x03\0\0";
 /// The store namespace of JIT results, locally (`<dir>/jit/<2 hex>/<62 hex>`) and remotely.
 const NS: &str = "jit";
 

@@ -23,7 +23,7 @@ use crate::key::Key;
 use crate::tier::Remote;
 
 /// The build cache's entry magic (the JIT cache has its own).
-pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC03";
+pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC04";
 
 /// A directory of verified entries, with an optional remote tier. Clones share what they
 /// remember of the build's use.
@@ -89,25 +89,22 @@ impl Store {
     }
 
     /// The local entry, `None` when there is none, or why the one there was refused (it is
-    /// then removed: never trusted, and not tripped over again). The file is read at its size
-    /// in one go and its header dropped in place: a multi-megabyte payload is copied once.
+    /// then removed: never trusted, and not tripped over again). The header is read and checked
+    /// first, then the payload straight into a buffer of its announced size: a multi-megabyte
+    /// payload is copied once, and an entry of another key is refused without reading it.
     pub fn lookup_local(&self, ns: &str, key: &Key) -> Result<Option<Vec<u8>>, Rejection> {
         let path = self.entry_path(ns, key);
-        let Ok(mut file) = File::open(&path) else {
+        let Ok(file) = File::open(&path) else {
             return Ok(None);
         };
-        let len = file.metadata().map_or(0, |m| m.len() as usize);
-        let mut bytes = Vec::with_capacity(len);
-        if file.read_to_end(&mut bytes).is_err() {
-            return Ok(None);
-        }
-        match entry::verify(&self.magic, key, &bytes).map(<[u8]>::len) {
-            Ok(payload) => {
+        match read_entry(&file, &self.magic, key) {
+            // An unreadable file is a miss, not damage: it is left alone.
+            Err(_) => Ok(None),
+            Ok(Ok(payload)) => {
                 self.mark_used(path, &file);
-                bytes.drain(..bytes.len() - payload);
-                Ok(Some(bytes))
+                Ok(Some(payload))
             }
-            Err(why) => {
+            Ok(Err(why)) => {
                 let _ = std::fs::remove_file(&path);
                 Err(why)
             }
@@ -198,6 +195,33 @@ impl Store {
     }
 }
 
+/// The verified payload of the entry in `file`, or why it was refused.
+fn read_entry(
+    file: &File,
+    magic: &[u8; 8],
+    key: &Key,
+) -> std::io::Result<Result<Vec<u8>, Rejection>> {
+    let size = file.metadata()?.len();
+    let mut head = Vec::with_capacity(entry::HEADER);
+    file.take(entry::HEADER as u64).read_to_end(&mut head)?;
+    let header = match entry::check_header(magic, key, &head) {
+        Ok(h) => h,
+        Err(why) => return Ok(Err(why)),
+    };
+    // The file's size bounds the buffer, so a damaged length field allocates nothing.
+    let actual = size.saturating_sub(entry::HEADER as u64);
+    if actual != header.len {
+        return Ok(Err(Rejection::Length {
+            header: header.len,
+            actual,
+        }));
+    }
+    let mut payload = Vec::with_capacity(actual as usize);
+    // One byte more than announced: a file that grew since `metadata` is caught as padded.
+    file.take(actual + 1).read_to_end(&mut payload)?;
+    Ok(header.check_payload(&payload).map(|()| payload))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +274,37 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         assert_eq!(store.get("ptx", &key), None);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_damaged_length_field_is_refused_before_the_payload_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let key = Key::of(b"k");
+        store.put("cubin", &key, b"payload").unwrap();
+        let path = store.entry_path("cubin", &key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // A length that no file could hold: refused by the file's size, nothing allocated.
+        bytes[entry::HEADER - 8..entry::HEADER].copy_from_slice(&u64::MAX.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            store.lookup_local("cubin", &key),
+            Err(Rejection::Length {
+                header: u64::MAX,
+                actual: 7
+            })
+        );
+        assert!(!path.exists());
+        store.put("cubin", &key, b"payload").unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(entry::HEADER - 1);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            store.lookup_local("cubin", &key),
+            Err(Rejection::Truncated {
+                len: entry::HEADER - 1
+            })
+        );
     }
 
     #[test]
