@@ -27,6 +27,17 @@ struct Stamp {
     target_kernels: Vec<(String, Vec<String>)>,
 }
 
+/// What one module's packing works from: its jobs with their outputs, the targets they make,
+/// and the stamp key naming exactly those outputs (`None` when one has no key or there is no
+/// store: nothing is remembered then).
+struct Inputs<'a> {
+    mine: Vec<(&'a Job, &'a JobOut)>,
+    path: PathBuf,
+    deps: Vec<PathBuf>,
+    targets: Vec<Target>,
+    stamp_key: Option<crate::store::Key>,
+}
+
 /// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it
 /// needs has vanished or failed verification (the caller rebuilds).
 pub(crate) fn pack(
@@ -38,6 +49,40 @@ pub(crate) fn pack(
     out: &Path,
     store: Option<&Store>,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
+    let inputs = gather(module, m, jobs, done, compression, out, store);
+    let report = |bytes: u64, kernels: Vec<String>, target_kernels| ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: inputs.path.clone(),
+        bytes: bytes as usize,
+        archs: module.archs.list.to_string(),
+        targets: inputs.targets.iter().map(Target::to_string).collect(),
+        kernels,
+        target_kernels,
+    };
+    if let Some(st) = still_written(&inputs, store) {
+        return Ok(Some((
+            report(st.len, st.kernels, st.target_kernels),
+            inputs.deps,
+        )));
+    }
+    let Some(packed) = write(module, &inputs, compression, store)? else {
+        return Ok(None);
+    };
+    let (len, kernels, target_kernels) = packed;
+    Ok(Some((report(len, kernels, target_kernels), inputs.deps)))
+}
+
+/// Module `m`'s jobs and outputs, the targets they make and the stamp key.
+fn gather<'a>(
+    module: &Module,
+    m: usize,
+    jobs: &'a [Job],
+    done: &[&'a JobOut],
+    compression: CompressionChoice,
+    out: &Path,
+    store: Option<&Store>,
+) -> Inputs<'a> {
     let mine: Vec<(&Job, &JobOut)> = jobs
         .iter()
         .zip(done.iter().copied())
@@ -68,36 +113,42 @@ pub(crate) fn pack(
         }
     }
     targets.sort();
-    let stamp_key = (all_keyed && store.is_some()).then(|| stamp_key.finish());
-    let report = |bytes: u64, kernels: Vec<String>, target_kernels| ModuleReport {
-        name: module.name.clone(),
-        sources: module.members.clone(),
-        fatbin: path.clone(),
-        bytes: bytes as usize,
-        archs: module.archs.list.to_string(),
-        targets: targets.iter().map(Target::to_string).collect(),
-        kernels,
-        target_kernels,
-    };
-
-    if let (Some(store), Some(sk)) = (store, &stamp_key) {
-        let stamp: Option<Stamp> = store
-            .get_local("pack", sk)
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        if let Some(st) = stamp {
-            if file_stamp(&path) == Some((st.len, st.mtime_ns)) && !st.target_kernels.is_empty() {
-                return Ok(Some((report(st.len, st.kernels, st.target_kernels), deps)));
-            }
-        }
+    Inputs {
+        mine,
+        path,
+        deps,
+        targets,
+        stamp_key: (all_keyed && store.is_some()).then(|| stamp_key.finish()),
     }
+}
 
+/// The stamp of these exact outputs, when the file it describes is still the one on disk.
+fn still_written(inputs: &Inputs, store: Option<&Store>) -> Option<Stamp> {
+    let (store, sk) = (store?, inputs.stamp_key.as_ref()?);
+    let st: Stamp = serde_json::from_slice(&store.get_local("pack", sk)?).ok()?;
+    (file_stamp(&inputs.path) == Some((st.len, st.mtime_ns)) && !st.target_kernels.is_empty())
+        .then_some(st)
+}
+
+/// What `write` packed: the file's length, its kernels, and each target's kernels.
+type Packed = (u64, Vec<String>, Vec<(String, Vec<String>)>);
+
+/// Reads every image, writes the fat binary (when its bytes changed) and stamps it. `None`
+/// when an image has vanished or failed verification.
+fn write(
+    module: &Module,
+    inputs: &Inputs,
+    compression: CompressionChoice,
+    store: Option<&Store>,
+) -> Result<Option<Packed>> {
     let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
         module: module.name.clone(),
         source: Box::new(e),
     };
     // Fetch every image first: each failed verification deletes its entry, so one rebuild
     // replaces all of them.
-    let images: Vec<Option<&[u8]>> = mine
+    let images: Vec<Option<&[u8]>> = inputs
+        .mine
         .iter()
         .map(|(job, d)| match job.phase {
             Phase::Cicc(_) => d.bytes(store, "ptx"),
@@ -114,7 +165,7 @@ pub(crate) fn pack(
     // keeps every entry), so a kernel compiled out for one arch is missing from both.
     let mut by_arch: std::collections::BTreeMap<archbuild_arch::Arch, Vec<String>> =
         std::collections::BTreeMap::new();
-    for ((job, _), image) in mine.iter().zip(images.into_iter().flatten()) {
+    for ((job, _), image) in inputs.mine.iter().zip(images.into_iter().flatten()) {
         match job.phase {
             Phase::Cicc(arch) => {
                 let mut entries = archbuild_fatbin::ptx::parse_ptx(image)
@@ -134,7 +185,8 @@ pub(crate) fn pack(
     }
     kernels.sort();
     kernels.dedup();
-    let target_kernels: Vec<(String, Vec<String>)> = targets
+    let target_kernels: Vec<(String, Vec<String>)> = inputs
+        .targets
         .iter()
         .map(|t| {
             (
@@ -144,21 +196,32 @@ pub(crate) fn pack(
         })
         .collect();
     let bytes = writer.write().map_err(pack_err)?;
-    write_if_changed(&path, &bytes).map_err(|e| Error::io("write", &path, e))?;
-    if let (Some(store), Some(sk), Some((len, mtime_ns))) = (store, &stamp_key, file_stamp(&path)) {
-        let stamp = Stamp {
-            len,
-            mtime_ns,
-            kernels: kernels.clone(),
-            target_kernels: target_kernels.clone(),
-        };
-        if let Ok(json) = serde_json::to_vec(&stamp) {
-            // A fact about this machine's output file: never shared.
-            let _ = store.put_local("pack", sk, &json);
-        }
+    let path = &inputs.path;
+    write_if_changed(path, &bytes).map_err(|e| Error::io("write", path, e))?;
+    remember(inputs, store, &kernels, &target_kernels);
+    Ok(Some((bytes.len() as u64, kernels, target_kernels)))
+}
+
+/// Stamps the file just written (best effort: without a stamp the next build packs again).
+fn remember(
+    inputs: &Inputs,
+    store: Option<&Store>,
+    kernels: &[String],
+    target_kernels: &[(String, Vec<String>)],
+) {
+    let (Some(store), Some(sk), Some((len, mtime_ns))) =
+        (store, &inputs.stamp_key, file_stamp(&inputs.path))
+    else {
+        return;
+    };
+    let stamp = Stamp {
+        len,
+        mtime_ns,
+        kernels: kernels.to_vec(),
+        target_kernels: target_kernels.to_vec(),
+    };
+    if let Ok(json) = serde_json::to_vec(&stamp) {
+        // A fact about this machine's output file: never shared.
+        let _ = store.put_local("pack", sk, &json);
     }
-    Ok(Some((
-        report(bytes.len() as u64, kernels, target_kernels),
-        deps,
-    )))
 }
