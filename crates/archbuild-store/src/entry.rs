@@ -19,6 +19,18 @@ fn checksum(payload: &[u8]) -> [u8; 16] {
     XxHash3_128::oneshot(payload).to_le_bytes()
 }
 
+/// The name of `key`'s entry in a store of entries with `magic`: 64 hex digits, locally
+/// `<ns>/<2 hex>/<62 hex>` and remotely `<ns>/<64 hex>`. The magic is part of it so that
+/// caches of two entry formats (two archbuild versions sharing a home directory or a remote)
+/// never meet at one path, where each would refuse, delete or overwrite the other's entries.
+pub fn name(magic: &[u8; 8], key: &Key) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"archbuild-entry-name\0");
+    h.update(magic);
+    h.update(&key.0);
+    hex::encode(h.finalize().as_bytes())
+}
+
 /// Encodes `payload` as the entry for `key`.
 pub fn encode(magic: &[u8; 8], key: &Key, payload: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(HEADER + payload.len());

@@ -70,9 +70,10 @@ impl Store {
         &self.dir
     }
 
-    /// Where the entry for `key` lives: `<dir>/<ns>/<2 hex digits>/<62 hex digits>`.
+    /// Where the entry for `key` lives: `<dir>/<ns>/<2 hex digits>/<62 hex digits>`, named by
+    /// [`entry::name`] (the key with this store's entry format).
     pub fn entry_path(&self, ns: &str, key: &Key) -> PathBuf {
-        let hex = key.hex();
+        let hex = entry::name(&self.magic, key);
         self.dir.join(ns).join(&hex[..2]).join(&hex[2..])
     }
 
@@ -159,7 +160,7 @@ impl Store {
             }
         }
         if let Some(r) = &self.remote {
-            r.put_encoded(ns, key, &bytes);
+            r.put_encoded(&self.magic, ns, key, &bytes);
         }
         local
     }
@@ -308,6 +309,40 @@ mod tests {
     }
 
     #[test]
+    fn two_entry_formats_share_a_home_and_a_remote_without_touching_each_other() {
+        // Two archbuild versions (another entry magic each) on one home directory and one
+        // remote: each serves its own entry and neither refuses, deletes or overwrites the
+        // other's.
+        let mem = Mem::default();
+        let dir = tempfile::tempdir().unwrap();
+        let key = Key::of(b"same inputs");
+        let old = Store::new(dir.path())
+            .with_magic(b"ARCHBC03")
+            .with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
+        let new = Store::new(dir.path()).with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
+        old.put("cubin", &key, b"old format").unwrap();
+        new.put("cubin", &key, b"new format").unwrap();
+        for _ in 0..2 {
+            assert_eq!(old.lookup("cubin", &key), Ok(Some(b"old format".to_vec())));
+            assert_eq!(new.lookup("cubin", &key), Ok(Some(b"new format".to_vec())));
+        }
+        // A second machine of each version is served by the remote.
+        let elsewhere = tempfile::tempdir().unwrap();
+        for (magic, payload) in [
+            (b"ARCHBC03", &b"old format"[..]),
+            (BUILD_MAGIC, b"new format"),
+        ] {
+            let s = Store::new(elsewhere.path())
+                .with_magic(magic)
+                .with_remote(remote(mem.clone(), RemoteMode::ReadOnly));
+            assert_eq!(s.get("cubin", &key).as_deref(), Some(payload));
+            assert_eq!(s.remote().unwrap().stats().rejected, 0);
+        }
+        assert_eq!(old.remote().unwrap().stats().rejected, 0);
+        assert_eq!(new.remote().unwrap().stats().rejected, 0);
+    }
+
+    #[test]
     fn a_second_home_is_served_by_the_remote_and_keeps_the_entry() {
         let mem = Mem::default();
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -342,9 +377,10 @@ mod tests {
         writer.put("cubin", &k2, b"two").unwrap();
         {
             let mut m = mem.0.lock().unwrap();
-            let one = m[&format!("cubin/{}", k1.hex())].clone();
-            m.insert(format!("cubin/{}", k2.hex()), one); // swapped
-            let e = m.get_mut(&format!("cubin/{}", k1.hex())).unwrap();
+            let at = |k| format!("cubin/{}", entry::name(BUILD_MAGIC, k));
+            let one = m[&at(&k1)].clone();
+            m.insert(at(&k2), one); // swapped
+            let e = m.get_mut(&at(&k1)).unwrap();
             *e.last_mut().unwrap() ^= 0x40; // corrupted
         }
         let reader =

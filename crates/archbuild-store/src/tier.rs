@@ -137,7 +137,7 @@ impl Remote {
 
     /// The verified payload of `key` in namespace `ns`, if the remote has an intact entry.
     pub fn get(&self, magic: &[u8; 8], ns: &str, key: &Key) -> Option<Vec<u8>> {
-        let path = format!("{ns}/{}", key.hex());
+        let path = format!("{ns}/{}", entry::name(magic, key));
         if self.known_bad.lock().is_ok_and(|b| b.contains(&path)) {
             return None;
         }
@@ -183,12 +183,12 @@ impl Remote {
     }
 
     /// Uploads an encoded entry (nothing in read-only mode or after a failure).
-    pub fn put_encoded(&self, ns: &str, key: &Key, bytes: &[u8]) {
+    pub fn put_encoded(&self, magic: &[u8; 8], ns: &str, key: &Key, bytes: &[u8]) {
         if self.config.mode == RemoteMode::ReadOnly {
             return;
         }
         let Some(tier) = self.tier() else { return };
-        let path = format!("{ns}/{}", key.hex());
+        let path = format!("{ns}/{}", entry::name(magic, key));
         if let Ok(mut b) = self.known_bad.lock() {
             b.remove(&path);
         }
