@@ -407,7 +407,9 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
             let entry = cache.entries().into_iter().max_by_key(|e| e.1);
             let bytes =
                 std::fs::read(&entry.ok_or("empty JIT cache")?.0).map_err(|e| e.to_string())?;
-            let cached = &bytes[archbuild_store::entry::HEADER..];
+            let cached = bytes
+                .get(archbuild_store::entry::HEADER..)
+                .ok_or("entry shorter than its header")?;
             let fat_cubin = fb
                 .image_data(cubin_i)
                 .map_err(|e| e.to_string())?
