@@ -344,23 +344,8 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
             // fat binary's cubin and of the cached cubin itself (read from its entry
             // beforehand): what is left over the latter is the cache's own cost (open, read,
             // verify) and the loader's.
-            let loader = Loader::from_env(driver)
-                .map_err(|e| e.to_string())?
-                .policy(Policy::ForcePtx);
-            let cache = loader.jit_cache().ok_or("no JIT cache")?;
-            let entry = cache
-                .entries()
-                .into_iter()
-                .max_by_key(|e| e.1)
-                .ok_or("empty JIT cache")?;
-            let bytes = std::fs::read(&entry.0).map_err(|e| e.to_string())?;
-            let cached = bytes
-                .get(archbuild_store::entry::HEADER..)
-                .ok_or("entry shorter than its header")?;
-            let fat_cubin = fb
-                .image_data(cubin_i)
-                .map_err(|e| e.to_string())?
-                .into_owned();
+            let (loader, cached, fat_cubin) = hit_setup(driver, &fb, cubin_i)?;
+            let cached = &cached[..];
             let mut t: [Vec<f64>; 4] = Default::default();
             for i in 0..reps + 4 {
                 for k in 0..4 {
@@ -400,20 +385,8 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
         "series" => {
             // Diagnostics: each way of loading `reps` times in a row (not interleaved), every
             // time printed, to see whether one way's cost depends on what ran before it.
-            let loader = Loader::from_env(driver)
-                .map_err(|e| e.to_string())?
-                .policy(Policy::ForcePtx);
-            let cache = loader.jit_cache().ok_or("no JIT cache")?;
-            let entry = cache.entries().into_iter().max_by_key(|e| e.1);
-            let bytes =
-                std::fs::read(&entry.ok_or("empty JIT cache")?.0).map_err(|e| e.to_string())?;
-            let cached = bytes
-                .get(archbuild_store::entry::HEADER..)
-                .ok_or("entry shorter than its header")?;
-            let fat_cubin = fb
-                .image_data(cubin_i)
-                .map_err(|e| e.to_string())?
-                .into_owned();
+            let (loader, cached, fat_cubin) = hit_setup(driver, &fb, cubin_i)?;
+            let cached = &cached[..];
             let mut out = String::new();
             for way in [
                 "load",
@@ -458,4 +431,32 @@ fn child(mode: &str, path: &Path, reps: usize) -> Res<String> {
     }
     let first = times[0];
     Ok(format!("{first} {} {note}", median(&mut times)))
+}
+
+/// For the hit measures: a loader configured by the environment with PTX forced, the cubin of
+/// its JIT cache's largest entry (read beforehand, header dropped) and the fat binary's cubin.
+fn hit_setup(
+    driver: CudaDriver,
+    fb: &FatBinary,
+    cubin_i: usize,
+) -> Res<(Loader<CudaDriver>, Vec<u8>, Vec<u8>)> {
+    let loader = Loader::from_env(driver)
+        .map_err(|e| e.to_string())?
+        .policy(Policy::ForcePtx);
+    let cache = loader.jit_cache().ok_or("no JIT cache")?;
+    let entry = cache
+        .entries()
+        .into_iter()
+        .max_by_key(|e| e.1)
+        .ok_or("empty JIT cache")?;
+    let bytes = std::fs::read(&entry.0).map_err(|e| e.to_string())?;
+    let cached = bytes
+        .get(archbuild_store::entry::HEADER..)
+        .ok_or("entry shorter than its header")?
+        .to_vec();
+    let fat_cubin = fb
+        .image_data(cubin_i)
+        .map_err(|e| e.to_string())?
+        .into_owned();
+    Ok((loader, cached, fat_cubin))
 }
