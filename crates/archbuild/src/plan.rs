@@ -38,6 +38,9 @@ pub(crate) struct Settings {
     pub launch_cicc: bool,
     /// Environment for the compilers beyond the inherited one (a fixed [`crate::Env`]'s set).
     pub child_env: Vec<(OsString, OsString)>,
+    /// The words of `NVCC_PREPEND_FLAGS`, then of `NVCC_APPEND_FLAGS`: flags nvcc adds to every
+    /// command line it runs, so they shape the output as `nvcc_flags` do.
+    pub env_flags: Vec<String>,
 }
 
 impl Settings {

@@ -52,6 +52,12 @@ pub(crate) fn settings(
         })?;
         s.nvcc_flags.extend(words);
     }
+    for var in ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"] {
+        if let Some(v) = env.var(var) {
+            // nvcc splits these on white space.
+            s.env_flags.extend(v.split_whitespace().map(str::to_owned));
+        }
+    }
     // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
     // for sccache only (another wrapper may be rustc-specific).
     let launcher = env
