@@ -188,6 +188,32 @@ pub enum Error {
     CacheUnstable { dir: PathBuf },
 
     /// The build was interrupted (SIGINT/SIGTERM); children were killed.
+    /// A packed fat binary, read back, does not hold what the build asked for.
+    #[error(
+        "the fat binary packed for `{module}` holds {written} but the build asked for \
+         {requested}; nothing was written. This is a bug in archbuild: please report it with \
+         the build's `-v` output"
+    )]
+    OutputMismatch {
+        module: String,
+        written: String,
+        requested: String,
+    },
+
+    /// `ARCHBUILD_VERIFY` recompiled a cache hit and got other bytes: the key misses an input.
+    #[error(
+        "cache verification failed: {job} of `{module}` served from the cache differs from a \
+         fresh compile ({detail}); its key holds: {key_holds}. The cached entry was removed. \
+         This is a hole in archbuild's cache key: please report it with this message; meanwhile \
+         build with ARCHBUILD_CACHE=off or keep ARCHBUILD_VERIFY=all"
+    )]
+    VerifyMismatch {
+        module: String,
+        job: String,
+        detail: String,
+        key_holds: String,
+    },
+
     #[error("build interrupted; compiler processes were stopped and nothing partial was cached")]
     Interrupted,
 

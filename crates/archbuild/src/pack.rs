@@ -1,9 +1,12 @@
 //! Packing one module's outputs into its fat binary with `archbuild-fatbin`.
 //!
-//! A *pack stamp* in the cache remembers, for the exact set of job outputs (their cache keys),
-//! the compression and the output path, which file was written (length and mtime) and its
-//! kernel names. When the file on disk still matches, nothing is read or rewritten — so an
-//! unchanged rebuild reads no image, verifies nothing large, and compresses nothing.
+//! A *pack stamp* in the cache remembers, for the whole request — the module, the output path,
+//! the compression, every target it asks for and which job output each is packed from (their
+//! cache keys) — which file was written (length and mtime), the targets read back from the
+//! written bytes and its kernel names. When the file on disk still matches and holds exactly
+//! the requested targets, nothing is read or rewritten — so an unchanged rebuild reads no image,
+//! verifies nothing large, and compresses nothing. What the report says about the file (its
+//! targets, kernels) comes from what was written, never from the request alone.
 
 use std::path::{Path, PathBuf};
 
@@ -22,8 +25,9 @@ use crate::store::{KeyBuilder, Store};
 struct Stamp {
     len: u64,
     mtime_ns: u128,
+    /// The targets the written file holds, read back from its bytes.
+    targets: Vec<String>,
     kernels: Vec<String>,
-    #[serde(default)]
     target_kernels: Vec<(String, Vec<String>)>,
 }
 
@@ -50,27 +54,23 @@ pub(crate) fn pack(
     store: Option<&Store>,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
     let inputs = gather(module, m, jobs, done, compression, out, store);
-    let report = |bytes: u64, kernels: Vec<String>, target_kernels| ModuleReport {
+    let report = |st: Stamp| ModuleReport {
         name: module.name.clone(),
         sources: module.members.clone(),
         fatbin: inputs.path.clone(),
-        bytes: bytes as usize,
+        bytes: st.len as usize,
         archs: module.archs.list.to_string(),
-        targets: inputs.targets.iter().map(Target::to_string).collect(),
-        kernels,
-        target_kernels,
+        targets: st.targets,
+        kernels: st.kernels,
+        target_kernels: st.target_kernels,
     };
     if let Some(st) = still_written(&inputs, store) {
-        return Ok(Some((
-            report(st.len, st.kernels, st.target_kernels),
-            inputs.deps,
-        )));
+        return Ok(Some((report(st), inputs.deps)));
     }
-    let Some(packed) = write(module, &inputs, compression, store)? else {
+    let Some(st) = write(module, &inputs, compression, store)? else {
         return Ok(None);
     };
-    let (len, kernels, target_kernels) = packed;
-    Ok(Some((report(len, kernels, target_kernels), inputs.deps)))
+    Ok(Some((report(st), inputs.deps)))
 }
 
 /// Module `m`'s jobs and outputs, the targets they make and the stamp key.
@@ -108,11 +108,19 @@ fn gather<'a>(
         match &d.key {
             Some(k) => {
                 stamp_key.str("job", &job.label()).key("output", k);
+                // A cicc job's PTX is packed only for the `compute_XY` targets it carries: the
+                // same output packed or not is another file.
+                for t in &job.targets {
+                    stamp_key.str("packed-as", &t.to_string());
+                }
             }
             None => all_keyed = false,
         }
     }
     targets.sort();
+    for t in &targets {
+        stamp_key.str("target", &t.to_string());
+    }
     Inputs {
         mine,
         path,
@@ -126,12 +134,28 @@ fn gather<'a>(
 fn still_written(inputs: &Inputs, store: Option<&Store>) -> Option<Stamp> {
     let (store, sk) = (store?, inputs.stamp_key.as_ref()?);
     let st: Stamp = serde_json::from_slice(&store.get_local("pack", sk)?).ok()?;
-    (file_stamp(&inputs.path) == Some((st.len, st.mtime_ns)) && !st.target_kernels.is_empty())
-        .then_some(st)
+    let requested: Vec<String> = inputs.targets.iter().map(Target::to_string).collect();
+    (file_stamp(&inputs.path) == Some((st.len, st.mtime_ns))
+        && st.targets == requested
+        && !st.target_kernels.is_empty())
+    .then_some(st)
 }
 
-/// What `write` packed: the file's length, its kernels, and each target's kernels.
-type Packed = (u64, Vec<String>, Vec<(String, Vec<String>)>);
+/// The targets a fat binary's bytes hold, in the order of [`Target`]'s `Ord`.
+pub(crate) fn written_targets(
+    bytes: &[u8],
+) -> std::result::Result<Vec<String>, archbuild_fatbin::Error> {
+    let mut targets: Vec<Target> = archbuild_fatbin::read_any(bytes)?
+        .iter()
+        .map(|r| match r.kind {
+            archbuild_fatbin::EntryKind::Ptx => Target::ptx(r.arch),
+            _ => Target::cubin(r.arch),
+        })
+        .collect();
+    targets.sort();
+    targets.dedup();
+    Ok(targets.iter().map(Target::to_string).collect())
+}
 
 /// Reads every image, writes the fat binary (when its bytes changed) and stamps it. `None`
 /// when an image has vanished or failed verification.
@@ -140,7 +164,7 @@ fn write(
     inputs: &Inputs,
     compression: CompressionChoice,
     store: Option<&Store>,
-) -> Result<Option<Packed>> {
+) -> Result<Option<Stamp>> {
     let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
         module: module.name.clone(),
         source: Box::new(e),
@@ -196,31 +220,39 @@ fn write(
         })
         .collect();
     let bytes = writer.write().map_err(pack_err)?;
+    // The report describes the bytes written: read back, they must hold exactly the request.
+    let written = written_targets(&bytes).map_err(pack_err)?;
+    let requested: Vec<String> = inputs.targets.iter().map(Target::to_string).collect();
+    if written != requested {
+        return Err(Error::OutputMismatch {
+            module: module.name.clone(),
+            written: written.join(" "),
+            requested: requested.join(" "),
+        });
+    }
     let path = &inputs.path;
     write_if_changed(path, &bytes).map_err(|e| Error::io("write", path, e))?;
-    remember(inputs, store, &kernels, &target_kernels);
-    Ok(Some((bytes.len() as u64, kernels, target_kernels)))
-}
-
-/// Stamps the file just written (best effort: without a stamp the next build packs again).
-fn remember(
-    inputs: &Inputs,
-    store: Option<&Store>,
-    kernels: &[String],
-    target_kernels: &[(String, Vec<String>)],
-) {
-    let (Some(store), Some(sk), Some((len, mtime_ns))) =
-        (store, &inputs.stamp_key, file_stamp(&inputs.path))
-    else {
-        return;
-    };
+    let (len, mtime_ns) = file_stamp(path).unwrap_or((bytes.len() as u64, 0));
     let stamp = Stamp {
         len,
         mtime_ns,
-        kernels: kernels.to_vec(),
-        target_kernels: target_kernels.to_vec(),
+        targets: written,
+        kernels,
+        target_kernels,
     };
-    if let Ok(json) = serde_json::to_vec(&stamp) {
+    remember(inputs, store, &stamp);
+    Ok(Some(stamp))
+}
+
+/// Stamps the file just written (best effort: without a stamp the next build packs again).
+fn remember(inputs: &Inputs, store: Option<&Store>, stamp: &Stamp) {
+    let (Some(store), Some(sk)) = (store, &inputs.stamp_key) else {
+        return;
+    };
+    if stamp.mtime_ns == 0 {
+        return;
+    }
+    if let Ok(json) = serde_json::to_vec(stamp) {
         // A fact about this machine's output file: never shared.
         let _ = store.put_local("pack", sk, &json);
     }

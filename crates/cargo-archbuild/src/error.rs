@@ -310,6 +310,8 @@ fn build_exit_code(e: &archbuild::Error) -> i32 {
         E::SourceMissing { .. } => exit::INPUT,
         E::Compile(_) | E::Pack { .. } => exit::COMPILE,
         E::Interrupted => exit::INTERRUPTED,
+        // What archbuild wrote or served is not what it should be: its bug, not the user's.
+        E::OutputMismatch { .. } | E::VerifyMismatch { .. } => exit::INTERNAL,
         _ => exit::OUTPUT,
     }
 }
