@@ -195,6 +195,14 @@ impl Build {
         self
     }
 
+    /// Compiles a fraction of the jobs served from the cache again and compares the bytes
+    /// (`"all"`, `"off"`, `"0.01"`, `"1%"`; overrides `ARCHBUILD_VERIFY`): a hit that differs is
+    /// an error naming the job and what its key holds.
+    pub fn verify(&mut self, setting: &str) -> &mut Self {
+        self.spec.verify = Some(setting.to_owned());
+        self
+    }
+
     /// Uses this toolkit instead of searching for one.
     pub fn toolkit(&mut self, toolkit: Toolkit) -> &mut Self {
         self.spec.toolkit = Some(toolkit);

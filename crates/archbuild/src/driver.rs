@@ -23,6 +23,9 @@
 //! up-to-date output does not.
 
 mod cicc;
+mod verify;
+
+pub(crate) use verify::Verify;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -34,12 +37,13 @@ use crate::deps::{self, FileHashes, Roots};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
+use crate::keys;
 use crate::nvcc::Toolkit;
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::process::Cmd;
 use crate::report::JobRecord;
 use crate::spec::JobCallback;
-use crate::store::{Key, KeyBuilder, Store};
+use crate::store::{Key, Store};
 
 /// A job's output. Its bytes are read from the cache only when needed (packing), so a build
 /// whose fat binaries are already up to date reads no image at all.
@@ -149,7 +153,9 @@ pub(crate) struct Compiler<'a> {
     pub store: Option<Store>,
     pub hashes: FileHashes,
     pub roots: Roots,
-    base: Key,
+    /// The settings part of every cicc job's key, and of every ptxas job's (`keys.rs`).
+    cicc_base: Key,
+    ptxas_base: Key,
     tmp: tempfile::TempDir,
     limiter: Limiter,
     pub spawned: AtomicUsize,
@@ -157,6 +163,13 @@ pub(crate) struct Compiler<'a> {
     pub preprocessed: AtomicUsize,
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     leads: HashSet<usize>,
+    facts: &'a keys::Facts,
+    verify: Verify,
+    /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`), and the processes that took.
+    pub verified: AtomicUsize,
+    verified_runs: AtomicUsize,
+    /// The first hit that differed from its fresh compile.
+    pub mismatch: std::sync::Mutex<Option<Error>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -167,6 +180,8 @@ impl<'a> Compiler<'a> {
         jobs: &'a [Job],
         store: Option<Store>,
         env: &Env,
+        facts: &'a keys::Facts,
+        verify: Verify,
     ) -> Result<Self> {
         // Temp files go into the cache (same file system as the entries), or, when the cache
         // cannot be written (a read-only or full cache still serves its entries), the system's
@@ -189,12 +204,8 @@ impl<'a> Compiler<'a> {
                     .map_err(|e| Error::io("create a temporary directory in", &sys, e))?
             }
         };
-        let mut b = KeyBuilder::new("base");
-        b.key("toolkit", &crate::fingerprint::toolkit(tk, store.as_ref()))
-            .str("host", &host_compiler_id(settings, env, store.as_ref()));
-        for var in ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"] {
-            b.str(var, &env.var(var).unwrap_or_default());
-        }
+        let cicc_base = keys::settings_key(settings, facts, keys::Stage::Cicc).finish();
+        let ptxas_base = keys::settings_key(settings, facts, keys::Stage::Ptxas).finish();
         Ok(Self {
             tk,
             settings,
@@ -206,7 +217,8 @@ impl<'a> Compiler<'a> {
                 base: deps::lexical(&settings.base_dir),
                 toolkit: deps::lexical(tk.root()),
             },
-            base: b.finish(),
+            cicc_base,
+            ptxas_base,
             tmp,
             limiter: Limiter::new(env),
             spawned: AtomicUsize::new(0),
@@ -216,6 +228,11 @@ impl<'a> Compiler<'a> {
                 .filter(|j| matches!(j.phase, Phase::Cicc(_)))
                 .filter_map(|j| j.dep)
                 .collect(),
+            facts,
+            verify,
+            verified: AtomicUsize::new(0),
+            verified_runs: AtomicUsize::new(0),
+            mismatch: std::sync::Mutex::new(None),
         })
     }
 
@@ -233,8 +250,11 @@ impl<'a> Compiler<'a> {
         let priority = crate::plan::priorities(self.jobs);
         run_graph(&deps, &priority, workers, |j, input| {
             let result = self.run_job(j, input);
-            if let (Ok(out), Some(cb)) = (&result, on_job) {
-                (cb.0)(&self.record(j, out));
+            if let Ok(out) = &result {
+                self.verify_hit(j, input, out);
+                if let Some(cb) = on_job {
+                    (cb.0)(&self.record(j, out));
+                }
             }
             result
         })
@@ -325,16 +345,9 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// The key of a ptxas result: toolkit, input (PTX hash or cicc key), arch, ptxas flags.
+    /// The key of a ptxas result: its settings, input (PTX hash or cicc key), arch.
     fn ptxas_key(&self, kind: &str, input: &Key, arch: archbuild_arch::Arch) -> Key {
-        let mut b = KeyBuilder::new(kind);
-        b.key("base", &self.base)
-            .key("input", input)
-            .str("arch", &arch.sm_name());
-        for f in &self.settings.ptxas_flags {
-            b.str("flag", f);
-        }
-        b.finish()
+        keys::ptxas_job(kind, &self.ptxas_base, input, arch)
     }
 
     fn in_toolkit(&self, p: &Path) -> bool {
@@ -344,9 +357,19 @@ impl<'a> Compiler<'a> {
     /// Runs a command under a token; returns the output file's bytes, the wall time and what
     /// the process printed.
     fn execute(&self, cmd: &Cmd, out: &Path) -> Result<Ran, Failure> {
+        self.execute_counted(cmd, out, &self.spawned)
+    }
+
+    /// [`Compiler::execute`], counting the process in `counter`.
+    fn execute_counted(
+        &self,
+        cmd: &Cmd,
+        out: &Path,
+        counter: &AtomicUsize,
+    ) -> Result<Ran, Failure> {
         let _token = self.limiter.acquire();
         let start = Instant::now();
-        self.spawned.fetch_add(1, Ordering::SeqCst);
+        counter.fetch_add(1, Ordering::SeqCst);
         let result = cmd.output();
         let seconds = start.elapsed().as_secs_f64();
         let fail = |status: String, output: String| Failure {
@@ -400,41 +423,4 @@ fn keep_log(store: &Store, key: &Key, ran: &Ran) {
 
 fn key_from(bytes: &[u8]) -> Option<Key> {
     Some(Key(bytes.try_into().ok()?))
-}
-
-/// The host compiler nvcc will use (`-ccbin`, `NVCC_CCBIN`, else `gcc` on PATH), identified by
-/// its resolved path, size and modification time.
-fn host_compiler_id(s: &Settings, env: &Env, store: Option<&Store>) -> String {
-    let mut ccbin = None;
-    let mut it = s.nvcc_flags.iter();
-    while let Some(f) = it.next() {
-        for name in ["-ccbin", "--compiler-bindir"] {
-            if f == name {
-                ccbin = it.next().cloned();
-            } else if let Some(v) = f.strip_prefix(&format!("{name}=")) {
-                ccbin = Some(v.to_owned());
-            }
-        }
-    }
-    let ccbin = ccbin
-        .or_else(|| env.var("NVCC_CCBIN"))
-        .unwrap_or_else(|| "gcc".into());
-    let mut path = PathBuf::from(&ccbin);
-    if path.is_dir() {
-        path = path.join("gcc");
-    }
-    if path.components().count() == 1 {
-        let search = env.var_os("PATH").unwrap_or_default();
-        if let Some(found) = std::env::split_paths(&search)
-            .map(|d| d.join(&path))
-            .find(|p| p.is_file())
-        {
-            path = found;
-        }
-    }
-    // By content, not path or time: the same compiler on two machines shares entries.
-    match crate::fingerprint::file_hash(&path, store) {
-        Some(h) => format!("content:{}", h.hex()),
-        None => format!("missing:{}", path.display()),
-    }
 }

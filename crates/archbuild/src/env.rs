@@ -138,6 +138,35 @@ impl Env {
         }
     }
 
+    /// [`Env::var_os`], except that a fixed set without `name` falls back to the process's
+    /// value: for variables a compiler needs to run (`PATH`) that shape no output.
+    pub(crate) fn var_os_or_inherited(&self, name: &str) -> Option<OsString> {
+        match self.var_os(name) {
+            Some(v) => Some(v),
+            None if self.is_fixed() => archbuild_store::Env::process().var_os(name),
+            None => None,
+        }
+    }
+
+    /// Every variable whose name starts with `prefix` (a launcher's own configuration), each
+    /// read through [`Env::var_os`].
+    pub(crate) fn vars_with_prefix(&self, prefix: &str) -> Vec<(OsString, OsString)> {
+        let names: Vec<String> = match self.vars.fixed() {
+            Some(map) => map
+                .keys()
+                .filter_map(|k| k.to_str().map(str::to_owned))
+                .collect(),
+            None => std::env::vars_os()
+                .filter_map(|(k, _)| k.into_string().ok())
+                .collect(),
+        };
+        names
+            .into_iter()
+            .filter(|n| n.starts_with(prefix))
+            .filter_map(|n| self.var_os(&n).map(|v| (OsString::from(n), v)))
+            .collect()
+    }
+
     /// Whether this is a fixed set rather than the process environment.
     pub(crate) fn is_fixed(&self) -> bool {
         self.vars.fixed().is_some()

@@ -52,6 +52,7 @@ pub(crate) fn pack(
     compression: CompressionChoice,
     out: &Path,
     store: Option<&Store>,
+    verify: crate::driver::Verify,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
     let inputs = gather(module, m, jobs, done, compression, out, store);
     let report = |st: Stamp| ModuleReport {
@@ -65,6 +66,34 @@ pub(crate) fn pack(
         target_kernels: st.target_kernels,
     };
     if let Some(st) = still_written(&inputs, store) {
+        let sampled = inputs.stamp_key.is_some_and(|k| verify.samples(&k));
+        if !sampled {
+            return Ok(Some((report(st), inputs.deps)));
+        }
+        // Verified: the file the stamp vouches for must be what packing makes now.
+        let Some((bytes, _)) = assemble(module, &inputs, compression, store)? else {
+            return Ok(None);
+        };
+        if std::fs::read(&inputs.path).ok().as_deref() != Some(bytes.as_slice()) {
+            return Err(Error::VerifyMismatch {
+                module: module.name.clone(),
+                job: format!("the fat binary {}", inputs.path.display()),
+                detail: "the file the pack stamp found up to date is not what packing its \
+                         job outputs makes now"
+                    .into(),
+                key_holds: format!(
+                    "module={}; path={}; compression={compression:?}; targets={}",
+                    module.name,
+                    inputs.path.display(),
+                    inputs
+                        .targets
+                        .iter()
+                        .map(Target::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            });
+        }
         return Ok(Some((report(st), inputs.deps)));
     }
     let Some(st) = write(module, &inputs, compression, store)? else {
@@ -157,14 +186,33 @@ pub(crate) fn written_targets(
     Ok(targets.iter().map(Target::to_string).collect())
 }
 
-/// Reads every image, writes the fat binary (when its bytes changed) and stamps it. `None`
-/// when an image has vanished or failed verification.
+/// Writes the fat binary (when its bytes changed) and stamps it. `None` when an image has
+/// vanished or failed verification.
 fn write(
     module: &Module,
     inputs: &Inputs,
     compression: CompressionChoice,
     store: Option<&Store>,
 ) -> Result<Option<Stamp>> {
+    let Some((bytes, mut stamp)) = assemble(module, inputs, compression, store)? else {
+        return Ok(None);
+    };
+    let path = &inputs.path;
+    write_if_changed(path, &bytes).map_err(|e| Error::io("write", path, e))?;
+    (stamp.len, stamp.mtime_ns) = file_stamp(path).unwrap_or((bytes.len() as u64, 0));
+    remember(inputs, store, &stamp);
+    Ok(Some(stamp))
+}
+
+/// Reads every image and packs the fat binary in memory, checked against the request; its
+/// stamp without the file's length and time. `None` when an image has vanished or failed
+/// verification.
+fn assemble(
+    module: &Module,
+    inputs: &Inputs,
+    compression: CompressionChoice,
+    store: Option<&Store>,
+) -> Result<Option<(Vec<u8>, Stamp)>> {
     let pack_err = |e: archbuild_fatbin::Error| Error::Pack {
         module: module.name.clone(),
         source: Box::new(e),
@@ -230,18 +278,14 @@ fn write(
             requested: requested.join(" "),
         });
     }
-    let path = &inputs.path;
-    write_if_changed(path, &bytes).map_err(|e| Error::io("write", path, e))?;
-    let (len, mtime_ns) = file_stamp(path).unwrap_or((bytes.len() as u64, 0));
     let stamp = Stamp {
-        len,
-        mtime_ns,
+        len: 0,
+        mtime_ns: 0,
         targets: written,
         kernels,
         target_kernels,
     };
-    remember(inputs, store, &stamp);
-    Ok(Some(stamp))
+    Ok(Some((bytes, stamp)))
 }
 
 /// Stamps the file just written (best effort: without a stamp the next build packs again).

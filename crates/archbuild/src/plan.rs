@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use archbuild_arch::{Arch, Target, TargetKind};
 
 use crate::archs::ResolvedArchs;
+use crate::compiler_env::CompilerEnv;
 use crate::error::{Error, Result};
+use crate::flag_inputs::FlagInputs;
 use crate::nvcc::Toolkit;
 use crate::process::Cmd;
 
@@ -36,22 +38,66 @@ pub(crate) struct Settings {
     /// Whether the launcher also wraps the cicc phase (`nvcc -ptx`); not for sccache, which
     /// cannot cache it with CUDA 13.3 and newer (`docs/build.md`, "sccache").
     pub launch_cicc: bool,
-    /// Environment for the compilers beyond the inherited one (a fixed [`crate::Env`]'s set).
-    pub child_env: Vec<(OsString, OsString)>,
-    /// The words of `NVCC_PREPEND_FLAGS`, then of `NVCC_APPEND_FLAGS`: flags nvcc adds to every
+    /// The whole environment of compiler processes (`compiler_env.rs`).
+    pub compiler_env: CompilerEnv,
+    /// The words of `NVCC_PREPEND_FLAGS` and of `NVCC_APPEND_FLAGS`: flags nvcc adds to every
     /// command line it runs, so they shape the output as `nvcc_flags` do.
-    pub env_flags: Vec<String>,
+    pub env_flags: EnvFlags,
+    /// Files, directories and the host compiler named inside `nvcc_flags` and `env_flags`.
+    pub flag_inputs: FlagInputs,
+    /// Every directory the preprocessor searches besides the toolkit's and the system's:
+    /// `includes`, those in flags, those of `CPATH` and its kin. Direct mode probes them for
+    /// headers that would shadow the ones it read.
+    pub probe_dirs: Vec<PathBuf>,
+}
+
+/// nvcc's flag variables, split into words as nvcc splits them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct EnvFlags {
+    pub prepend: Vec<String>,
+    pub append: Vec<String>,
+}
+
+impl EnvFlags {
+    /// Every word, prepended ones first.
+    pub fn iter(&self) -> impl Iterator<Item = &String> {
+        self.prepend.iter().chain(&self.append)
+    }
 }
 
 impl Settings {
+    /// Every nvcc flag in the order nvcc reads them: `NVCC_PREPEND_FLAGS`, the build's flags,
+    /// `NVCC_APPEND_FLAGS`.
+    pub fn all_nvcc_flags(&self) -> Vec<String> {
+        self.env_flags
+            .prepend
+            .iter()
+            .chain(&self.nvcc_flags)
+            .chain(&self.env_flags.append)
+            .cloned()
+            .collect()
+    }
+
     /// Checks user nvcc flags and derives the ptxas flags nvcc would pass for them.
     pub fn finish(mut self, origin: &str) -> Result<Self> {
         // nvcc's order (`nvcc --dryrun`): `-Xptxas` options first, then flags it derives from
         // its own options; the cubin records this command line, so order matters for identity.
         let mut xptxas = Vec::new();
         let mut derived = Vec::new();
-        let mut it = self.nvcc_flags.iter().peekable();
-        while let Some(f) = it.next() {
+        // nvcc reads NVCC_PREPEND_FLAGS, its command line, then NVCC_APPEND_FLAGS; the ptxas
+        // phase archbuild runs itself gets what nvcc would derive from all three.
+        let all = self.all_nvcc_flags();
+        let (first, last) = (
+            self.env_flags.prepend.len(),
+            self.env_flags.prepend.len() + self.nvcc_flags.len(),
+        );
+        let mut it = all.iter().enumerate().peekable();
+        while let Some((at, f)) = it.next() {
+            let origin = match at {
+                a if a < first => "NVCC_PREPEND_FLAGS",
+                a if a >= last => "NVCC_APPEND_FLAGS",
+                _ => origin,
+            };
             let name = f.split('=').next().unwrap_or(f);
             const OWNED: &[&str] = &[
                 "-arch",
@@ -89,7 +135,7 @@ impl Settings {
             let rdc = match name {
                 "-rdc" | "--relocatable-device-code" => {
                     let v = value
-                        .or_else(|| it.peek().map(|s| s.as_str()))
+                        .or_else(|| it.peek().map(|(_, s)| s.as_str()))
                         .unwrap_or("");
                     v.eq_ignore_ascii_case("true")
                 }
@@ -119,14 +165,14 @@ impl Settings {
                 "-Xptxas" | "--ptxas-options" => {
                     let v = match f.split_once('=') {
                         Some((_, v)) => v.to_owned(),
-                        None => it.next().cloned().unwrap_or_default(),
+                        None => it.next().map(|(_, s)| s.clone()).unwrap_or_default(),
                     };
                     xptxas.extend(v.split(',').filter(|s| !s.is_empty()).map(str::to_owned));
                 }
                 "-maxrregcount" | "--maxrregcount" => {
                     let v = match f.split_once('=') {
                         Some((_, v)) => v.to_owned(),
-                        None => it.next().cloned().unwrap_or_default(),
+                        None => it.next().map(|(_, s)| s.clone()).unwrap_or_default(),
                     };
                     derived.push(format!("-maxrregcount={v}"));
                 }
@@ -136,6 +182,11 @@ impl Settings {
         xptxas.append(&mut self.ptxas_flags);
         xptxas.append(&mut derived);
         self.ptxas_flags = xptxas;
+        self.flag_inputs = crate::flag_inputs::scan(&all, &self.base_dir);
+        let mut dirs: Vec<PathBuf> = self.includes.clone();
+        dirs.extend(self.flag_inputs.dirs.iter().map(|d| self.base_dir.join(d)));
+        dirs.extend(self.compiler_env.include_dirs());
+        self.probe_dirs = dirs;
         Ok(self)
     }
 }
@@ -405,7 +456,7 @@ fn device_command(
     };
     let mut cmd = Cmd::new(tk.nvcc())
         .args(args)
-        .envs(s.child_env.clone())
+        .hermetic(s.compiler_env.vars())
         .with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
@@ -434,7 +485,7 @@ pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, dir: &Path) 
     args.extend([PTXAS_IN.into(), "-o".into(), PTXAS_OUT.into()]);
     let mut cmd = Cmd::new(tk.tool("ptxas"))
         .args(args)
-        .envs(s.child_env.clone())
+        .hermetic(s.compiler_env.vars())
         .with_launcher(s.launcher.as_deref());
     cmd.cwd = Some(dir.to_path_buf());
     cmd

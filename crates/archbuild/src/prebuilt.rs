@@ -23,10 +23,10 @@ use crate::deps::{self, FileHashes, Inputs, Roots};
 use crate::driver::Compiler;
 use crate::error::{Error, Result};
 use crate::paths::write_if_changed;
-use crate::plan::{self, relative, Module, Settings};
+use crate::plan::{self, Module};
 use crate::prepare::Prepared;
 use crate::report::ModuleReport;
-use crate::store::{Key, KeyBuilder};
+use crate::store::Key;
 
 /// The record's format version.
 const FORMAT: u32 = 1;
@@ -58,25 +58,6 @@ pub fn record_path(fatbin: &Path) -> PathBuf {
     let mut p = fatbin.as_os_str().to_owned();
     p.push(".archbuild.json");
     PathBuf::from(p)
-}
-
-/// The settings that shape a module's fat binary besides its inputs and targets.
-pub(crate) fn settings_key(s: &Settings, compression: &str) -> String {
-    let mut b = KeyBuilder::new("prebuilt-settings");
-    for f in &s.nvcc_flags {
-        b.str("nvcc", f);
-    }
-    for f in &s.ptxas_flags {
-        b.str("ptxas", f);
-    }
-    for i in &s.includes {
-        b.str("include", &relative(&s.base_dir, i).to_string_lossy());
-    }
-    for d in &s.defines {
-        b.str("define", d);
-    }
-    b.str("compression", compression);
-    b.finish().hex()
 }
 
 impl Record {
@@ -363,7 +344,7 @@ pub(crate) fn write_record(
     let Some(inputs) = deps::inputs(
         &compiler.roots,
         module_deps,
-        &p.settings.includes,
+        &p.settings.probe_dirs,
         &compiler.hashes,
         &plan::arch_list_macro(module),
     ) else {

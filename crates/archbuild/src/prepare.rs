@@ -40,6 +40,8 @@ pub(crate) struct Prepared {
     pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
     pub spawned: usize,
     pub watch: Vec<PathBuf>,
+    /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
+    pub verify: crate::driver::Verify,
 }
 
 /// Resolves everything a build needs. `out_dir` is where generated sources go; `write` is false
@@ -110,9 +112,13 @@ pub(crate) fn prepare(
         b.share_cicc,
         &env,
         toolkit.version(),
-        &settings.nvcc_flags,
+        &settings.all_nvcc_flags(),
         settings.launch_cicc && settings.launcher.is_some(),
     )?;
+    let verify = match &b.verify {
+        Some(v) => crate::driver::Verify::parse(v, "the build's verification (`.verify(...)`)")?,
+        None => crate::driver::Verify::from_env(&env)?,
+    };
     let modules = setup::modules(
         b,
         name,
@@ -143,6 +149,7 @@ pub(crate) fn prepare(
         pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
         spawned,
         watch,
+        verify,
     })
 }
 

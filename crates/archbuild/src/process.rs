@@ -25,6 +25,8 @@ pub(crate) struct Cmd {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub env: Vec<(OsString, OsString)>,
+    /// Whether `env` is the child's whole environment (compilers), not additions to ours.
+    pub env_only: bool,
     pub cwd: Option<PathBuf>,
 }
 
@@ -34,6 +36,7 @@ impl Cmd {
             program: program.into(),
             args: Vec::new(),
             env: Vec::new(),
+            env_only: false,
             cwd: None,
         }
     }
@@ -53,6 +56,13 @@ impl Cmd {
         self
     }
 
+    /// Runs the child with exactly `env` as its environment, nothing inherited.
+    pub fn hermetic(mut self, env: &[(OsString, OsString)]) -> Self {
+        self.env = env.to_vec();
+        self.env_only = true;
+        self
+    }
+
     /// Prepends a launcher (e.g. `sccache`): `launcher program args…`.
     pub fn with_launcher(self, launcher: Option<&Path>) -> Self {
         match launcher {
@@ -64,6 +74,7 @@ impl Cmd {
                     program: l.to_path_buf(),
                     args,
                     env: self.env,
+                    env_only: self.env_only,
                     cwd: self.cwd,
                 }
             }
@@ -86,16 +97,24 @@ impl Cmd {
             .join(" ")
     }
 
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        if self.env_only {
+            command.env_clear();
+        }
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
     /// Runs to completion, capturing stdout and stderr.
     pub fn output(&self) -> Result<Output> {
         install_handlers();
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(Error::Interrupted);
         }
-        let mut command = Command::new(&self.program);
-        command
-            .args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        let mut command = self.command();
         if let Some(dir) = &self.cwd {
             command.current_dir(dir);
         }
@@ -128,10 +147,7 @@ impl Cmd {
     ) -> Result<(std::process::ExitStatus, String)> {
         use std::io::{BufRead, Read};
         install_handlers();
-        let mut command = Command::new(&self.program);
-        command
-            .args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        let mut command = self.command();
         command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

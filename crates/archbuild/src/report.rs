@@ -150,8 +150,11 @@ pub struct BuildReport {
     pub jobs_run: usize,
     /// Jobs served from the cache.
     pub cache_hits: usize,
-    /// Every process started by this build (compiles plus toolkit queries).
+    /// Every process started by this build (compiles plus toolkit queries), not counting
+    /// verification runs.
     pub processes_started: usize,
+    /// Cache hits compiled again and found identical (`ARCHBUILD_VERIFY`).
+    pub verified: usize,
     /// Whether Cargo's jobserver limited the parallelism.
     pub jobserver: bool,
     /// Worker threads used.

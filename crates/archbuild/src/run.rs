@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::exec::{self, Outcome};
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module, Phase};
-use crate::prebuilt::{self, take_prebuilt, write_record, Taken, PREBUILT_VAR};
+use crate::prebuilt::{take_prebuilt, write_record, Taken, PREBUILT_VAR};
 use crate::prepare::{prepare, Prepared};
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::spec::Spec;
@@ -179,11 +179,19 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let out = out_root.join(name);
     let mut p = prepare(b, name, Some(&out), true)?;
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
-    let settings_key = prebuilt::settings_key(&p.settings, &format!("{:?}", p.compression));
     let roots = Roots {
         base: deps::lexical(&p.settings.base_dir),
         toolkit: deps::lexical(p.toolkit.root()),
     };
+    let remote = p
+        .cache_on
+        .then(|| crate::remote::open(p.remote.clone()))
+        .flatten();
+    let store = p
+        .cache_on
+        .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
+    let facts = crate::keys::Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref());
+    let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
     let mut warnings = p.arch_warnings.clone();
     let prebuilt_dir = b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR));
     let mut taken = match &prebuilt_dir {
@@ -192,16 +200,21 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     };
     warnings.append(&mut taken.warnings);
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
-    let remote = p
-        .cache_on
-        .then(|| crate::remote::open(p.remote.clone()))
-        .flatten();
-    let store = p
-        .cache_on
-        .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
-    let compiler = Compiler::new(&p.toolkit, &p.settings, &p.modules, &jobs, store, &p.env)?;
+    let compiler = Compiler::new(
+        &p.toolkit,
+        &p.settings,
+        &p.modules,
+        &jobs,
+        store,
+        &p.env,
+        &facts,
+        p.verify,
+    )?;
     let workers = exec::parallelism(&p.env, b.jobs)?;
     let outcomes = compiler.run(workers, b.on_job.as_ref());
+    if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
+        return Err(e);
+    }
     let Some(done) = finished(&outcomes, &jobs, &p, &compiler, retry)? else {
         return compile_attempt(b, name, false, started);
     };
@@ -267,6 +280,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         jobs_run,
         cache_hits: jobs.len() - jobs_run,
         processes_started: p.spawned + compiler.spawned.load(Ordering::SeqCst),
+        verified: compiler.verified.load(Ordering::SeqCst),
         jobserver: compiler.uses_jobserver(),
         workers,
         jobs: records,
@@ -352,7 +366,7 @@ fn pack_all(
     for (m, module) in p.modules.iter().enumerate() {
         let store = compiler.store.as_ref();
         let Some((report, module_deps)) =
-            crate::pack::pack(module, m, jobs, done, p.compression, out, store)?
+            crate::pack::pack(module, m, jobs, done, p.compression, out, store, p.verify)?
         else {
             if retry {
                 return Ok(None);

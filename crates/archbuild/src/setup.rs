@@ -27,7 +27,7 @@ pub(crate) fn settings(
 ) -> Result<Settings> {
     let mut s = Settings {
         base_dir: base.to_path_buf(),
-        child_env: env.child_overrides(),
+        compiler_env: crate::compiler_env::CompilerEnv::from_env(env),
         ..Default::default()
     };
     if let Some(p) = pkg {
@@ -52,12 +52,14 @@ pub(crate) fn settings(
         })?;
         s.nvcc_flags.extend(words);
     }
-    for var in ["NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"] {
-        if let Some(v) = env.var(var) {
-            // nvcc splits these on white space.
-            s.env_flags.extend(v.split_whitespace().map(str::to_owned));
-        }
-    }
+    // nvcc splits these on white space.
+    let words = |var: &str| -> Vec<String> {
+        env.var(var)
+            .map(|v| v.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    s.env_flags.prepend = words("NVCC_PREPEND_FLAGS");
+    s.env_flags.append = words("NVCC_APPEND_FLAGS");
     // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
     // for sccache only (another wrapper may be rustc-specific).
     let launcher = env

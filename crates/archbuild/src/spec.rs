@@ -27,6 +27,8 @@ pub(crate) struct Spec {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache: Option<bool>,
     pub(crate) share_cicc: Option<bool>,
+    /// Overrides `ARCHBUILD_VERIFY`.
+    pub(crate) verify: Option<String>,
     pub(crate) toolkit: Option<Toolkit>,
     pub(crate) home: Option<Home>,
     pub(crate) manifest_dir: Option<PathBuf>,

@@ -194,6 +194,11 @@ pub struct CompileOptions {
     /// Whether this build may write to the remote cache: read-write or read-only
     #[arg(long, value_name = "MODE", value_parser = parse_remote_mode)]
     pub remote_cache_mode: Option<archbuild::config::RemoteMode>,
+
+    /// Compile this share of the cache's hits again and compare the bytes: all, off, 0.01, 1%
+    /// (overrides ARCHBUILD_VERIFY)
+    #[arg(long, value_name = "SHARE")]
+    pub verify: Option<String>,
 }
 
 fn parse_remote_mode(s: &str) -> Result<archbuild::config::RemoteMode, String> {
@@ -218,10 +223,13 @@ impl CompileOptions {
         if let Some(m) = self.remote_cache_mode {
             b.remote_cache_mode(m);
         }
+        if let Some(v) = &self.verify {
+            b.verify(v);
+        }
     }
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct BuildArgs {
     #[command(flatten)]
     pub compile: CompileOptions,
@@ -397,6 +405,19 @@ pub enum CacheCommand {
     Clean(CacheCleanArgs),
     /// Apply the size caps now: remove least recently used entries until each cache fits
     Trim(CacheCleanArgs),
+    /// Build as `build` does, compiling every cache hit again (or a share of them) and
+    /// comparing the bytes: a hit that differs fails, naming the job and what its key holds
+    Verify(CacheVerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheVerifyArgs {
+    /// The share of hits to compile again: all, 0.01, 1%
+    #[arg(long, value_name = "SHARE", default_value = "all")]
+    pub share: String,
+
+    #[command(flatten)]
+    pub build: BuildArgs,
 }
 
 #[derive(Debug, Args)]

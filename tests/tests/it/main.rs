@@ -21,6 +21,7 @@ mod downstream_cudarc;
 mod fatbin_cuobjdump;
 mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
+mod hermetic_key;
 mod prebuilt;
 mod request_outputs;
 mod sccache;

@@ -10,9 +10,10 @@ use archbuild_arch::Arch;
 
 use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
 use crate::deps::{self, Lookup};
-use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, relative, Module, Phase};
+use crate::keys;
+use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
 use crate::share;
-use crate::store::{Key, KeyBuilder, Store};
+use crate::store::{Key, Store};
 
 /// What a direct-mode lookup found.
 enum Direct {
@@ -240,17 +241,12 @@ impl Compiler<'_> {
                 (None, None) => deps::inputs(
                     &self.roots,
                     &deps,
-                    &self.settings.includes,
+                    &self.settings.probe_dirs,
                     &self.hashes,
                     &arch_list,
                 )
                 .and_then(|i| serde_json::to_vec(&i).ok())
-                .map(|i| {
-                    KeyBuilder::new("ptx-direct")
-                        .key("manifest", mk)
-                        .field("inputs", &i)
-                        .finish()
-                }),
+                .map(|i| keys::direct(mk, &i)),
             };
             if let Some(rk) = rk {
                 if store.put("ptx", &rk, &ran.bytes).is_ok() {
@@ -267,66 +263,30 @@ impl Compiler<'_> {
     }
 
     fn manifest_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
-        let s = self.settings;
-        let mut b = KeyBuilder::new("cicc");
-        b.key("base", &self.base)
-            .str("source", &self.roots.portable(&module.source))
-            .str("arch", &arch.sm_name());
-        if let Some(lead) = lead {
-            b.str(
-                "shared-cicc",
-                &format!("{}:{}", share::RULE, lead.sm_name()),
-            );
-        }
-        for f in &s.nvcc_flags {
-            b.str("flag", f);
-        }
-        for i in &s.includes {
-            b.str("include", &relative(&s.base_dir, i).to_string_lossy());
-        }
-        for d in &s.defines {
-            b.str("define", d);
-        }
-        b.str(
-            "launcher",
-            if s.launch_cicc && s.launcher.is_some() {
-                "yes"
-            } else {
-                "no"
-            },
-        );
-        b.finish()
+        keys::cicc_job("cicc", &self.cicc_base, &self.roots, module, arch, lead).finish()
     }
 
-    /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
-    /// source's text replaced by the preprocessed text.
-    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8]) -> Key {
-        KeyBuilder::new("ptx-preprocessed")
-            .key("inputs", mk_inputs)
-            .key(
-                "text",
-                &Key::of(&normalize_preprocessed(ii, &self.settings.nvcc_flags)),
-            )
-            .finish()
+    /// The key of PTX compiled from a preprocessed source: the compile's inputs and the text
+    /// as hashed.
+    fn preprocessed_key(&self, inputs: &Key, ii: &[u8]) -> Key {
+        keys::preprocessed(
+            inputs,
+            &normalize_preprocessed(ii, &self.settings.all_nvcc_flags()),
+        )
     }
 
-    /// Whatever preprocessing cannot see that still shapes the PTX: base, arch, flags, and the
-    /// source's relative path (cicc's original path, which seeds internal symbol names).
+    /// Whatever preprocessing cannot see that still shapes the PTX: the settings, arch, and
+    /// the source's relative path (cicc's original path, which seeds internal symbol names).
     fn compile_inputs_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
-        let mut b = KeyBuilder::new("cicc-compile");
-        b.key("base", &self.base)
-            .str("source", &self.roots.portable(&module.source))
-            .str("arch", &arch.sm_name());
-        if let Some(lead) = lead {
-            b.str(
-                "shared-cicc",
-                &format!("{}:{}", share::RULE, lead.sm_name()),
-            );
-        }
-        for f in &self.settings.nvcc_flags {
-            b.str("flag", f);
-        }
-        b.finish()
+        keys::cicc_job(
+            "cicc-compile",
+            &self.cicc_base,
+            &self.roots,
+            module,
+            arch,
+            lead,
+        )
+        .finish()
     }
 
     /// The dependencies a compile or preprocessing run reported (plus the source itself).
@@ -362,7 +322,7 @@ impl Compiler<'_> {
         if let Some(inputs) = deps::inputs(
             &self.roots,
             deps,
-            &self.settings.includes,
+            &self.settings.probe_dirs,
             &self.hashes,
             arch_list,
         ) {

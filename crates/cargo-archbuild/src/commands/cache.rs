@@ -1,4 +1,4 @@
-//! `cargo archbuild cache stats|clean|trim`: where the build cache (per-target compile results)
+//! `cargo archbuild cache stats|clean|trim|verify`: where the build cache (per-target compile results)
 //! and the JIT cache (cubins compiled from PTX at load time) live, what they hold, clearing them,
 //! and applying their size caps now (builds and loads apply them as they store entries).
 //! Both caches verify entries before use, so clearing is never needed for correctness — only
@@ -47,6 +47,11 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
         }
         CacheCommand::Trim(CacheCleanArgs { build, jit }) => {
             ("trim", *build || !*jit, *jit || !*build)
+        }
+        CacheCommand::Verify(v) => {
+            let mut args = v.build.clone();
+            args.compile.verify = Some(v.share.clone());
+            return super::build::run(&args, shell);
         }
     };
     let mut caches = Vec::new();
