@@ -29,7 +29,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("flag-input", "cicc output", "the content of every file a flag names: `--options-file`, `-include`, a host compiler's `@file`"),
     ("launcher-cicc", "cicc output", "whether a launcher runs the cicc phase (its PTX is then keyed on the inputs' state)"),
     ("ptxas-flag", "ptxas output", "every ptxas flag, in nvcc's order, with those nvcc derives from `-G`, `-lineinfo`, `-maxrregcount` and `-Xptxas` in any flag source"),
-    ("source", "cicc", "the source's path relative to the package (cicc's original path, which seeds internal symbol names)"),
+    ("source", "cicc", "the source's path relative to the package (cicc's original path, which seeds internal symbol names); for a group, every member's, in order"),
     ("arch", "cicc ptxas", "the virtual or real arch of the job"),
     ("shared-cicc", "cicc", "for a follower taking its class lead's PTX: the sharing rule and the lead"),
     ("inputs", "cicc", "direct mode: the content of every file the preprocessor read and the state of every path it probed"),
@@ -201,16 +201,23 @@ pub(crate) fn cicc_job(
         // Names the output, not its content.
         name: _,
         source,
-        // Read through `source` (a group's generated file includes them): in `inputs`/`text`.
+        // Their content is in `inputs`/`text`; a group's others are `-include`d by name.
         members: _,
         // Reaches the PTX as `__CUDA_ARCH_LIST__`, which `inputs` and `text` hold where a
         // source names it.
         archs: _,
     } = module;
     let mut h = Holds::new(kind);
-    h.key("settings", settings)
-        .str("source", &roots.portable(source))
+    h.key("settings", settings);
+    for m in crate::plan::preincludes(module) {
+        h.str("source", &roots.portable(m));
+    }
+    h.str("source", &roots.portable(source))
         .str("arch", &arch.sm_name());
+    // A path cicc cannot be told (`plan::cicc_path_arg`) seeds internal names absolutely.
+    if crate::plan::cicc_path_arg(&crate::plan::relative(&roots.base, source)).is_none() {
+        h.str("source", &roots.base.join(source).to_string_lossy());
+    }
     if let Some(lead) = lead {
         h.str(
             "shared-cicc",

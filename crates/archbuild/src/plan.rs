@@ -196,9 +196,9 @@ impl Settings {
 pub(crate) struct Module {
     /// Name of the fat binary and of the generated Rust module.
     pub name: String,
-    /// The file nvcc compiles (for a group: a generated file that includes the members).
+    /// The file nvcc compiles (for a group: its last member).
     pub source: PathBuf,
-    /// Files the user named (for messages and rerun-if-changed).
+    /// Files the user named, `source` last (a group's others are `-include`d before it).
     pub members: Vec<PathBuf>,
     pub archs: ResolvedArchs,
 }
@@ -377,6 +377,15 @@ pub(crate) fn preprocess_command(
     device_command(tk, s, m, arch, "-E", out, depfile)
 }
 
+/// A group's members compiled before its source, in order, as `-include`s: together one
+/// translation unit, as if one file included them all.
+pub(crate) fn preincludes(m: &Module) -> &[PathBuf] {
+    match m.members.split_last() {
+        Some((last, rest)) if *last == m.source => rest,
+        _ => &[],
+    }
+}
+
 /// nvcc's `__CUDA_ARCH_LIST__` for a module: every virtual arch of its list, ascending, as
 /// `750,860,900` (variants dropped, as nvcc writes it).
 pub(crate) fn arch_list_macro(m: &Module) -> String {
@@ -423,6 +432,9 @@ fn device_command(
         args.push(a);
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
+    for f in preincludes(m) {
+        args.extend(["-include".into(), relative(&s.base_dir, f).into_os_string()]);
+    }
     // nvcc defines `__CUDA_ARCH_LIST__` as the whole list in every device pass of a
     // multi-arch compile; a one-target pass would get its own arch only, and CUB's inline
     // namespace (`cub::_V_300500_SM_750_800`) would then name one kernel differently in every
@@ -434,12 +446,12 @@ fn device_command(
             format!("-U{ARCH_LIST},-D{ARCH_LIST}={}", list.replace(',', "\\,")).into(),
         ]);
     }
-    if phase == "-ptx" {
+    if let Some(name) = (phase == "-ptx").then(|| cicc_path_arg(&source)).flatten() {
         args.extend([
             "-Xcicc".into(),
             "--orig_src_path_name".into(),
             "-Xcicc".into(),
-            source.as_os_str().to_owned(),
+            name,
         ]);
     }
     args.extend(depfile_args(depfile));
@@ -460,6 +472,24 @@ fn device_command(
         .with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
+}
+
+/// The source's relative path as `-Xcicc`'s value: nvcc splits `-X` values on commas (`\,`
+/// keeps one) and hands cicc a command line split on white space (double quotes keep a path
+/// with spaces whole). A path with a character that would need more quoting than that (`"`,
+/// `$`, `` ` ``, `\`) gets no original path: nvcc's own, the absolute one, then names the
+/// internal symbols, which only costs sharing between checkouts.
+pub(crate) fn cicc_path_arg(source: &Path) -> Option<OsString> {
+    let s = source.to_str()?;
+    if s.contains(['"', '$', '`', '\\']) {
+        return None;
+    }
+    let escaped = s.replace(',', "\\,");
+    Some(if s.chars().any(char::is_whitespace) {
+        format!("\"{escaped}\"").into()
+    } else {
+        escaped.into()
+    })
 }
 
 /// Flags that make the compile write its dependency list. The host compiler's `-MD` on nvcc's

@@ -2,7 +2,7 @@
 //! table, the home and cache, the toolkit, the arch list, flags and modules, gathered into one
 //! [`Prepared`] the rest of the pipeline reads.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use archbuild_arch::ComputeCapability;
 use archbuild_fatbin::CompressionChoice;
@@ -44,14 +44,8 @@ pub(crate) struct Prepared {
     pub verify: crate::driver::Verify,
 }
 
-/// Resolves everything a build needs. `out_dir` is where generated sources go; `write` is false
-/// for a plan, which must write nothing (a module group's source is then only named).
-pub(crate) fn prepare(
-    b: &Spec,
-    name: &str,
-    out_dir: Option<&Path>,
-    write: bool,
-) -> Result<Prepared> {
+/// Resolves everything a build needs; writes nothing (a plan uses it too).
+pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
     let mut env = b.env.clone().unwrap_or_else(Env::process);
     if let Some(on) = b.cargo_metadata {
         env = env.with_cargo_metadata(on);
@@ -124,8 +118,6 @@ pub(crate) fn prepare(
         name,
         pkg.as_ref(),
         &base_dir,
-        out_dir,
-        write,
         &archs,
         &toolkit,
         &devices,

@@ -52,9 +52,7 @@ fn out_dir(b: &Spec, env: &Env) -> Result<PathBuf> {
 }
 
 pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
-    let env = b.env.clone().unwrap_or_else(Env::process);
-    let out = out_dir(b, &env).ok().map(|o| o.join(name));
-    let p = prepare(b, name, out.as_deref(), false)?;
+    let p = prepare(b, name)?;
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let tmp = Path::new("<tmp>");
     let listing = jobs
@@ -177,7 +175,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let env0 = b.env.clone().unwrap_or_else(Env::process);
     let out_root = out_dir(b, &env0)?;
     let out = out_root.join(name);
-    let mut p = prepare(b, name, Some(&out), true)?;
+    let mut p = prepare(b, name)?;
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
     let roots = Roots {
         base: deps::lexical(&p.settings.base_dir),

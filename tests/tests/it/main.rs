@@ -29,3 +29,4 @@ mod servers_smoke;
 mod shared_cache;
 mod shared_jit_cache;
 mod variants;
+mod verify;

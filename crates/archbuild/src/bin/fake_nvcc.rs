@@ -28,8 +28,24 @@ fn main() {
     std::process::exit(code);
 }
 
+/// A control variable: from the environment, else from `fake.env` (`NAME=VALUE` lines) beside
+/// the program as invoked. archbuild runs compilers in an environment of its own making
+/// (`compiler_env.rs`), so a test's controls reach compiles through that file.
+fn setting(name: &str) -> Option<String> {
+    if let Ok(v) = std::env::var(name) {
+        return Some(v);
+    }
+    let argv0 = std::env::args_os().next()?;
+    let file = std::path::Path::new(&argv0).parent()?.join("fake.env");
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}
+
 fn log(tool: &str, args: &[String]) {
-    let Some(path) = std::env::var_os("ARCHBUILD_FAKE_LOG") else {
+    let Some(path) = setting("ARCHBUILD_FAKE_LOG").map(std::ffi::OsString::from) else {
         return;
     };
     let line = serde_json::json!({ "tool": tool, "args": args, "pid": std::process::id() })
@@ -56,7 +72,7 @@ fn value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
 }
 
 fn nvcc(args: &[String]) -> i32 {
-    let release = std::env::var("ARCHBUILD_FAKE_VERSION").unwrap_or_else(|_| "13.5.37".into());
+    let release = setting("ARCHBUILD_FAKE_VERSION").ok_or(()).unwrap_or_else(|_| "13.5.37".into());
     let sms = [
         "75", "80", "86", "87", "88", "89", "90", "100", "110", "103", "120", "121", "107",
     ];
@@ -80,7 +96,7 @@ fn nvcc(args: &[String]) -> i32 {
 }
 
 fn compile(args: &[String]) -> i32 {
-    if let Some(ms) = std::env::var("ARCHBUILD_FAKE_SLEEP_MS")
+    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS").ok_or(())
         .ok()
         .and_then(|v| v.parse().ok())
     {
@@ -92,10 +108,20 @@ fn compile(args: &[String]) -> i32 {
         eprintln!("fake nvcc: need -o and a source");
         return 2;
     };
-    let Ok(text) = std::fs::read_to_string(src) else {
-        eprintln!("fake nvcc: cannot read {src}");
-        return 1;
-    };
+    // `-include FILE`s come first in the translation unit, as with nvcc (module groups).
+    let mut text = String::new();
+    let pre: Vec<&str> = args
+        .windows(2)
+        .filter(|w| w[0] == "-include")
+        .map(|w| w[1].as_str())
+        .collect();
+    for f in pre.iter().copied().chain(std::iter::once(src.as_str())) {
+        let Ok(t) = std::fs::read_to_string(f) else {
+            eprintln!("fake nvcc: cannot read {f}");
+            return 1;
+        };
+        text.push_str(&t);
+    }
     for (i, line) in text.lines().enumerate() {
         if line.contains("#error") {
             eprintln!("{src}({}): error: #error directive: {}", i + 1, line.trim());
@@ -127,7 +153,8 @@ fn compile(args: &[String]) -> i32 {
         .filter_map(|a| a.strip_prefix("-I"))
         .map(PathBuf::from)
         .collect();
-    let mut deps = vec![PathBuf::from(src)];
+    let mut deps: Vec<PathBuf> = pre.iter().map(PathBuf::from).collect();
+    deps.push(PathBuf::from(src));
     let mut hash = fnv(0, text.as_bytes());
     let mut all_text = text.clone();
     collect_headers(
@@ -256,7 +283,7 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 fn ptxas(args: &[String]) -> i32 {
-    if let Some(ms) = std::env::var("ARCHBUILD_FAKE_SLEEP_MS")
+    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS").ok_or(())
         .ok()
         .and_then(|v| v.parse().ok())
     {

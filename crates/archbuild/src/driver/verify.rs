@@ -120,7 +120,7 @@ impl Compiler<'_> {
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         let out = dir.join("out.ptx");
-        let cmd = cicc_command(self.tk, self.settings, module, arch, &out, &dir.join("d"));
+        let cmd = cicc_command(self.tk, &self.unlaunched(), module, arch, &out, &dir.join("d"));
         let ran = self.execute_counted(&cmd, &out, &self.verified_runs).ok()?;
         Some(ran.bytes)
     }
@@ -129,11 +129,21 @@ impl Compiler<'_> {
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         std::fs::write(dir.join(PTXAS_IN), ptx).ok()?;
-        let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
+        let cmd = ptxas_command(self.tk, &self.unlaunched(), arch, &dir);
         let ran = self
             .execute_counted(&cmd, &dir.join(PTXAS_OUT), &self.verified_runs)
             .ok()?;
         Some(ran.bytes)
+    }
+
+    /// The settings without a launcher: a launcher with a cache of its own (sccache) would
+    /// answer from it instead of compiling.
+    fn unlaunched(&self) -> crate::plan::Settings {
+        crate::plan::Settings {
+            launcher: None,
+            launch_cicc: false,
+            ..self.settings.clone()
+        }
     }
 
     /// What job `j`'s key holds, field by field.

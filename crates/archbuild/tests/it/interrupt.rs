@@ -39,6 +39,10 @@ fn interrupt_kills_compiler_processes() {
         f.kernel("kernels/add.cu", "add", &[]);
         let log = Path::new(&dir).join("calls.jsonl");
         let mut b = f.build(&[("ARCHBUILD_FAKE_SLEEP_MS", "60000")]);
+        f.controls(&[
+            ("ARCHBUILD_FAKE_LOG", log.to_str().unwrap()),
+            ("ARCHBUILD_FAKE_SLEEP_MS", "60000"),
+        ]);
         b.env(archbuild::Env::from_vars([
             ("ARCHBUILD_FAKE_LOG", log.as_os_str().to_owned()),
             ("ARCHBUILD_FAKE_SLEEP_MS", "60000".into()),

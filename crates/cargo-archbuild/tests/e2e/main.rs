@@ -16,6 +16,7 @@ mod inspect;
 mod matrix_merge;
 mod matrix_precedence;
 mod messages;
+mod request;
 mod packaging;
 mod scaffold;
 mod snapshots;

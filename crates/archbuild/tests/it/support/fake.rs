@@ -62,6 +62,17 @@ impl Fake {
         self.write(rel, &text);
     }
 
+    /// The fake's controls (`ARCHBUILD_FAKE_*`) among `vars`, written where the fake reads them
+    /// when it runs in archbuild's compiler environment, which does not pass them.
+    pub fn controls<K: AsRef<str>, V: AsRef<str>>(&self, vars: &[(K, V)]) {
+        let text: String = vars
+            .iter()
+            .filter(|(k, _)| k.as_ref().starts_with("ARCHBUILD_FAKE_"))
+            .map(|(k, v)| format!("{}={}\n", k.as_ref(), v.as_ref()))
+            .collect();
+        std::fs::write(self.dir.path().join("cuda/bin/fake.env"), text).unwrap();
+    }
+
     /// The environment a build sees: the log, a PATH, and `extra`.
     pub fn env(&self, extra: &[(&str, &str)]) -> Env {
         let mut vars: Vec<(String, String)> = vec![
@@ -72,6 +83,7 @@ impl Fake {
             ("PATH".into(), "/usr/bin:/bin".into()),
         ];
         vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        self.controls(&vars);
         Env::from_vars(vars)
     }
 
