@@ -34,7 +34,6 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::deps::{self, FileHashes, Roots};
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
 use crate::keys;
@@ -174,15 +173,12 @@ pub(crate) struct Compiler<'a> {
 
 impl<'a> Compiler<'a> {
     pub fn new(
-        tk: &'a Toolkit,
-        settings: &'a Settings,
-        modules: &'a [Module],
+        p: &'a crate::prepare::Prepared,
         jobs: &'a [Job],
         store: Option<Store>,
-        env: &Env,
         facts: &'a keys::Facts,
-        verify: Verify,
     ) -> Result<Self> {
+        let (tk, settings, modules, env) = (&p.toolkit, &p.settings, &p.modules[..], &p.env);
         // Temp files go into the cache (same file system as the entries), or, when the cache
         // cannot be written (a read-only or full cache still serves its entries), the system's
         // temp directory.
@@ -229,7 +225,7 @@ impl<'a> Compiler<'a> {
                 .filter_map(|j| j.dep)
                 .collect(),
             facts,
-            verify,
+            verify: p.verify,
             verified: AtomicUsize::new(0),
             verified_runs: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),

@@ -44,6 +44,10 @@ struct Inputs<'a> {
 
 /// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it
 /// needs has vanished or failed verification (the caller rebuilds).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the module, its jobs and outputs, and the build's four settings packing reads"
+)]
 pub(crate) fn pack(
     module: &Module,
     m: usize,

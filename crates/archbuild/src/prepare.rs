@@ -113,15 +113,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         Some(v) => crate::driver::Verify::parse(v, "the build's verification (`.verify(...)`)")?,
         None => crate::driver::Verify::from_env(&env)?,
     };
-    let modules = setup::modules(
-        b,
-        name,
-        pkg.as_ref(),
-        &base_dir,
-        &archs,
-        &toolkit,
-        &devices,
-    )?;
+    let modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
     spawned += device_cell.get();
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
     watch.push(toolkit.nvcc().to_path_buf());

@@ -198,16 +198,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     };
     warnings.append(&mut taken.warnings);
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
-    let compiler = Compiler::new(
-        &p.toolkit,
-        &p.settings,
-        &p.modules,
-        &jobs,
-        store,
-        &p.env,
-        &facts,
-        p.verify,
-    )?;
+    let compiler = Compiler::new(&p, &jobs, store, &facts)?;
     let workers = exec::parallelism(&p.env, b.jobs)?;
     let outcomes = compiler.run(workers, b.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {

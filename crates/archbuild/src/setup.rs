@@ -279,4 +279,3 @@ fn file_override(
     }
     None
 }
-

@@ -407,7 +407,7 @@ pub enum CacheCommand {
     Trim(CacheCleanArgs),
     /// Build as `build` does, compiling every cache hit again (or a share of them) and
     /// comparing the bytes: a hit that differs fails, naming the job and what its key holds
-    Verify(CacheVerifyArgs),
+    Verify(Box<CacheVerifyArgs>),
 }
 
 #[derive(Debug, Args)]

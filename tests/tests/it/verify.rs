@@ -28,7 +28,10 @@ fn every_hit_of_a_sound_cache_verifies() {
     std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
     std::fs::write(dir.path().join("pkg/k.cu"), archbuild_tests::KERNEL).unwrap();
     let cold = build(dir.path(), "all", None).unwrap();
-    assert_eq!(cold.verified, 0, "nothing was served from the cache: {cold}");
+    assert_eq!(
+        cold.verified, 0,
+        "nothing was served from the cache: {cold}"
+    );
     let warm = build(dir.path(), "all", None).unwrap();
     assert_eq!(warm.cache_hits, 2, "{warm}");
     assert_eq!(warm.verified, 2, "both hits verified: {warm}");
@@ -69,12 +72,18 @@ fn a_hit_that_differs_from_a_fresh_compile_is_an_error_naming_the_job_and_its_ke
     build(dir.path(), "off", Some(&cc)).unwrap();
     std::fs::write(&extra, "3.0f").unwrap();
     let stale = build(dir.path(), "off", Some(&cc)).unwrap();
-    assert_eq!(stale.jobs_run, 0, "the hole is real: the stale PTX was served");
+    assert_eq!(
+        stale.jobs_run, 0,
+        "the hole is real: the stale PTX was served"
+    );
     let err = build(dir.path(), "all", Some(&cc)).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, Error::VerifyMismatch { .. }), "{msg}");
     assert!(msg.contains("compute_86"), "names the job: {msg}");
-    assert!(msg.contains("host-compiler=content:"), "lists the key: {msg}");
+    assert!(
+        msg.contains("host-compiler=content:"),
+        "lists the key: {msg}"
+    );
     assert!(msg.contains("nvcc-flag=-ccbin"), "lists the key: {msg}");
     assert!(msg.contains("b:k.cu"), "lists the inputs: {msg}");
     // The stale entry is gone: the next build compiles it.

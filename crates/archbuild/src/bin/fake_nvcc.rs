@@ -72,7 +72,9 @@ fn value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
 }
 
 fn nvcc(args: &[String]) -> i32 {
-    let release = setting("ARCHBUILD_FAKE_VERSION").ok_or(()).unwrap_or_else(|_| "13.5.37".into());
+    let release = setting("ARCHBUILD_FAKE_VERSION")
+        .ok_or(())
+        .unwrap_or_else(|_| "13.5.37".into());
     let sms = [
         "75", "80", "86", "87", "88", "89", "90", "100", "110", "103", "120", "121", "107",
     ];
@@ -96,7 +98,8 @@ fn nvcc(args: &[String]) -> i32 {
 }
 
 fn compile(args: &[String]) -> i32 {
-    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS").ok_or(())
+    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS")
+        .ok_or(())
         .ok()
         .and_then(|v| v.parse().ok())
     {
@@ -283,7 +286,8 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 fn ptxas(args: &[String]) -> i32 {
-    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS").ok_or(())
+    if let Some(ms) = setting("ARCHBUILD_FAKE_SLEEP_MS")
+        .ok_or(())
         .ok()
         .and_then(|v| v.parse().ok())
     {

@@ -120,7 +120,14 @@ impl Compiler<'_> {
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         let out = dir.join("out.ptx");
-        let cmd = cicc_command(self.tk, &self.unlaunched(), module, arch, &out, &dir.join("d"));
+        let cmd = cicc_command(
+            self.tk,
+            &self.unlaunched(),
+            module,
+            arch,
+            &out,
+            &dir.join("d"),
+        );
         let ran = self.execute_counted(&cmd, &out, &self.verified_runs).ok()?;
         Some(ran.bytes)
     }

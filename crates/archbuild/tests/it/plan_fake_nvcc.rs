@@ -304,7 +304,8 @@ fn a_plan_writes_nothing_with_or_without_an_output_directory() {
     assert!(
         plan.jobs
             .iter()
-            .any(|j| j.command.contains("-include kernels/g1.cu") && j.command.ends_with("kernels/g2.cu")),
+            .any(|j| j.command.contains("-include kernels/g1.cu")
+                && j.command.ends_with("kernels/g2.cu")),
         "{:?}",
         plan.jobs
     );

@@ -66,7 +66,11 @@ fn compile_follows_an_arch_list_change_and_reports_what_it_wrote() {
         let v = compile_json(&cache, std::slice::from_ref(&src), archs, &out);
         assert_eq!(inspected(&out), want, "{archs}: {v}");
         let module = &v["modules_checked"][0];
-        assert_eq!(targets(&module["targets"]), want, "{archs}: the JSON says otherwise");
+        assert_eq!(
+            targets(&module["targets"]),
+            want,
+            "{archs}: the JSON says otherwise"
+        );
         // The human summary names the list it wrote.
         let (code, _, stderr) = run(cli()
             .env("ARCHBUILD_CACHE_DIR", &cache)
@@ -166,7 +170,14 @@ fn a_multi_file_compile_is_the_same_from_any_home_and_checkout() {
             .current_dir(&root)
             .env("ARCHBUILD_HOME", dir.path().join(home))
             .env("ARCHBUILD_CACHE_DIR", dir.path().join(home).join("cache"))
-            .args(["compile", "a.cu", "src dir/b.cu", "--archs", "8.6+PTX", "-o"])
+            .args([
+                "compile",
+                "a.cu",
+                "src dir/b.cu",
+                "--archs",
+                "8.6+PTX",
+                "-o",
+            ])
             .arg(&out));
         assert_eq!(code, 0, "{stderr}");
         outputs.push(std::fs::read(&out).unwrap());

@@ -23,7 +23,9 @@ pub fn cli_without_toolkit() -> Command {
         let k = key.to_string_lossy();
         // ARCHBUILD_VERIFY stays: CI runs the whole suite once with it set to `all`.
         let verify = k == "ARCHBUILD_VERIFY";
-        if !verify && (k.starts_with("ARCHBUILD_") || k == "TORCH_CUDA_ARCH_LIST" || k == "CUDAARCHS") {
+        if !verify
+            && (k.starts_with("ARCHBUILD_") || k == "TORCH_CUDA_ARCH_LIST" || k == "CUDAARCHS")
+        {
             cmd.env_remove(&key);
         }
     }
