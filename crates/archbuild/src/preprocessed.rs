@@ -65,17 +65,18 @@ pub(crate) fn line_info<'a>(flags: impl IntoIterator<Item = &'a String>) -> Line
     most
 }
 
-/// Whether the PTX will carry line information of any kind ([`line_info`]).
-pub(crate) fn line_info_requested<'a>(flags: impl IntoIterator<Item = &'a String>) -> bool {
-    line_info(flags) > LineInfo::None
-}
-
 /// One option, nvcc's or cicc's (`-Xcicc -generate-line-info`, `-show-src`, `-g`). `-g` asks
 /// nvcc for host debug information only; it counts, to be safe.
 fn word(w: &str) -> LineInfo {
     match w {
-        "-lineinfo" | "--generate-line-info" | "-generate-line-info" | "-G" | "--device-debug"
-        | "-g" | "--debug" | "--debug_mode" => LineInfo::Lines,
+        "-lineinfo"
+        | "--generate-line-info"
+        | "-generate-line-info"
+        | "-G"
+        | "--device-debug"
+        | "-g"
+        | "--debug"
+        | "--debug_mode" => LineInfo::Lines,
         "-src-in-ptx" | "--source-in-ptx" | "-show-src" | "--show-src" => LineInfo::Source,
         _ => LineInfo::None,
     }
@@ -116,11 +117,7 @@ pub(crate) fn key_text(ii: &[u8], line_info: bool) -> Cow<'_, [u8]> {
             continue;
         }
         let start = lx.pos;
-        while let Some((kind, _)) = lx.next() {
-            if kind == Kind::Newline {
-                break;
-            }
-        }
+        let _ = lx.by_ref().find(|(kind, _)| *kind == Kind::Newline);
         out.extend_from_slice(&ii[start..lx.pos]);
     }
     Cow::Owned(out)

@@ -11,6 +11,7 @@ use archbuild_arch::Arch;
 use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
 use crate::deps::{self, Lookup};
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, relative, Module, Phase};
+use crate::preprocessed::{self, LineInfo};
 use crate::share;
 use crate::store::{Key, KeyBuilder, Store};
 
@@ -50,7 +51,7 @@ impl Compiler<'_> {
         // would be a second preprocessing (the compile's kept output gives the same key).
         if let (Some(store), true) = (self.store.as_ref(), known) {
             let p = self.preprocess(&j.to_string(), module, arch)?;
-            let pk = self.preprocessed_key(&inputs_key, &p.text);
+            let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
             if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
                 return Ok(out);
             }
@@ -80,7 +81,7 @@ impl Compiler<'_> {
         }
         let inputs_key = self.compile_inputs_key(module, arch, Some(lead_arch));
         let p = self.preprocess(&j.to_string(), module, arch)?;
-        let pk = self.preprocessed_key(&inputs_key, &p.text);
+        let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
         if let Some(store) = store {
             if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
                 return Ok(out);
@@ -123,7 +124,8 @@ impl Compiler<'_> {
             },
         };
         let mut key = None;
-        if let Some(store) = store {
+        let note = self.clock(&p.deps);
+        if let (Some(store), None) = (store, &note) {
             if store.put("ptx", &pk, &ran.bytes).is_ok() {
                 keep_log(store, &pk, &ran);
                 let arch_list = crate::plan::arch_list_macro(module);
@@ -135,6 +137,7 @@ impl Compiler<'_> {
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = Some(ii);
         out.shared_from = Some(lead_arch);
+        out.note = note;
         Ok(out)
     }
 
@@ -145,7 +148,8 @@ impl Compiler<'_> {
         };
         let arch_list = crate::plan::arch_list_macro(module);
         match deps::lookup(store, mk, &self.roots, &self.hashes, &arch_list) {
-            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
+            // An entry made by a version that did not know clocks is not served either.
+            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) && self.clock(&deps).is_none() => {
                 let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                 Direct::Hit(Box::new(JobOut::cached(rk, deps).with_log(store)))
             }
@@ -180,7 +184,7 @@ impl Compiler<'_> {
         p: &Preprocessed,
         module: &Module,
     ) -> Option<JobOut> {
-        if !store.contains("ptx", pk) {
+        if !store.contains("ptx", pk) || self.clock(&p.deps).is_some() {
             return None;
         }
         let arch_list = crate::plan::arch_list_macro(module);
@@ -231,10 +235,11 @@ impl Compiler<'_> {
             (None, None) => None,
         };
         let mut key = None;
-        if let Some(store) = store {
+        let note = self.clock(&deps);
+        if let (Some(store), None) = (store, &note) {
             let rk = match (&pre, kept) {
                 (Some((pk, _)), _) => Some(*pk),
-                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text)),
+                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text, &deps)),
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
                 (None, None) => deps::inputs(
@@ -263,6 +268,7 @@ impl Compiler<'_> {
         let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = ii;
+        out.note = note;
         Ok(out)
     }
 
@@ -299,15 +305,37 @@ impl Compiler<'_> {
     }
 
     /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
-    /// source's text replaced by the preprocessed text.
-    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8]) -> Key {
-        KeyBuilder::new("ptx-preprocessed")
-            .key("inputs", mk_inputs)
-            .key(
-                "text",
-                &Key::of(&normalize_preprocessed(ii, &self.settings.nvcc_flags)),
-            )
-            .finish()
+    /// source's text replaced by what of the preprocessed text reaches the PTX
+    /// (`preprocessed::key_text`), and, where the PTX interleaves the source's lines
+    /// (`-src-in-ptx`), the content of every input outside the toolkit (`deps`).
+    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8], deps: &[PathBuf]) -> Key {
+        let s = self.settings;
+        let info = preprocessed::line_info(s.nvcc_flags.iter().chain(&s.env_flags));
+        let text = preprocessed::key_text(ii, info > LineInfo::None);
+        let mut b = KeyBuilder::new("ptx-preprocessed");
+        b.key("inputs", mk_inputs).key("text", &Key::of(&text));
+        if info == LineInfo::Source {
+            for d in deps.iter().filter(|d| !self.in_toolkit(d)) {
+                let state = self.hashes.hash(d).map_or_else(|| "-".into(), |h| h.hex());
+                b.str("source", &self.roots.portable(d))
+                    .str("content", &state);
+            }
+        }
+        b.finish()
+    }
+
+    /// Why this job's output neither comes from nor goes to the cache: an input outside the
+    /// toolkit names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes while the
+    /// files do not (the job record's note, shown under `-v`).
+    fn clock(&self, deps: &[PathBuf]) -> Option<String> {
+        deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
+            let token = preprocessed::uses_clock(&std::fs::read(d).ok()?)?;
+            Some(format!(
+                "not cached, compiled on every build: {} uses `{token}`, whose value is the \
+                 time of the build",
+                d.strip_prefix(&self.roots.base).unwrap_or(d).display()
+            ))
+        })
     }
 
     /// Whatever preprocessing cannot see that still shapes the PTX: base, arch, flags, and the
@@ -369,37 +397,6 @@ impl Compiler<'_> {
             deps::record(store, mk, inputs, result);
         }
     }
-}
-
-/// The preprocessed text that decides the PTX: without line information in the output, line
-/// markers (which carry absolute paths of headers) and blank lines (where comments were) do not
-/// reach the PTX — `__LINE__` and `__FILE__` are already expanded — so they are dropped.
-pub(crate) fn normalize_preprocessed(ii: &[u8], flags: &[String]) -> Vec<u8> {
-    let line_info = flags.iter().any(|f| {
-        let name = f.split('=').next().unwrap_or(f);
-        matches!(
-            name,
-            "-lineinfo" | "--generate-line-info" | "-G" | "--device-debug" | "-g" | "--debug"
-        )
-    });
-    if line_info {
-        return ii.to_vec();
-    }
-    let mut out = Vec::with_capacity(ii.len());
-    for line in ii.split(|&b| b == b'\n') {
-        let t = line.trim_ascii();
-        if t.is_empty() {
-            continue;
-        }
-        let marker = t.starts_with(b"# ") && t.get(2).is_some_and(u8::is_ascii_digit)
-            || t.starts_with(b"#line ");
-        if marker {
-            continue;
-        }
-        out.extend_from_slice(line);
-        out.push(b'\n');
-    }
-    out
 }
 
 /// The preprocessed source `nvcc --keep` left in `dir`.
