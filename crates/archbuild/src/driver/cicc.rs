@@ -312,7 +312,9 @@ impl Compiler<'_> {
         let s = self.settings;
         let info = preprocessed::line_info(s.nvcc_flags.iter().chain(&s.env_flags));
         let text = preprocessed::key_text(ii, info > LineInfo::None);
-        let mut b = KeyBuilder::new("ptx-preprocessed");
+        // `-2`: entries keyed by the earlier line-based text, which merged texts differing
+        // inside literals, must not be found (a cache shared with an older version).
+        let mut b = KeyBuilder::new("ptx-preprocessed-2");
         b.key("inputs", mk_inputs).key("text", &Key::of(&text));
         if info == LineInfo::Source {
             for d in deps.iter().filter(|d| !self.in_toolkit(d)) {
