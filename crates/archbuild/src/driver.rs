@@ -66,6 +66,8 @@ pub(crate) struct JobOut {
     pub ii: Option<Key>,
     /// cicc jobs: the class lead whose PTX this is, retargeted (`share.rs`).
     pub shared_from: Option<archbuild_arch::Arch>,
+    /// Why the output was not cached, when the reason is the sources' (`__TIME__`).
+    pub note: Option<String>,
 }
 
 /// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
@@ -88,6 +90,7 @@ impl JobOut {
             replayed: None,
             ii: None,
             shared_from: None,
+            note: None,
         }
     }
 
@@ -103,6 +106,7 @@ impl JobOut {
             replayed: None,
             ii: None,
             shared_from: None,
+            note: None,
         }
     }
 
@@ -274,6 +278,7 @@ impl<'a> Compiler<'a> {
                 .map(|l| l.output.trim_end().to_owned())
                 .or_else(|| out.replayed.clone())
                 .filter(|o| !o.is_empty()),
+            note: out.note.clone(),
         }
     }
 

@@ -227,10 +227,17 @@ pub(crate) fn cicc_job(
     h
 }
 
-/// The PTX of a preprocessed text: the compile's inputs and the text as hashed.
-pub(crate) fn preprocessed(inputs: &Key, text: &[u8]) -> Key {
-    let mut h = Holds::new("ptx-preprocessed");
-    h.key("inputs", inputs).key("text", &Key::of(text));
+/// The PTX of a preprocessed text: the compile's inputs, the text as hashed
+/// (`preprocessed::key_text`), and, where the PTX copies source lines (`-src-in-ptx`), the
+/// content of every input outside the toolkit.
+pub(crate) fn preprocessed(inputs: &Key, text: &[u8], sources: &[(String, String)]) -> Key {
+    // `-2`: entries keyed by the earlier line-based text, which merged texts differing inside
+    // literals, must not be found in a cache shared with an older version.
+    let mut h = Holds::new("ptx-preprocessed-2");
+    h.key("settings", inputs).key("text", &Key::of(text));
+    for (path, state) in sources {
+        h.str("inputs", &format!("{path}={state}"));
+    }
     h.finish()
 }
 

@@ -41,6 +41,7 @@ mod paths;
 mod plan;
 pub mod prebuilt;
 mod prepare;
+mod preprocessed;
 mod process;
 mod provision;
 mod remote;

@@ -51,6 +51,9 @@ pub struct JobRecord {
     pub command: Option<String>,
     /// What the compiler printed (warnings, `-Xptxas -v` resource usage); `None` when nothing.
     pub output: Option<String>,
+    /// Why a job that could have been cached was not: e.g. its source uses `__TIME__`, so it
+    /// is compiled on every build.
+    pub note: Option<String>,
 }
 
 /// One fat binary written.
@@ -227,11 +230,15 @@ impl fmt::Display for BuildReport {
             if self.jobserver { " (Cargo jobserver)" } else { "" }
         )?;
         for j in self.jobs.iter().filter(|j| !j.cached) {
-            writeln!(
+            write!(
                 f,
                 "  {:<12} {:<6} {:<14} {:>7.2} s",
                 j.module, j.phase, j.target, j.seconds
             )?;
+            match &j.note {
+                Some(note) => writeln!(f, " ({note})")?,
+                None => writeln!(f)?,
+            }
         }
         for m in &self.modules {
             writeln!(

@@ -111,6 +111,9 @@ pub(crate) fn run_all(
                         job.output.as_deref(),
                     ),
                 }
+                if let Some(note) = &job.note {
+                    v.job("Note", note, None);
+                }
             }
         });
         // The driver runs its jobs on its own workers; this thread only keeps the bar alive.

@@ -23,6 +23,7 @@ mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
 mod hermetic_key;
 mod prebuilt;
+mod preprocessor_soundness;
 mod request_outputs;
 mod sccache;
 mod servers_smoke;

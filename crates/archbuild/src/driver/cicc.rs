@@ -12,6 +12,7 @@ use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
 use crate::deps::{self, Lookup};
 use crate::keys;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
+use crate::preprocessed::{self, LineInfo};
 use crate::share;
 use crate::store::{Key, Store};
 
@@ -51,7 +52,7 @@ impl Compiler<'_> {
         // would be a second preprocessing (the compile's kept output gives the same key).
         if let (Some(store), true) = (self.store.as_ref(), known) {
             let p = self.preprocess(&j.to_string(), module, arch)?;
-            let pk = self.preprocessed_key(&inputs_key, &p.text);
+            let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
             if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
                 return Ok(out);
             }
@@ -81,7 +82,7 @@ impl Compiler<'_> {
         }
         let inputs_key = self.compile_inputs_key(module, arch, Some(lead_arch));
         let p = self.preprocess(&j.to_string(), module, arch)?;
-        let pk = self.preprocessed_key(&inputs_key, &p.text);
+        let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
         if let Some(store) = store {
             if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
                 return Ok(out);
@@ -124,7 +125,8 @@ impl Compiler<'_> {
             },
         };
         let mut key = None;
-        if let Some(store) = store {
+        let note = self.clock(&p.deps);
+        if let (Some(store), None) = (store, &note) {
             if store.put("ptx", &pk, &ran.bytes).is_ok() {
                 keep_log(store, &pk, &ran);
                 let arch_list = crate::plan::arch_list_macro(module);
@@ -136,6 +138,7 @@ impl Compiler<'_> {
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = Some(ii);
         out.shared_from = Some(lead_arch);
+        out.note = note;
         Ok(out)
     }
 
@@ -146,7 +149,8 @@ impl Compiler<'_> {
         };
         let arch_list = crate::plan::arch_list_macro(module);
         match deps::lookup(store, mk, &self.roots, &self.hashes, &arch_list) {
-            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) => {
+            // An entry made by a version that did not know clocks is not served either.
+            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) && self.clock(&deps).is_none() => {
                 let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                 Direct::Hit(Box::new(JobOut::cached(rk, deps).with_log(store)))
             }
@@ -181,7 +185,7 @@ impl Compiler<'_> {
         p: &Preprocessed,
         module: &Module,
     ) -> Option<JobOut> {
-        if !store.contains("ptx", pk) {
+        if !store.contains("ptx", pk) || self.clock(&p.deps).is_some() {
             return None;
         }
         let arch_list = crate::plan::arch_list_macro(module);
@@ -232,10 +236,11 @@ impl Compiler<'_> {
             (None, None) => None,
         };
         let mut key = None;
-        if let Some(store) = store {
+        let note = self.clock(&deps);
+        if let (Some(store), None) = (store, &note) {
             let rk = match (&pre, kept) {
                 (Some((pk, _)), _) => Some(*pk),
-                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text)),
+                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text, &deps)),
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
                 (None, None) => deps::inputs(
@@ -259,6 +264,7 @@ impl Compiler<'_> {
         let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = ii;
+        out.note = note;
         Ok(out)
     }
 
@@ -266,13 +272,39 @@ impl Compiler<'_> {
         keys::cicc_job("cicc", &self.cicc_base, &self.roots, module, arch, lead).finish()
     }
 
-    /// The key of PTX compiled from a preprocessed source: the compile's inputs and the text
-    /// as hashed.
-    fn preprocessed_key(&self, inputs: &Key, ii: &[u8]) -> Key {
-        keys::preprocessed(
-            inputs,
-            &normalize_preprocessed(ii, &self.settings.all_nvcc_flags()),
-        )
+    /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
+    /// source's text replaced by what of the preprocessed text reaches the PTX
+    /// (`preprocessed::key_text`), and, where the PTX interleaves the source's lines
+    /// (`-src-in-ptx`), the content of every input outside the toolkit (`deps`).
+    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8], deps: &[PathBuf]) -> Key {
+        let info = preprocessed::line_info(self.settings.all_nvcc_flags().iter());
+        let text = preprocessed::key_text(ii, info > LineInfo::None);
+        let sources: Vec<(String, String)> = match info {
+            LineInfo::Source => deps
+                .iter()
+                .filter(|d| !self.in_toolkit(d))
+                .map(|d| {
+                    let state = self.hashes.hash(d).map_or_else(|| "-".into(), |h| h.hex());
+                    (self.roots.portable(d), state)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        keys::preprocessed(mk_inputs, &text, &sources)
+    }
+
+    /// Why this job's output neither comes from nor goes to the cache: an input outside the
+    /// toolkit names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes while the
+    /// files do not (the job record's note, shown under `-v`).
+    fn clock(&self, deps: &[PathBuf]) -> Option<String> {
+        deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
+            let token = preprocessed::uses_clock(&std::fs::read(d).ok()?)?;
+            Some(format!(
+                "not cached, compiled on every build: {} uses `{token}`, whose value is the \
+                 time of the build",
+                d.strip_prefix(&self.roots.base).unwrap_or(d).display()
+            ))
+        })
     }
 
     /// Whatever preprocessing cannot see that still shapes the PTX: the settings, arch, and
@@ -329,37 +361,6 @@ impl Compiler<'_> {
             deps::record(store, mk, inputs, result);
         }
     }
-}
-
-/// The preprocessed text that decides the PTX: without line information in the output, line
-/// markers (which carry absolute paths of headers) and blank lines (where comments were) do not
-/// reach the PTX — `__LINE__` and `__FILE__` are already expanded — so they are dropped.
-pub(crate) fn normalize_preprocessed(ii: &[u8], flags: &[String]) -> Vec<u8> {
-    let line_info = flags.iter().any(|f| {
-        let name = f.split('=').next().unwrap_or(f);
-        matches!(
-            name,
-            "-lineinfo" | "--generate-line-info" | "-G" | "--device-debug" | "-g" | "--debug"
-        )
-    });
-    if line_info {
-        return ii.to_vec();
-    }
-    let mut out = Vec::with_capacity(ii.len());
-    for line in ii.split(|&b| b == b'\n') {
-        let t = line.trim_ascii();
-        if t.is_empty() {
-            continue;
-        }
-        let marker = t.starts_with(b"# ") && t.get(2).is_some_and(u8::is_ascii_digit)
-            || t.starts_with(b"#line ");
-        if marker {
-            continue;
-        }
-        out.extend_from_slice(line);
-        out.push(b'\n');
-    }
-    out
 }
 
 /// The preprocessed source `nvcc --keep` left in `dir`.

@@ -1,0 +1,222 @@
+//! Preprocessor mode (a changed source keyed on its preprocessed text) never serves a stale
+//! result, with the real toolkit: line information asked for through `NVCC_APPEND_FLAGS` or
+//! `-src-in-ptx`, `__builtin_LINE()` and `__builtin_FILE()`, raw string literals whose blank
+//! and `# 1 "x"` lines are content, and `__TIME__`, which no cache may serve. Each case
+//! compares a cached build with a build of the same files without the cache (as
+//! `cache_soundness` does); the targets include PTX, so whatever the PTX carries is compared.
+//! And the other side: a comment-only edit still starts no compiler.
+
+use archbuild::{Build, BuildReport, JobPhase, Toolkit};
+
+struct Project {
+    dir: tempfile::TempDir,
+    vars: Vec<(&'static str, &'static str)>,
+    flags: Vec<&'static str>,
+}
+
+impl Project {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            vars: vec![],
+            flags: vec![],
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join("pkg").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.dir.path().join("pkg").join(rel)).unwrap();
+    }
+
+    fn build(&self, cache: bool) -> BuildReport {
+        let out = if cache { "out" } else { "out-nocache" };
+        Build::new()
+            .toolkit(tk().clone())
+            .env(archbuild_tests::env_with(self.vars.iter().copied()))
+            .manifest_dir(self.dir.path().join("pkg"))
+            .cache_dir(self.dir.path().join("cache"))
+            .cache(cache)
+            .out_dir(self.dir.path().join(out))
+            .file("kernels/k.cu")
+            .include("inc")
+            .flags(&self.flags)
+            .archs("8.6+PTX")
+            .quiet(true)
+            .try_compile("kernels")
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn fatbin(r: &BuildReport) -> Vec<u8> {
+        std::fs::read(&r.modules[0].fatbin).unwrap()
+    }
+
+    /// A first cached build, then `edit`, then a cached build and one without the cache: the
+    /// two must agree, and differ from the first (the edit changes the output).
+    fn edit_then_compare(&self, edit: impl FnOnce()) -> BuildReport {
+        let first = self.build(true);
+        assert!(first.jobs_run > 0, "{first}");
+        let before = Self::fatbin(&first);
+        edit();
+        let cached = self.build(true);
+        let fresh = self.build(false);
+        assert!(
+            Self::fatbin(&cached) == Self::fatbin(&fresh),
+            "served a stale result: the cached build differs from a build without cache: {cached}"
+        );
+        assert!(
+            Self::fatbin(&cached) != before,
+            "the edit changes the output"
+        );
+        cached
+    }
+}
+
+fn tk() -> &'static Toolkit {
+    archbuild_tests::toolkit()
+}
+
+/// Comment lines that move everything below them.
+const COMMENTS: &str = "// one\n// two\n/* three\n   four */\n";
+
+#[test]
+fn line_info_from_nvcc_append_flags_keeps_line_markers() {
+    let mut p = Project::new();
+    p.vars.push(("NVCC_APPEND_FLAGS", "-lineinfo"));
+    let src = "extern \"C\" __global__ void k(float *x) {\n  x[0] = x[1] * 2.0f;\n}\n";
+    p.write("kernels/k.cu", src);
+    p.edit_then_compare(|| p.write("kernels/k.cu", &format!("{COMMENTS}{src}")));
+}
+
+#[test]
+fn source_in_ptx_sees_a_comment_edited_on_its_line() {
+    let mut p = Project::new();
+    p.flags = vec!["-lineinfo", "-src-in-ptx"];
+    let src = "extern \"C\" __global__ void k(float *x) {\n  x[0] = x[1] * 2.0f; // double\n}\n";
+    p.write("kernels/k.cu", src);
+    // The preprocessed text is the same to the byte: only the source's own line differs.
+    p.edit_then_compare(|| p.write("kernels/k.cu", &src.replace("double", "twice")));
+}
+
+#[test]
+fn builtin_line_is_read_after_lines_are_added_above() {
+    let p = Project::new();
+    let src = "extern \"C\" __global__ void k(int *x) {\n  x[0] = __builtin_LINE();\n}\n";
+    p.write("kernels/k.cu", src);
+    p.edit_then_compare(|| p.write("kernels/k.cu", &format!("{COMMENTS}{src}")));
+}
+
+#[test]
+fn builtin_file_is_read_after_its_header_moves() {
+    let p = Project::new();
+    let header = "__device__ inline const char *where() { return __builtin_FILE(); }\n";
+    p.write(
+        "kernels/k.cu",
+        "#include \"where.cuh\"\nextern \"C\" __global__ void k(char *out) {\n  \
+         const char *f = where();\n  for (int i = 0; f[i]; ++i) out[i] = f[i];\n}\n",
+    );
+    p.write("inc/where.cuh", header);
+    // The same header, now found next to the source (quoted includes look there first).
+    p.edit_then_compare(|| {
+        p.remove("inc/where.cuh");
+        p.write("kernels/where.cuh", header);
+    });
+}
+
+/// A kernel that copies a raw string literal into device memory.
+fn raw_string_kernel(text: &str) -> String {
+    format!(
+        "__device__ const char text[] = R\"raw({text})raw\";\nextern \"C\" __global__ void \
+         k(char *out) {{\n  for (int i = 0; i < sizeof(text); ++i) out[i] = text[i];\n}}\n"
+    )
+}
+
+#[test]
+fn a_raw_string_keeps_its_blank_lines() {
+    let p = Project::new();
+    p.write("kernels/k.cu", &raw_string_kernel("a\n\nb"));
+    p.edit_then_compare(|| p.write("kernels/k.cu", &raw_string_kernel("a\nb")));
+}
+
+#[test]
+fn a_raw_string_keeps_its_line_marker_lines() {
+    let p = Project::new();
+    p.write("kernels/k.cu", &raw_string_kernel("a\n# 1 \"x\"\nb"));
+    p.edit_then_compare(|| p.write("kernels/k.cu", &raw_string_kernel("a\n# 2 \"x\"\nb")));
+}
+
+#[test]
+fn time_in_a_kernel_is_compiled_on_every_build() {
+    let p = Project::new();
+    p.write(
+        "kernels/k.cu",
+        "__device__ const char stamp[] = __DATE__ \" \" __TIME__;\nextern \"C\" __global__ \
+         void k(char *out) {\n  for (int i = 0; i < sizeof(stamp); ++i) out[i] = stamp[i];\n}\n",
+    );
+    p.build(true);
+    for r in [p.build(true), p.build(true)] {
+        let cicc: Vec<_> = r
+            .jobs
+            .iter()
+            .filter(|j| j.phase == JobPhase::Cicc)
+            .collect();
+        assert_eq!(cicc.len(), 1, "{r}");
+        let job = cicc[0];
+        assert!(
+            !job.cached && job.command.is_some(),
+            "served from the cache: {r}"
+        );
+        let note = job.note.as_deref().unwrap_or_default();
+        assert!(
+            note.contains("kernels/k.cu") && note.contains("__DATE__"),
+            "the job says why it is not cached: {note:?}"
+        );
+        assert!(
+            r.to_string().contains(note),
+            "the report shows the note: {r}"
+        );
+    }
+    // The same through a header found on the include path.
+    p.write("inc/stamp.cuh", "#define STAMP __TIMESTAMP__\n");
+    p.write(
+        "kernels/k.cu",
+        "#include \"stamp.cuh\"\n__device__ const char stamp[] = STAMP;\nextern \"C\" __global__ \
+         void k(char *out) {\n  for (int i = 0; i < sizeof(stamp); ++i) out[i] = stamp[i];\n}\n",
+    );
+    p.build(true);
+    let r = p.build(true);
+    let job = r.jobs.iter().find(|j| j.phase == JobPhase::Cicc).unwrap();
+    assert!(job.command.is_some(), "served from the cache: {r}");
+    let note = job.note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("inc/stamp.cuh") && note.contains("__TIMESTAMP__"),
+        "{note:?}"
+    );
+}
+
+#[test]
+fn a_comment_only_edit_next_to_literals_starts_no_compiler() {
+    let p = Project::new();
+    let src = "// A kernel.\n#include \"params.cuh\"\n__device__ const char text[] = \
+               R\"(one\n\ntwo)\";\nextern \"C\" __global__ void k(char *out) {\n  \
+               out[0] = text[SCALE] + '\"';\n}\n";
+    p.write("kernels/k.cu", src);
+    p.write("inc/params.cuh", "#define SCALE 2\n");
+    let cold = p.build(true);
+    assert_eq!(cold.jobs_run, 2, "{cold}");
+    p.write("kernels/k.cu", &src.replace("// A kernel.\n", COMMENTS));
+    p.write(
+        "inc/params.cuh",
+        "// the scale\n\n#define SCALE 2 /* two */\n",
+    );
+    let r = p.build(true);
+    assert_eq!(r.jobs_run, 0, "a compiler ran: {r}");
+    assert_eq!(r.processes_started, 1, "one preprocessor run: {r}");
+    assert!(r.jobs.iter().any(|j| j.preprocessed), "{r}");
+    assert!(Project::fatbin(&r) == Project::fatbin(&cold));
+    assert!(r.jobs.iter().all(|j| j.note.is_none()), "{r}");
+}
