@@ -184,7 +184,12 @@ pub(crate) fn check(
         ));
     }
     if record.settings != settings {
-        return Err("it was built with other flags, include dirs, defines or compression".into());
+        return Err(
+            "it was built with other flags (also those of NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS \
+             and the files they name), include dirs, defines, compression, compiler \
+             environment, toolkit or host compiler (docs/build.md, \"What the cache key holds\")"
+                .into(),
+        );
     }
     for (p, h) in &record.inputs {
         let now = roots

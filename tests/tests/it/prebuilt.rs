@@ -110,6 +110,19 @@ fn a_release_build_takes_ci_fat_binaries_and_compiles_nothing() {
         "{:?}",
         r.warnings
     );
+    // nvcc's flag variables shape the output as flags do: a CI build without them is not this
+    // build's (it was taken before they were keyed).
+    let mut with_env = env.to_vec();
+    with_env.push(("NVCC_APPEND_FLAGS", "-Xptxas -O0"));
+    let r = build(&pkg, &out, "7.5 8.6+PTX", &with_env, None);
+    assert!(r.prebuilt.is_empty(), "{r}");
+    assert!(r.warnings[0].contains("other flags"), "{:?}", r.warnings);
+    let local = build(&pkg, &dir.path().join("local-o0"), "7.5 8.6+PTX", &with_env[1..], None);
+    for m in ["add", "scale"] {
+        let a = std::fs::read(&local.module(m).unwrap().fatbin).unwrap();
+        let b = std::fs::read(&r.module(m).unwrap().fatbin).unwrap();
+        assert!(a == b, "{m}: the refused prebuilt build differs from a local one");
+    }
     // Back to the CI's state: taken again.
     let r = build(&pkg, &out, "7.5 8.6+PTX", &env, None);
     assert_eq!(r.prebuilt, ["add", "scale"], "{:?}", r.warnings);
