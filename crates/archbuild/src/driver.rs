@@ -1,21 +1,22 @@
 //! Executing a plan: for each job, look it up in the cache, else run its command; then check
 //! the results. This is where the cache keys are defined.
 //!
+//! Every key is made in `keys.rs` (one function over the settings, destructured without `..`).
+//!
 //! * cicc phase, three ways to a result, cheapest first:
-//!   1. *direct mode*: the *manifest key* hashes the build's base (the toolkit's files by
-//!      content, the host compiler by content, `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS`/
-//!      `NVCC_CCBIN`), the source's path relative to the package, the virtual arch, nvcc
-//!      flags, include dirs and defines. Its manifest (`deps`) maps the state of every input
+//!   1. *direct mode*: the *manifest key* (the cicc settings, the source's path relative to the
+//!      package, the virtual arch) has a manifest (`deps`) that maps the state of every input
 //!      the preprocessor read or probed to the PTX's key: when all match, nothing runs.
 //!   2. *preprocessor mode*: when a manifest exists but no entry matches (a source changed),
 //!      `nvcc -E` preprocesses the source for this arch (one process, no cicc); the PTX is
-//!      keyed on the preprocessed text (line markers and blank lines dropped unless line
-//!      information is requested), so a comment-only edit finds the PTX it already has.
+//!      keyed on the preprocessed text as `preprocessed.rs` reduces it (line markers and blank
+//!      lines outside literals dropped only where they cannot reach the PTX), so a
+//!      comment-only edit finds the PTX it already has.
 //!   3. the compile, `nvcc -ptx --keep`, whose kept preprocessed text gives the same key.
-//! * ptxas phase: the key hashes the base, the PTX content, the arch and the ptxas flags —
-//!   exactly ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An
-//!   alias keyed on the PTX's key points at the cubin, so a rebuild finds it without reading
-//!   the PTX.
+//! * ptxas phase: the key holds the ptxas settings, the PTX content and the arch — exactly
+//!   ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An alias keyed
+//!   on the PTX's key points at the cubin, so a rebuild finds it without reading the PTX.
+//! * `ARCHBUILD_VERIFY` (`verify.rs`) compiles a sample of hits again and compares.
 //!
 //! No key holds an absolute path of the package, the home or the toolkit, so machines with
 //! different checkouts share entries through a remote tier. Hits only check that the entry
