@@ -3,10 +3,16 @@
 //! archbuild's compile workers are plain threads, so each call blocks on a private runtime,
 //! from a scoped thread when the caller is itself inside a Tokio runtime (a program using the
 //! loader may be).
+//!
+//! A Redis server is connected to once before the operator is made: Redis's client retries a
+//! refused connection with backoff for about ten seconds before it reports it, while a plain
+//! connect says at once that nothing listens, so the remote is given up for this process right
+//! away (one warning; the build goes on locally).
 
+use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::config::{endpoint, RemoteConfig};
+use crate::config::RemoteConfig;
 use crate::tier::Tier;
 
 /// An OpenDAL operator with its runtime.
@@ -25,7 +31,10 @@ impl std::fmt::Debug for OpendalTier {
 }
 
 pub(crate) fn open(config: &RemoteConfig) -> Result<Box<dyn Tier>, String> {
-    let e = endpoint(&config.url, "the remote cache").map_err(|e| e.to_string())?;
+    let e = config.endpoint().map_err(|e| e.to_string())?;
+    if let Some((host, port)) = &e.address {
+        listening(host, *port, config.timeout)?;
+    }
     opendal::install_default();
     let op = opendal::Operator::via_iter(e.scheme, e.options).map_err(|e| e.to_string())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -39,6 +48,25 @@ pub(crate) fn open(config: &RemoteConfig) -> Result<Box<dyn Tier>, String> {
         rt,
         timeout: config.timeout,
     }))
+}
+
+/// `Ok` once a TCP connection to `host:port` (any of its addresses) succeeds; `Err` saying why
+/// none did (refused, unreachable, no such host, or `timeout` passed).
+fn listening(host: &str, port: u16, timeout: Duration) -> Result<(), String> {
+    let addrs = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?;
+    let mut last = None;
+    for addr in addrs {
+        match TcpStream::connect_timeout(&addr, timeout) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(match last {
+        Some(e) => format!("cannot connect to {host}:{port}: {e}"),
+        None => format!("{host} has no address"),
+    })
 }
 
 impl OpendalTier {
