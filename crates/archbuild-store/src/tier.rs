@@ -125,8 +125,8 @@ impl Remote {
             let why = self.config.scrub(why);
             self.warn(format!(
                 "the remote cache {} failed ({why}); this build goes on with the local cache \
-                 only (check that the server is up and reachable, or unset \
-                 ARCHBUILD_REMOTE_CACHE)",
+                 only (check that the server is up and reachable and its user name and \
+                 password are right, or unset ARCHBUILD_REMOTE_CACHE)",
                 self.config.url
             ));
         }

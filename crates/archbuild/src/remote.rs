@@ -137,4 +137,54 @@ mod tests {
         let e = resolve(&b, &env, None).unwrap_err().to_string();
         assert!(e.contains(MODE_VAR) && e.contains("read-only"), "{e}");
     }
+
+    #[test]
+    fn credentials_are_checked_and_never_quoted() {
+        let b = Spec::default();
+        let env = Env::from_vars([(URL_VAR, "redis://:Hidden-pw1@h:1/0")]);
+        let c = resolve(&b, &env, None).unwrap().unwrap();
+        assert_eq!(c.url.to_string(), "redis://:***@h:1/0");
+        let env = Env::from_vars([(URL_VAR, "redis://:Hidden-pw1@h:1/x")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(
+            e.contains("redis://:***@h:1/x") && !e.contains("Hidden-pw1"),
+            "{e}"
+        );
+        // A password variable an engine cannot use is an error naming it, not a silent no-op.
+        let env = Env::from_vars([(URL_VAR, "s3://b/p"), (PASSWORD_VAR, "Hidden-pw1")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(
+            e.contains(PASSWORD_VAR) && e.contains("AWS_ACCESS_KEY_ID"),
+            "{e}"
+        );
+        assert!(!e.contains("Hidden-pw1"), "{e}");
+        let env = Env::from_vars([(URL_VAR, "webdav://h/c"), (PASSWORD_VAR, "Hidden-pw1")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(e.contains(USERNAME_VAR), "{e}");
+        let env = Env::from_vars([
+            (URL_VAR, "webdav://h/c"),
+            (USERNAME_VAR, "bob"),
+            (PASSWORD_VAR, "Hidden-pw1"),
+        ]);
+        let c = resolve(&b, &env, None).unwrap().unwrap();
+        assert!(!format!("{c:?}").contains("Hidden-pw1"), "{c:?}");
+    }
+
+    #[test]
+    fn credential_errors_say_what_and_how_to_fix_it() {
+        let b = Spec::default();
+        let err = |vars: &[(&str, &str)]| {
+            let env = Env::from_vars(vars.iter().copied());
+            resolve(&b, &env, None).unwrap_err().to_string()
+        };
+        let text = [
+            err(&[(URL_VAR, "s3://bucket/p"), (PASSWORD_VAR, "Hidden-pw1")]),
+            err(&[(URL_VAR, "webdav://:Hidden-pw1@dav/c")]),
+            err(&[(URL_VAR, "redis://:half/Hidden-pw1@cache:6379/0")]),
+            err(&[(URL_VAR, "redis://:Hidden%zz@cache:6379/0")]),
+        ]
+        .join("\n\n");
+        assert!(!text.contains("Hidden"), "{text}");
+        insta::assert_snapshot!(text);
+    }
 }

@@ -22,6 +22,7 @@ mod fatbin_cuobjdump;
 mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
 mod prebuilt;
+mod remote_credentials;
 mod sccache;
 mod servers_smoke;
 mod shared_cache;
