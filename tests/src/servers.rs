@@ -47,6 +47,8 @@ pub struct Server {
     kind: Kind,
     /// For WebDAV: the served root (inside `dir`).
     data: Option<PathBuf>,
+    /// For Redis started with `--requirepass`: the password (readiness authenticates first).
+    password: Option<String>,
     /// Declared last on purpose: fields drop in order, and `Drop::drop` kills the child before
     /// any field drops, so the directory is removed only once nothing writes to it.
     dir: TempDir,
@@ -56,8 +58,18 @@ impl Server {
     /// `redis-server` on 127.0.0.1 at a free port, no persistence (`--save "" --appendonly no`),
     /// its own temp dir.
     pub fn redis() -> Result<Server, String> {
+        Self::redis_inner(None)
+    }
+
+    /// [`Server::redis`] that answers only clients that authenticate with `password`
+    /// (`--requirepass`; anything else gets `NOAUTH`).
+    pub fn redis_with_password(password: &str) -> Result<Server, String> {
+        Self::redis_inner(Some(password))
+    }
+
+    fn redis_inner(password: Option<&str>) -> Result<Server, String> {
         let program = require("redis-server")?;
-        start(Kind::Redis, |dir, port| {
+        start(Kind::Redis, password, |dir, port| {
             let mut cmd = Command::new(&program);
             cmd.arg("--port")
                 .arg(port.to_string())
@@ -71,6 +83,9 @@ impl Server {
                 .arg(dir)
                 .arg("--logfile")
                 .arg(dir.join("redis.log"));
+            if let Some(pw) = password {
+                cmd.arg("--requirepass").arg(pw);
+            }
             Ok(cmd)
         })
     }
@@ -80,7 +95,7 @@ impl Server {
     /// is installed.
     pub fn webdav() -> Result<Server, String> {
         let program = require("nginx")?;
-        start(Kind::WebDav, |dir, port| {
+        start(Kind::WebDav, None, |dir, port| {
             let data = dir.join("data");
             for sub in ["data", "body", "proxy", "fastcgi", "uwsgi", "scgi"] {
                 let p = dir.join(sub);
@@ -114,6 +129,12 @@ impl Server {
             Kind::Redis => format!("redis://127.0.0.1:{}/0", self.port),
             Kind::WebDav => format!("webdav://127.0.0.1:{}/", self.port),
         }
+    }
+
+    /// [`Server::url`] with `userinfo@` before the host (`":pw"`, `"user:pw"`, encoded by the
+    /// caller as a URL must be).
+    pub fn url_with_userinfo(&self, userinfo: &str) -> String {
+        self.url().replacen("://", &format!("://{userinfo}@"), 1)
     }
 
     /// For WebDAV: the directory on disk that the server serves (tests corrupt entries
@@ -278,6 +299,7 @@ http {{
 /// argv, then waits until the server answers. Retries only when the port was taken meanwhile.
 fn start(
     kind: Kind,
+    password: Option<&str>,
     command: impl Fn(&Path, u16) -> Result<Command, String>,
 ) -> Result<Server, String> {
     let prefix = match kind {
@@ -313,6 +335,7 @@ fn start(
             port,
             kind,
             data,
+            password: password.map(str::to_owned),
             dir,
         };
         match wait_ready(&mut server) {
@@ -371,7 +394,7 @@ fn wait_ready(server: &mut Server) -> Result<(), String> {
                     }
                 }
                 Kind::Redis => {
-                    if redis_pong(stream) {
+                    if redis_pong(stream, server.password.as_deref()) {
                         return Ok(());
                     }
                 }
@@ -399,21 +422,44 @@ fn nginx_answers(mut stream: TcpStream) -> bool {
     text.starts_with("http/1.") && text.contains("\r\nserver: nginx")
 }
 
-/// Whether a Redis server answers `PING` with `+PONG` (it may answer `-LOADING` while starting).
-fn redis_pong(mut stream: TcpStream) -> bool {
+/// Whether a Redis server answers `PING` with `+PONG` (it may answer `-LOADING` while starting),
+/// after `AUTH password` when it has one.
+fn redis_pong(mut stream: TcpStream, password: Option<&str>) -> bool {
     let timeout = Some(Duration::from_secs(1));
-    if stream.set_read_timeout(timeout).is_err() || stream.write_all(b"PING\r\n").is_err() {
+    let mut request = Vec::new();
+    if let Some(pw) = password {
+        request.extend_from_slice(&resp(&[b"AUTH", pw.as_bytes()]));
+    }
+    request.extend_from_slice(&resp(&[b"PING"]));
+    if stream.set_read_timeout(timeout).is_err() || stream.write_all(&request).is_err() {
         return false;
     }
+    let replies = if password.is_some() { 2 } else { 1 };
     let mut buf = [0u8; 64];
     let mut got = Vec::new();
-    while !got.ends_with(b"\r\n") {
+    while got.windows(2).filter(|w| w == b"\r\n").count() < replies {
         match stream.read(&mut buf) {
             Ok(0) | Err(_) => return false,
             Ok(n) => got.extend_from_slice(&buf[..n]),
         }
     }
-    got.starts_with(b"+PONG")
+    let expected: &[u8] = if password.is_some() {
+        b"+OK\r\n+PONG\r\n"
+    } else {
+        b"+PONG\r\n"
+    };
+    got.starts_with(expected)
+}
+
+/// One Redis command in the protocol's array form (any bytes in its arguments).
+pub fn resp(args: &[&[u8]]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args {
+        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+    out
 }
 
 /// The last lines of every log file in `dir`, for error messages.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use archbuild_store::{Env, Key, Remote, RemoteConfig, RemoteMode, RemoteStats, Store};
+use archbuild_store::{Env, Key, Remote, RemoteConfig, RemoteMode, RemoteStats, RemoteUrl, Store};
 
 use crate::env;
 use crate::error::{Error, Result};
@@ -256,8 +256,15 @@ fn remote_from_env() -> Result<Option<Arc<Remote>>> {
         value: value.to_owned(),
         detail: e.to_string(),
     };
-    let mut config =
-        RemoteConfig::new(&url, env::REMOTE_CACHE).map_err(|e| bad(env::REMOTE_CACHE, &url, e))?;
+    let url = RemoteUrl::new(&url);
+    let mut config = RemoteConfig::from_url(url.clone(), env::REMOTE_CACHE)
+        .and_then(|c| {
+            c.with_credentials(
+                vars.var(env::REMOTE_CACHE_USERNAME),
+                vars.var(env::REMOTE_CACHE_PASSWORD),
+            )
+        })
+        .map_err(|e| bad(env::REMOTE_CACHE, &url.redacted(), e))?;
     if let Some(m) = vars.var(env::REMOTE_CACHE_MODE) {
         let mode = RemoteMode::parse(&m, env::REMOTE_CACHE_MODE)
             .map_err(|e| bad(env::REMOTE_CACHE_MODE, &m, e))?;

@@ -19,6 +19,10 @@ pub(crate) const JIT: &str = "ARCHBUILD_JIT";
 pub(crate) const REMOTE_CACHE: &str = "ARCHBUILD_REMOTE_CACHE";
 /// `ARCHBUILD_REMOTE_CACHE_MODE`: `read-write` (default) or `read-only`.
 pub(crate) const REMOTE_CACHE_MODE: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
+/// `ARCHBUILD_REMOTE_CACHE_USERNAME` / `_PASSWORD`: credentials for a Redis or WebDAV remote
+/// whose URL has none.
+pub(crate) const REMOTE_CACHE_USERNAME: &str = archbuild_store::USERNAME_VAR;
+pub(crate) const REMOTE_CACHE_PASSWORD: &str = archbuild_store::PASSWORD_VAR;
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
 pub(crate) const HOME: &str = archbuild_store::HOME_VAR;
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.

@@ -1,19 +1,12 @@
-//! What a remote cache is: a URL naming a storage engine people already run, and whether this
-//! machine may write to it. Parsing is pure, so every accepted form is tested without a server.
-//!
-//! | URL | engine |
-//! |---|---|
-//! | `redis://host:port/db`, `rediss://…` | Redis (TLS with `rediss`) |
-//! | `webdav://host:port/path`, `webdavs://…` | WebDAV over HTTP (HTTPS with `webdavs`) |
-//! | `s3://bucket/prefix` | S3 and compatible stores (endpoint, region, keys from `AWS_*`) |
-//! | `gs://bucket/prefix` | Google Cloud Storage (credentials from the usual `GOOGLE_*`) |
-//! | `azblob://container/prefix` | Azure Blob Storage (account from `AZBLOB_*`/`AZURE_*`) |
-//! | `gha` | the GitHub Actions cache (inside a workflow run) |
-//! | `file:///mnt/shared` | a shared directory (NFS, SMB, a bind mount) |
+//! What a remote cache is: a URL (which `endpoint` maps to a storage engine), whether this
+//! machine may write to it, how long one operation may take, and the credentials of its own
+//! variables.
 
 use std::time::Duration;
 
+use crate::endpoint::{parse, Endpoint};
 use crate::error::{Error, Result};
+use crate::remote_url::{scrub, Credentials, RemoteUrl};
 
 /// Whether this machine may write to the remote cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,12 +42,14 @@ impl RemoteMode {
 /// A configured remote cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteConfig {
-    /// The URL as the user gave it (credentials never appear in it: they come from the
-    /// engine's usual environment variables).
-    pub url: String,
+    /// The URL as the user gave it; it prints with its password hidden ([`RemoteUrl`]).
+    pub url: RemoteUrl,
     pub mode: RemoteMode,
     /// The longest one operation may take before the remote is given up for this process.
     pub timeout: Duration,
+    /// From [`USERNAME_VAR`](crate::USERNAME_VAR) and
+    /// [`PASSWORD_VAR`](crate::PASSWORD_VAR): each fills what the URL's userinfo leaves out.
+    credentials: Credentials,
 }
 
 /// Default bound on one remote operation.
@@ -63,11 +58,17 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 impl RemoteConfig {
     /// A read-write remote at `url` (checked now, so a typo fails before any compile).
     pub fn new(url: &str, origin: &str) -> Result<Self> {
-        endpoint(url, origin)?;
+        Self::from_url(RemoteUrl::new(url), origin)
+    }
+
+    /// [`RemoteConfig::new`] for a URL already wrapped (it never leaves its wrapper).
+    pub fn from_url(url: RemoteUrl, origin: &str) -> Result<Self> {
+        parse(url.clear(), origin, &Credentials::default())?;
         Ok(Self {
-            url: url.trim().to_owned(),
+            url,
             mode: RemoteMode::ReadWrite,
             timeout: DEFAULT_TIMEOUT,
+            credentials: Credentials::default(),
         })
     }
 
@@ -80,195 +81,122 @@ impl RemoteConfig {
         self.timeout = timeout;
         self
     }
-}
 
-/// An OpenDAL service and its options, from a remote-cache URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    pub scheme: &'static str,
-    pub options: Vec<(String, String)>,
-}
-
-fn bad(url: &str, origin: &str, why: &str) -> Error {
-    Error::BadUrl {
-        origin: origin.to_owned(),
-        url: url.to_owned(),
-        why: why.to_owned(),
+    /// The user name and password of [`USERNAME_VAR`](crate::USERNAME_VAR) and
+    /// [`PASSWORD_VAR`](crate::PASSWORD_VAR) (blank: `None`), used where the URL's userinfo
+    /// has none; checked now (an engine that takes its credentials elsewhere refuses them).
+    pub fn with_credentials(
+        mut self,
+        username: Option<String>,
+        password: Option<String>,
+    ) -> Result<Self> {
+        let blank = |v: Option<String>| v.filter(|v| !v.is_empty());
+        let credentials = Credentials {
+            username: blank(username),
+            password: blank(password),
+        };
+        parse(self.url.clear(), "the remote cache setting", &credentials)?;
+        self.credentials = credentials;
+        Ok(self)
     }
-}
 
-/// Maps a remote-cache URL to the OpenDAL service that serves it.
-pub fn endpoint(url: &str, origin: &str) -> Result<Endpoint> {
-    let url = url.trim();
-    if url == "gha" || url == "gha://" {
-        return Ok(Endpoint {
-            scheme: "ghac",
-            options: vec![("version".into(), "archbuild-v1".into())],
-        });
+    /// The OpenDAL service and options (credentials in clear: for the operator only).
+    pub(crate) fn endpoint(&self) -> Result<Endpoint> {
+        parse(
+            self.url.clear(),
+            "the remote cache setting",
+            &self.credentials,
+        )
     }
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| bad(url, origin, "it has no `scheme://`"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let opt = |k: &str, v: &str| (k.to_owned(), v.to_owned());
-    let root = |p: &str| {
-        let p = p.trim_end_matches('/');
-        if p.is_empty() {
-            "/".to_owned()
-        } else {
-            format!("{p}/")
-        }
-    };
-    let need_authority = |what: &str| {
-        if authority.is_empty() {
-            Err(bad(url, origin, &format!("it names no {what}")))
-        } else {
-            Ok(())
-        }
-    };
-    let e = match scheme.to_ascii_lowercase().as_str() {
-        "redis" | "rediss" => {
-            need_authority("host")?;
-            let db = path.trim_matches('/');
-            let db = if db.is_empty() { "0" } else { db };
-            if db.parse::<u32>().is_err() {
-                return Err(bad(url, origin, "the path must be a database number"));
-            }
-            Endpoint {
-                scheme: "redis",
-                options: vec![
-                    opt("endpoint", &format!("{scheme}://{authority}")),
-                    opt("db", db),
-                ],
-            }
-        }
-        "webdav" | "webdavs" => {
-            need_authority("host")?;
-            let http = if scheme.eq_ignore_ascii_case("webdavs") {
-                "https"
-            } else {
-                "http"
-            };
-            Endpoint {
-                scheme: "webdav",
-                options: vec![
-                    opt("endpoint", &format!("{http}://{authority}")),
-                    opt("root", &root(path)),
-                ],
-            }
-        }
-        "s3" => {
-            need_authority("bucket")?;
-            Endpoint {
-                scheme: "s3",
-                options: vec![opt("bucket", authority), opt("root", &root(path))],
-            }
-        }
-        "gs" | "gcs" => {
-            need_authority("bucket")?;
-            Endpoint {
-                scheme: "gcs",
-                options: vec![opt("bucket", authority), opt("root", &root(path))],
-            }
-        }
-        "azblob" => {
-            need_authority("container")?;
-            Endpoint {
-                scheme: "azblob",
-                options: vec![opt("container", authority), opt("root", &root(path))],
-            }
-        }
-        "file" => {
-            if !authority.is_empty() && authority != "localhost" {
-                return Err(bad(
-                    url,
-                    origin,
-                    "a file URL names a local path: `file:///mnt/shared`",
-                ));
-            }
-            if path == "/" {
-                return Err(bad(url, origin, "it names no directory"));
-            }
-            Endpoint {
-                scheme: "fs",
-                options: vec![opt("root", path)],
-            }
-        }
-        _ => {
-            return Err(bad(
-                url,
-                origin,
-                &format!("`{scheme}` is not a known engine"),
-            ))
-        }
-    };
-    Ok(e)
+
+    /// `text` (an engine's error) with this remote's URL redacted and its password hidden.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        let text = text.replace(self.url.clear(), &self.url.redacted());
+        let url_password = self
+            .endpoint()
+            .ok()
+            .and_then(|e| e.option("password").map(str::to_owned));
+        [url_password, self.credentials.password.clone()]
+            .iter()
+            .flatten()
+            .fold(text, |t, p| scrub(&t, p))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::USERNAME_VAR;
 
-    fn opts(url: &str) -> (&'static str, Vec<(String, String)>) {
-        let e = endpoint(url, "test").unwrap();
-        (e.scheme, e.options)
+    const SECRET: &str = "S3cretPw";
+
+    fn creds(url: &str, user: Option<&str>, pw: Option<&str>) -> Result<RemoteConfig> {
+        RemoteConfig::new(url, "test")?
+            .with_credentials(user.map(str::to_owned), pw.map(str::to_owned))
     }
 
     #[test]
-    fn every_engine_maps_to_its_service() {
-        let o = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    fn the_variables_fill_what_the_url_leaves_out() {
+        let option = |c: &RemoteConfig, k: &str| c.endpoint().unwrap().option(k).map(str::to_owned);
+        let c = creds("redis://h:1/0", None, Some(SECRET)).unwrap();
+        assert_eq!(option(&c, "password").as_deref(), Some(SECRET));
+        assert_eq!(option(&c, "username"), None);
+        let c = creds("redis://:from-url@h:1/0", Some("v"), Some(SECRET)).unwrap();
         assert_eq!(
-            opts("redis://127.0.0.1:6379/2"),
-            (
-                "redis",
-                vec![o("endpoint", "redis://127.0.0.1:6379"), o("db", "2")]
-            )
+            option(&c, "password").as_deref(),
+            Some("from-url"),
+            "URL first"
         );
-        assert_eq!(opts("redis://h:1").1[1], o("db", "0"));
-        assert_eq!(
-            opts("webdav://127.0.0.1:8080/cache/ab"),
-            (
-                "webdav",
-                vec![
-                    o("endpoint", "http://127.0.0.1:8080"),
-                    o("root", "/cache/ab/")
-                ]
-            )
-        );
-        assert_eq!(opts("webdavs://h/").1[0], o("endpoint", "https://h"));
-        assert_eq!(
-            opts("s3://bucket/prefix"),
-            ("s3", vec![o("bucket", "bucket"), o("root", "/prefix/")])
-        );
-        assert_eq!(opts("gs://b").0, "gcs");
-        assert_eq!(opts("azblob://c/p").0, "azblob");
-        assert_eq!(opts("gha").0, "ghac");
-        assert_eq!(
-            opts("file:///mnt/shared"),
-            ("fs", vec![o("root", "/mnt/shared")])
-        );
+        assert_eq!(option(&c, "username").as_deref(), Some("v"));
+        let c = creds("webdav://bob@h/c", None, Some(SECRET)).unwrap();
+        assert_eq!(option(&c, "username").as_deref(), Some("bob"));
+        assert_eq!(option(&c, "password").as_deref(), Some(SECRET));
+        // Blank variables are unset.
+        let c = creds("s3://b/p", Some(""), Some("")).unwrap();
+        assert_eq!(c.endpoint().unwrap().option("password"), None);
     }
 
     #[test]
-    fn bad_urls_say_what_is_wrong() {
-        for (url, why) in [
-            ("127.0.0.1:6379", "no `scheme://`"),
-            ("ftp://h/x", "`ftp` is not a known engine"),
-            ("redis://h/x", "database number"),
-            ("s3:///p", "no bucket"),
-            ("file://host/p", "local path"),
+    fn variables_an_engine_cannot_use_are_refused_without_quoting_them() {
+        for (url, user, why) in [
+            ("s3://b/p", None, "AWS_ACCESS_KEY_ID"),
+            ("gha", Some("u"), "workflow's own token"),
+            ("file:///shared", None, "file system's permissions"),
+            ("webdav://h/c", None, USERNAME_VAR),
         ] {
-            let e = endpoint(url, "ARCHBUILD_REMOTE_CACHE")
-                .unwrap_err()
-                .to_string();
-            assert!(
-                e.contains(why) && e.contains("ARCHBUILD_REMOTE_CACHE"),
-                "{e}"
-            );
+            let e = creds(url, user, Some(SECRET)).unwrap_err();
+            assert!(matches!(e, Error::Credentials { .. }), "{e:?}");
+            let e = e.to_string();
+            assert!(e.contains(why) && e.contains("hint:"), "{e}");
+            assert!(!e.contains(SECRET), "{e}");
         }
+    }
+
+    #[test]
+    fn a_config_never_prints_its_passwords() {
+        let url = format!("redis://u:{SECRET}@h:1/0");
+        let c = creds(&url, None, None).unwrap();
+        assert_eq!(c.url.to_string(), "redis://u:***@h:1/0");
+        let c = creds("redis://h:1/0", None, Some("var-Pw-9")).unwrap();
+        let d = format!("{c:?}");
+        assert!(!d.contains("var-Pw-9") && d.contains("***"), "{d}");
+        // An engine's message quoting what it was given loses the URL and the passwords.
+        let c = creds(&url, None, None).unwrap();
+        let text = format!("cannot reach {url}: AUTH {SECRET} refused");
+        assert_eq!(
+            c.scrub(&text),
+            "cannot reach redis://u:***@h:1/0: AUTH *** refused"
+        );
+        let c = creds("redis://h:1/0", None, Some("var-Pw-9")).unwrap();
+        assert_eq!(c.scrub("AUTH var-Pw-9"), "AUTH ***");
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(
+            RemoteMode::parse(" RO ", "x").unwrap(),
+            RemoteMode::ReadOnly
+        );
         let e = RemoteMode::parse("sometimes", "ARCHBUILD_REMOTE_CACHE_MODE").unwrap_err();
         assert!(e.to_string().contains("read-only"), "{e}");
     }

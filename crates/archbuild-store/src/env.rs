@@ -116,7 +116,7 @@ impl Env {
         self.var(name).is_some_and(|v| is_off(&v))
     }
 
-    /// Size `name` in [`parse_size`]'s syntax (`512M`, `2GiB`, bytes): `Ok(None)` when unset,
+    /// Size `name` in [`parse_size()`]'s syntax (`512M`, `2GiB`, bytes): `Ok(None)` when unset,
     /// `Err` with the value as read when it is not a size.
     pub fn size(&self, name: &str) -> Result<Option<u64>, String> {
         match self.var(name) {

@@ -1,5 +1,6 @@
 //! The store's errors: configuration mistakes. A remote that fails at run time is never an
-//! error (it is a warning and the local tier carries on).
+//! error (it is a warning and the local tier carries on). A URL is quoted redacted (its
+//! password as `***`), never in clear.
 
 /// A store configuration error.
 #[derive(Debug, thiserror::Error)]
@@ -13,6 +14,13 @@ pub enum Error {
         origin: String,
         url: String,
         why: String,
+    },
+    #[error("the remote cache `{url}` cannot use {what}: {why}\n  hint: {hint}")]
+    Credentials {
+        url: String,
+        what: String,
+        why: String,
+        hint: String,
     },
     #[error(
         "the remote cache mode `{value}` from {origin} is not one archbuild knows\n  \

@@ -17,6 +17,7 @@
 
 mod atomic;
 mod config;
+mod endpoint;
 pub mod entry;
 mod env;
 mod error;
@@ -26,17 +27,20 @@ mod local;
 mod lru;
 #[cfg(feature = "remote")]
 mod remote;
+mod remote_url;
 mod tier;
 mod vocab;
 
 pub use atomic::{current_umask, write_atomic};
-pub use config::{endpoint, Endpoint, RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
+pub use config::{RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
+pub use endpoint::{endpoint, Endpoint, PASSWORD_VAR, USERNAME_VAR};
 pub use env::Env;
 pub use error::{Error, Result};
 pub use home::{home_dir, HOME_VAR};
 pub use key::{Key, KeyBuilder};
 pub use local::{Store, BUILD_MAGIC};
 pub use lru::{scan, Entry, Eviction};
+pub use remote_url::RemoteUrl;
 pub use tier::{Remote, RemoteStats, Tier};
 pub use vocab::{is_off, is_on, parse_size};
 

@@ -26,6 +26,7 @@ pub trait Tier: Send + Sync + std::fmt::Debug {
 /// Counters of one process's use of a remote cache.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RemoteStats {
+    /// The remote's URL with its password hidden (`redis://:***@host:6379/0`).
     pub url: String,
     pub mode: String,
     /// Entries downloaded and verified.
@@ -120,10 +121,12 @@ impl Remote {
 
     fn give_up(&self, why: &str) {
         if !self.disabled.swap(true, Ordering::SeqCst) {
+            // An engine's error may quote what it was given.
+            let why = self.config.scrub(why);
             self.warn(format!(
                 "the remote cache {} failed ({why}); this build goes on with the local cache \
-                 only (check that the server is up and reachable, or unset \
-                 ARCHBUILD_REMOTE_CACHE)",
+                 only (check that the server is up and reachable and its user name and \
+                 password are right, or unset ARCHBUILD_REMOTE_CACHE)",
                 self.config.url
             ));
         }
@@ -203,7 +206,7 @@ impl Remote {
     /// What happened so far.
     pub fn stats(&self) -> RemoteStats {
         RemoteStats {
-            url: self.config.url.clone(),
+            url: self.config.url.redacted(),
             mode: self.config.mode.as_str().to_owned(),
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),

@@ -41,8 +41,10 @@ impl Build {
     /// `s3://bucket/prefix`, `gs://…`, `azblob://…`, `gha`, `file:///shared/dir`); overrides
     /// `ARCHBUILD_REMOTE_CACHE` and Cargo.toml's `remote-cache`; `off` turns it off. Needs the
     /// `remote` feature to reach anything (without it, one warning and the local cache only).
+    /// Redis and WebDAV take `user:password@` before the host (percent-encoded); the password
+    /// is sent to the server and shown nowhere (`***` in reports, warnings and errors).
     pub fn remote_cache(&mut self, url: &str) -> &mut Self {
-        self.spec.remote_cache = Some(url.to_owned());
+        self.spec.remote_cache = Some(archbuild_store::RemoteUrl::new(url));
         self
     }
 

@@ -40,7 +40,8 @@ pub(crate) struct Spec {
     pub(crate) devices: Option<Vec<ComputeCapability>>,
     pub(crate) quiet: bool,
     pub(crate) on_job: Option<JobCallback>,
-    pub(crate) remote_cache: Option<String>,
+    /// Prints redacted (`Build`'s `Debug` shows no password).
+    pub(crate) remote_cache: Option<archbuild_store::RemoteUrl>,
     pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
     pub(crate) prebuilt: Option<PathBuf>,
     pub(crate) variants: Vec<(String, Vec<String>)>,

@@ -24,6 +24,7 @@ mod fatbin_nvcc_outputs;
 mod hermetic_key;
 mod prebuilt;
 mod preprocessor_soundness;
+mod remote_credentials;
 mod request_outputs;
 mod sccache;
 mod servers_smoke;

@@ -17,6 +17,7 @@ mod matrix_merge;
 mod matrix_precedence;
 mod messages;
 mod packaging;
+mod remote_credentials;
 mod request;
 mod scaffold;
 mod snapshots;
