@@ -317,6 +317,48 @@ mod tests {
     }
 
     #[test]
+    fn files_written_together_are_all_written_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("m.fatbin");
+        std::fs::write(&out, b"old").unwrap();
+        // The second output is a directory: refused before the first is touched.
+        let record = dir.path().join("m.fatbin.archbuild.json");
+        std::fs::create_dir(&record).unwrap();
+        let e = write_all_atomic(&[(&out, b"new"), (&record, b"{}")]).unwrap_err();
+        assert_eq!(e.exit_code(), crate::exit::USAGE, "{e}");
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"old");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["m.fatbin", "m.fatbin.archbuild.json"]);
+    }
+
+    #[test]
+    fn a_chain_of_relative_links_is_followed_to_its_end_and_a_cycle_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/b", dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink("c.fatbin", dir.path().join("sub/b")).unwrap();
+        let a = dir.path().join("a");
+        // A dangling link is written through: the file it names is created.
+        write_atomic(&a, b"x").unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("sub/c.fatbin")).unwrap(),
+            b"x"
+        );
+        assert!(std::fs::symlink_metadata(&a)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        let e = write_atomic(&dir.path().join("loop"), b"x").unwrap_err();
+        assert!(e.to_string().contains("too many levels"), "{e}");
+    }
+
+    #[test]
     fn missing_directory_is_a_write_error() {
         let dir = tempfile::tempdir().unwrap();
         let e = write_atomic(&dir.path().join("no/such/dir/x.fatbin"), b"x").unwrap_err();
