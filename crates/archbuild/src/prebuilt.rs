@@ -104,6 +104,14 @@ impl Record {
         Ok(r)
     }
 
+    /// Whether `fatbin` is the very file this record was written for (its hash); else why not.
+    pub fn describes(&self, fatbin: &[u8]) -> Result<(), String> {
+        if Key::of(fatbin).hex() == self.fatbin_blake3 {
+            return Ok(());
+        }
+        Err("its BLAKE3 hash is not the one the record holds".into())
+    }
+
     pub(crate) fn write(&self, path: &Path) -> std::io::Result<()> {
         let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         crate::paths::write_if_changed(path, &json).map(|_| ())
@@ -218,7 +226,7 @@ pub(crate) fn check(
         }
     }
     let bytes = std::fs::read(&fatbin).map_err(|e| format!("cannot read it: {e}"))?;
-    if Key::of(&bytes).hex() != record.fatbin_blake3 {
+    if record.describes(&bytes).is_err() {
         return Err("the file does not match its record (damaged or replaced)".into());
     }
     Ok(bytes)

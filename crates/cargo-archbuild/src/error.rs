@@ -118,6 +118,20 @@ pub enum CliError {
     #[error("fat binaries cannot be merged: {message}")]
     MergeRecords { message: String },
 
+    /// A `merge` input whose record (the `.archbuild.json` beside it) describes another fat
+    /// binary: the file was replaced after it was built, or the record came from another build.
+    #[error(
+        "`{}` does not match its record `{}`: {why}; it was replaced or damaged after it was \
+         built, or the record belongs to another build",
+        path.display(),
+        record.display()
+    )]
+    MergeRecordMismatch {
+        path: PathBuf,
+        record: PathBuf,
+        why: String,
+    },
+
     /// From the build driver (toolkit, configuration, compile); its message names the fix.
     #[error("{0}")]
     Build(#[from] archbuild::Error),
@@ -179,7 +193,8 @@ impl CliError {
             | CliError::Unloadable { .. }
             | CliError::NoImages { .. }
             | CliError::Merge { .. }
-            | CliError::MergeRecords { .. } => exit::INPUT,
+            | CliError::MergeRecords { .. }
+            | CliError::MergeRecordMismatch { .. } => exit::INPUT,
             CliError::Build(e) => build_exit_code(e),
             CliError::Cargo { .. } | CliError::Metadata { .. } => exit::CARGO,
             CliError::Runtime(_) => exit::DRIVER,
@@ -198,7 +213,9 @@ impl CliError {
                 "format"
             }
             CliError::NoImages { .. } => "no-images",
-            CliError::Merge { .. } | CliError::MergeRecords { .. } => "merge",
+            CliError::Merge { .. }
+            | CliError::MergeRecords { .. }
+            | CliError::MergeRecordMismatch { .. } => "merge",
             CliError::Build(e) => match build_exit_code(e) {
                 exit::TOOLKIT => "toolkit",
                 exit::COMPILE => "compile",
@@ -236,6 +253,13 @@ impl CliError {
             CliError::Merge { .. } | CliError::MergeRecords { .. } => "merge the outputs of `cargo archbuild compile` shards built from the same \
                  sources with the same flags"
                 .into(),
+            CliError::MergeRecordMismatch { path, record, .. } => format!(
+                "take the shard's fat binary and its record from the same `cargo archbuild compile` \
+                 (rebuild the shard to get both), or delete `{}` to merge `{}` without a record \
+                 (the merged file then gets none and is never taken as prebuilt)",
+                record.display(),
+                path.display()
+            ),
             CliError::DoctorFailed { .. } => "rebuild with the archs named above added to the arch list \
                  (ARCHBUILD_ARCHS or [package.metadata.archbuild] archs), or add +PTX to the newest arch"
                 .into(),
@@ -243,6 +267,13 @@ impl CliError {
                 if source.kind() == std::io::ErrorKind::StorageFull =>
             {
                 "the disk is full: free space on it, or write the output to another disk".into()
+            }
+            CliError::Write { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                "this user may not write the file or its directory: make them writable, or \
+                 name another output"
+                    .into()
             }
             CliError::Write { .. } => "check that the output directory exists and is writable".into(),
             CliError::Internal { .. } => "this is a bug in archbuild; please report it with the command line".into(),

@@ -1,9 +1,12 @@
 //! Reading inputs and writing outputs the safe way: outputs go to a temporary file in the
 //! destination directory and are renamed into place, so a failed or interrupted command never
-//! leaves a half-written fat binary where a later step would trust it.
+//! leaves a half-written fat binary where a later step would trust it. Every output of every
+//! command goes through [`write_atomic`], which replaces only a regular file this user may
+//! write (following a symbolic link to it) and refuses anything else; commands refuse an
+//! output that is one of their inputs ([`refuse_input_as_output`]).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::CliError;
 
@@ -77,14 +80,43 @@ fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
-/// Writes `bytes` to `path` atomically (temp file in the same directory, then rename).
+/// Writes `bytes` to `path` atomically (temp file in the same directory, then rename), under
+/// the rules every output follows (see [`output_target`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    // The error names the output; tempfile's own would add the temporary file's path.
-    let err = |source: std::io::Error| CliError::Write {
+    write_all_atomic(&[(path, bytes)])
+}
+
+/// Writes several files that belong together (a fat binary and its record): every output is
+/// checked and every temporary file written before the first rename, so a refused or failed
+/// output leaves all of them as they were.
+pub(crate) fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<(), CliError> {
+    let targets = files
+        .iter()
+        .map(|(path, _)| output_target(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut staged = Vec::with_capacity(files.len());
+    for ((path, bytes), target) in files.iter().zip(&targets) {
+        staged.push(stage(path, target, bytes)?);
+    }
+    for ((path, _), (tmp, target)) in files.iter().zip(staged.into_iter().zip(&targets)) {
+        tmp.persist(target)
+            .map_err(|e| write_error(path, e.error))?;
+    }
+    Ok(())
+}
+
+/// The error for output `path`; tempfile's own would name the temporary file.
+fn write_error(path: &Path, source: std::io::Error) -> CliError {
+    CliError::Write {
         path: path.to_path_buf(),
         source: without_temp_path(source),
-    };
-    let dir = match path.parent() {
+    }
+}
+
+/// A complete temporary copy of `bytes` beside `target`, for the rename onto it.
+fn stage(path: &Path, target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, CliError> {
+    let err = |source| write_error(path, source);
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
@@ -97,7 +129,130 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         .map_err(err)?;
     tmp.as_file_mut().write_all(bytes).map_err(err)?;
     tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(tmp)
+}
+
+/// The file an output path has archbuild write, or why it must not: a regular file (or none
+/// yet) is replaced whole; a symbolic link is followed, so the file it points to gets the new
+/// bytes and the link stays; anything else (a directory, a FIFO, a device such as `/dev/null`,
+/// a socket) is refused, since renaming a file onto it would destroy it. An existing file must
+/// be writable by this user: replacing a read-only file is not archbuild's to decide.
+pub(crate) fn output_target(path: &Path) -> Result<PathBuf, CliError> {
+    let target = follow_links(path).map_err(|source| write_error(path, source))?;
+    let meta = match std::fs::symlink_metadata(&target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(target),
+        Err(source) => return Err(write_error(path, source)),
+    };
+    if meta.is_file() {
+        // Opening for writing without truncating changes nothing, and asks the kernel the
+        // question that matters (mode, ACLs, a read-only mount).
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .map_err(|source| write_error(path, source))?;
+        return Ok(target);
+    }
+    let kind = file_kind(&meta.file_type());
+    let what = if target == path {
+        format!("`{}` is {kind}", path.display())
+    } else {
+        format!(
+            "`{}` is a symbolic link to `{}`, {kind}",
+            path.display(),
+            target.display()
+        )
+    };
+    let help = if meta.is_dir() {
+        format!(
+            "name a file, e.g. `-o {}`",
+            Path::new(path).join("kernels.fatbin").display()
+        )
+    } else {
+        format!(
+            "name a regular file (e.g. `-o kernels.fatbin`) and copy it on afterwards \
+             (`cat kernels.fatbin > {}`)",
+            path.display()
+        )
+    };
+    Err(CliError::usage(
+        format!(
+            "{what}, not a regular file: archbuild writes an output by renaming a complete new \
+             file onto it, which would destroy it"
+        ),
+        help,
+    ))
+}
+
+/// Where `path`'s chain of symbolic links ends (the path itself when it is none): relative
+/// links resolve against the directory holding them, as the kernel does.
+fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    // Linux gives up after 40 links (ELOOP); so does this.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(std::io::Error::other(
+        "too many levels of symbolic links (a cycle?)",
+    ))
+}
+
+/// A non-regular file's kind in words, with its article.
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// A file's identity (device and inode, links followed); `None` when it does not exist.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Refuses an output that is one of the files the command read: `inputs` are `(path as
+/// shown, what it is to the command)`. Files are compared by identity, so a symbolic or hard
+/// link to an input, or another spelling of its path, is caught too.
+pub(crate) fn refuse_input_as_output<'a>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = (&'a Path, &'a str)>,
+) -> Result<(), CliError> {
+    let Some(out) = file_id(output) else {
+        return Ok(());
+    };
+    for (input, what) in inputs {
+        if file_id(input) == Some(out) {
+            return Err(CliError::usage(
+                format!(
+                    "the output `{}` is also an input (`{}`): writing it would replace the \
+                     {what} with the fat binary",
+                    output.display(),
+                    crate::building::display_path(input)
+                ),
+                "name another output file, e.g. `-o kernels.fatbin`",
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -159,6 +314,48 @@ mod tests {
         let status = std::fs::read_to_string("/proc/self/status").ok()?;
         let line = status.lines().find(|l| l.starts_with("Umask:"))?;
         u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
+    }
+
+    #[test]
+    fn files_written_together_are_all_written_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("m.fatbin");
+        std::fs::write(&out, b"old").unwrap();
+        // The second output is a directory: refused before the first is touched.
+        let record = dir.path().join("m.fatbin.archbuild.json");
+        std::fs::create_dir(&record).unwrap();
+        let e = write_all_atomic(&[(&out, b"new"), (&record, b"{}")]).unwrap_err();
+        assert_eq!(e.exit_code(), crate::exit::USAGE, "{e}");
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"old");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["m.fatbin", "m.fatbin.archbuild.json"]);
+    }
+
+    #[test]
+    fn a_chain_of_relative_links_is_followed_to_its_end_and_a_cycle_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/b", dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink("c.fatbin", dir.path().join("sub/b")).unwrap();
+        let a = dir.path().join("a");
+        // A dangling link is written through: the file it names is created.
+        write_atomic(&a, b"x").unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("sub/c.fatbin")).unwrap(),
+            b"x"
+        );
+        assert!(std::fs::symlink_metadata(&a)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        let e = write_atomic(&dir.path().join("loop"), b"x").unwrap_err();
+        assert!(e.to_string().contains("too many levels"), "{e}");
     }
 
     #[test]

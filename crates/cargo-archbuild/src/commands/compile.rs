@@ -13,7 +13,7 @@ use crate::building::{
 };
 use crate::cli::CompileArgs;
 use crate::error::CliError;
-use crate::files::write_atomic;
+use crate::files::{self, write_all_atomic};
 use crate::shell::{human_bytes, Shell};
 
 #[derive(Debug, Serialize)]
@@ -31,7 +31,12 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .map(|f| absolute_source(f))
         .collect::<Result<Vec<_>, _>>()?;
     let module = module_name(&args.output)?;
-    refuse_output_that_is_an_input(&args.output, &args.files)?;
+    // Refused before compiling what can be refused before (an output that is not a regular
+    // file, a source or an options file), and after, before delivering, what only the build
+    // knows (the headers it read).
+    files::output_target(&args.output)?;
+    let option_files = option_files(args);
+    refuse_output_that_is_an_input(args, &option_files, &[])?;
     // The driver writes into a directory of its own in the build cache, one per output path
     // (not beside OUT, where an interrupted compile would leave it behind); the fat binary is
     // then written to OUT atomically, so OUT is either the old file or the complete new one.
@@ -76,6 +81,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .modules
         .first()
         .ok_or_else(|| CliError::internal("the build wrote no fat binary"))?;
+    refuse_output_that_is_an_input(args, &option_files, &outcome.report.dependencies)?;
     let len = staging.deliver(&built.fatbin, &args.output)?;
     let mut outcome = outcome;
     for m in outcome
@@ -105,36 +111,70 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     print_summary(std::slice::from_ref(&outcome), Some(&no_gpu_note()), shell)
 }
 
-/// `compile k.cu -o k.cu` would replace the source with the fat binary.
-fn refuse_output_that_is_an_input(output: &Path, inputs: &[PathBuf]) -> Result<(), CliError> {
-    let canon = |p: &Path| -> PathBuf {
-        match (p.parent(), p.file_name()) {
-            (Some(dir), Some(name)) => {
-                let dir = if dir.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    dir
-                };
-                std::fs::canonicalize(dir)
-                    .map(|d| d.join(name))
-                    .unwrap_or_else(|_| p.to_path_buf())
-            }
-            _ => p.to_path_buf(),
-        }
-    };
-    let out = canon(output);
-    if let Some(i) = inputs.iter().find(|i| canon(i) == out) {
-        return Err(CliError::usage(
-            format!(
-                "the output `{}` is also an input (`{}`): writing it would replace the source \
-                 with the fat binary",
-                output.display(),
-                i.display()
-            ),
-            "name another output file, e.g. `-o kernels.fatbin`",
-        ));
+/// `compile k.cu -o k.cu` would replace the source with the fat binary, and `-I inc -o
+/// inc/h.cuh` a header; the record written beside OUT must not replace an input either.
+fn refuse_output_that_is_an_input(
+    args: &CompileArgs,
+    option_files: &[PathBuf],
+    headers: &[PathBuf],
+) -> Result<(), CliError> {
+    let record = archbuild::prebuilt::record_path(&args.output);
+    for out in [args.output.as_path(), record.as_path()] {
+        let inputs = args
+            .files
+            .iter()
+            .map(|f| (f.as_path(), "source"))
+            .chain(
+                option_files
+                    .iter()
+                    .map(|f| (f.as_path(), "nvcc options file")),
+            )
+            .chain(
+                headers
+                    .iter()
+                    .map(|h| (h.as_path(), "header the build read")),
+            );
+        files::refuse_input_as_output(out, inputs)?;
     }
     Ok(())
+}
+
+/// The files nvcc reads options from (`--options-file F`, `-optf F`, `=F`, comma lists), named
+/// by `--nvcc-flag` or by the variables whose words nvcc gets.
+fn option_files(args: &CompileArgs) -> Vec<PathBuf> {
+    let env = cli_env();
+    let mut words: Vec<String> = args.nvcc_flags.clone();
+    for var in [
+        "ARCHBUILD_NVCC_FLAGS",
+        "NVCC_PREPEND_FLAGS",
+        "NVCC_APPEND_FLAGS",
+    ] {
+        if let Some(v) = env.var(var) {
+            words.extend(
+                v.split_whitespace()
+                    .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_owned()),
+            );
+        }
+    }
+    let mut files = Vec::new();
+    let mut iter = words.iter();
+    while let Some(w) = iter.next() {
+        let value = match w.split_once('=') {
+            Some((flag, v)) if is_options_file_flag(flag) => Some(v.to_owned()),
+            None if is_options_file_flag(w) => iter.next().cloned(),
+            _ => None,
+        };
+        for f in value.iter().flat_map(|v| v.split(',')) {
+            if !f.is_empty() {
+                files.push(absolute(Path::new(f)));
+            }
+        }
+    }
+    files
+}
+
+fn is_options_file_flag(flag: &str) -> bool {
+    matches!(flag, "--options-file" | "-optf")
 }
 
 /// The module (and generated names) come from OUT's file stem: `kernels.fatbin` → `kernels`.
@@ -176,6 +216,8 @@ fn absolute_source(p: &Path) -> Result<PathBuf, CliError> {
 /// Where `compile` lets the driver write, and what it last copied from there to OUT.
 struct Staging {
     dir: PathBuf,
+    /// The directory when the cache had no room for it (removed when the compile ends).
+    _temporary: Option<tempfile::TempDir>,
 }
 
 /// What was copied to OUT: the staged file's and OUT's length and mtime afterwards.
@@ -186,15 +228,42 @@ struct Copied {
 }
 
 impl Staging {
+    /// The output's directory in the build cache; when the cache cannot be written (a
+    /// read-only home, a full disk), a temporary directory, so a read-only cache never stops
+    /// a build (it only loses the no-op shortcut). The system's temporary directory comes
+    /// first, then OUT's own directory, which must be writable for OUT anyway.
     fn for_output(output: &Path) -> Result<Self, CliError> {
         let home = archbuild::config::Home::from_env(&cli_env());
         let key = archbuild_store::Key::of(absolute(output).as_os_str().as_encoded_bytes());
         let dir = home.cache_dir().join("compile").join(key.hex());
-        std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
-            path: dir.clone(),
-            source,
-        })?;
-        Ok(Self { dir })
+        // Creating the directory succeeds when it exists; an unnamed file asks whether the
+        // driver can write in it, and leaves nothing behind.
+        if std::fs::create_dir_all(&dir).is_ok() && tempfile::tempfile_in(&dir).is_ok() {
+            return Ok(Self {
+                dir,
+                _temporary: None,
+            });
+        }
+        let beside = match absolute(output).parent() {
+            Some(d) => d.to_path_buf(),
+            None => PathBuf::from("."),
+        };
+        let temporary = tempfile::Builder::new()
+            .prefix(".archbuild-stage-")
+            .tempdir()
+            .or_else(|_| {
+                tempfile::Builder::new()
+                    .prefix(".archbuild-stage-")
+                    .tempdir_in(&beside)
+            })
+            .map_err(|source| CliError::Write {
+                path: beside.clone(),
+                source,
+            })?;
+        Ok(Self {
+            dir: temporary.path().to_path_buf(),
+            _temporary: Some(temporary),
+        })
     }
 
     /// Writes the staged fat binary (and its record) to OUT unless OUT is already the copy of
@@ -210,11 +279,18 @@ impl Staging {
             }
         }
         let bytes = crate::files::read_input(staged)?;
-        write_atomic(output, &bytes)?;
-        // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT).
-        let record = archbuild::prebuilt::record_path(staged);
-        if let Ok(json) = std::fs::read(&record) {
-            write_atomic(&archbuild::prebuilt::record_path(output), &json)?;
+        // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT),
+        // written together with it.
+        let out_record = archbuild::prebuilt::record_path(output);
+        match std::fs::read(archbuild::prebuilt::record_path(staged)) {
+            Ok(json) => write_all_atomic(&[(output, &bytes), (&out_record, &json)])?,
+            Err(_) => {
+                write_all_atomic(&[(output, &bytes)])?;
+                // An earlier compile's record would describe another fat binary.
+                if std::fs::symlink_metadata(&out_record).is_ok_and(|m| m.is_file()) {
+                    let _ = std::fs::remove_file(&out_record);
+                }
+            }
         }
         if let (Some(staged), Some(out)) = (stamp(staged), stamp(output)) {
             if let Ok(json) = serde_json::to_vec(&Copied { staged, out }) {

@@ -1,13 +1,20 @@
 //! `cargo archbuild merge A B … -o OUT`: combine fat binaries — typically the per-shard outputs of
 //! a CI matrix — into one. Entries are written in the canonical order the writer uses, so the
 //! result is byte-identical to compiling all the shards' targets in one `compile`.
+//!
+//! Everything is checked before anything is written (each input, each shard against its own
+//! record, the merge of images and of records, the output path); then the fat binary and its
+//! record are written together. A failed merge leaves an existing OUT as it was.
 
+use std::path::{Path, PathBuf};
+
+use archbuild::prebuilt::{merge_records, record_path, Record};
 use archbuild_fatbin::{merge, read_any, read_fatbin};
 use serde::Serialize;
 
 use crate::cli::MergeArgs;
 use crate::error::CliError;
-use crate::files::{read_input, write_atomic};
+use crate::files::{read_input, refuse_input_as_output, write_all_atomic, write_atomic};
 use crate::shell::{human_bytes, Shell};
 
 #[derive(Debug, Serialize)]
@@ -21,6 +28,8 @@ struct MergeReport {
 }
 
 pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
+    let out_record = record_path(&args.output);
+    refuse_inputs_as_outputs(args, &out_record)?;
     let mut inputs = Vec::with_capacity(args.files.len());
     for path in &args.files {
         let bytes = read_input(path)?;
@@ -31,13 +40,12 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
         })?;
         inputs.push(bytes);
     }
+    let records = shard_records(&args.files, &inputs)?;
     let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let merged = merge(&slices).map_err(|source| CliError::Merge {
         files: args.files.clone(),
         source,
     })?;
-    write_atomic(&args.output, &merged)?;
-    merge_records(args, &merged, shell)?;
     let targets: Vec<String> = read_any(&merged)
         .map_err(|e| CliError::bug(format!("the merged fat binary does not read back: {e}"), e))?
         .iter()
@@ -46,6 +54,32 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
             _ => format!("sm_{}", r.arch.sm_name()),
         })
         .collect();
+    match records {
+        Ok(records) => {
+            let module = args
+                .output
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let record = merge_records(&records, &merged, &module)
+                .map_err(|message| CliError::MergeRecords { message })?;
+            let json =
+                serde_json::to_vec_pretty(&record).map_err(|e| CliError::bug(e.to_string(), e))?;
+            write_all_atomic(&[(&args.output, &merged), (&out_record, &json)])?;
+        }
+        Err(why) => {
+            write_atomic(&args.output, &merged)?;
+            // A record left from an earlier merge would describe another fat binary.
+            if std::fs::symlink_metadata(&out_record).is_ok_and(|m| m.is_file()) {
+                let _ = std::fs::remove_file(&out_record);
+            }
+            shell.warn(format!(
+                "{why}; {} gets no record, so builds will not take it as prebuilt \
+                 (ARCHBUILD_PREBUILT); keep each shard's `.archbuild.json` beside its fat binary",
+                args.output.display()
+            ));
+        }
+    }
     let report = MergeReport {
         reason: "merge",
         output: args.output.display().to_string(),
@@ -70,34 +104,49 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Merges the inputs' records (what each shard was built from) into the output's, so the
-/// merged fat binary can serve as ARCHBUILD_PREBUILT; without a record for every input, the
-/// output gets none and a warning says why.
-fn merge_records(args: &MergeArgs, merged: &[u8], shell: &Shell) -> Result<(), CliError> {
-    use archbuild::prebuilt::{merge_records, record_path, Record};
-    let out = record_path(&args.output);
-    let mut records = Vec::new();
-    for f in &args.files {
-        match Record::read(&record_path(f)) {
-            Ok(r) => records.push(r),
+/// `merge a.fatbin b.fatbin -o a.fatbin` would replace a shard (or its record) with the merge.
+fn refuse_inputs_as_outputs(args: &MergeArgs, out_record: &Path) -> Result<(), CliError> {
+    let records: Vec<PathBuf> = args.files.iter().map(|f| record_path(f)).collect();
+    for out in [args.output.as_path(), out_record] {
+        let inputs = args
+            .files
+            .iter()
+            .map(|f| (f.as_path(), "input fat binary"))
+            .chain(records.iter().map(|r| (r.as_path(), "input's record")));
+        refuse_input_as_output(out, inputs)?;
+    }
+    Ok(())
+}
+
+/// Each shard's record (what it was built from), checked against the shard's own bytes: a
+/// record that describes another fat binary is an error, since merging it would put a foreign
+/// image into a release under a record that vouches for it. `Ok(Err(why))` when some shard
+/// has no readable record: the merged file then gets none.
+fn shard_records(
+    files: &[PathBuf],
+    inputs: &[Vec<u8>],
+) -> Result<Result<Vec<Record>, String>, CliError> {
+    let mut records = Vec::with_capacity(files.len());
+    let mut missing = None;
+    for (f, bytes) in files.iter().zip(inputs) {
+        let path = record_path(f);
+        match Record::read(&path) {
+            Ok(r) => {
+                r.describes(bytes)
+                    .map_err(|why| CliError::MergeRecordMismatch {
+                        path: f.clone(),
+                        record: path,
+                        why,
+                    })?;
+                records.push(r);
+            }
             Err(why) => {
-                let _ = std::fs::remove_file(&out);
-                shell.warn(format!(
-                    "{why}; {} gets no record, so builds will not take it as prebuilt \
-                     (ARCHBUILD_PREBUILT); keep each shard's `.archbuild.json` beside its fat binary",
-                    args.output.display()
-                ));
-                return Ok(());
+                missing.get_or_insert(why);
             }
         }
     }
-    let module = args
-        .output
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let record = merge_records(&records, merged, &module)
-        .map_err(|message| CliError::MergeRecords { message })?;
-    let json = serde_json::to_vec_pretty(&record).map_err(|e| CliError::bug(e.to_string(), e))?;
-    write_atomic(&out, &json)
+    Ok(match missing {
+        None => Ok(records),
+        Some(why) => Err(why),
+    })
 }

@@ -1,0 +1,380 @@
+//! `-o` never destroys data: a symbolic link is written through, a FIFO or device is refused
+//! and left as it was, an input the build read (a source, a header found through `-I`, an
+//! options file, a shard) is never replaced, a failed `merge` writes nothing, a shard whose
+//! fat binary is not the one its record describes is refused, and a read-only cache does not
+//! stop a build.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::support::{cli, fixture_source, run, scratch};
+
+/// The first bytes of every fat binary.
+const FATBIN_MAGIC: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
+
+/// No test here waits on a reader: a hang is a failure, not a stuck suite.
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// `cargo archbuild compile FILE --archs ARCHS -o OUT EXTRA…` in `dir`: exit code and stderr.
+fn compile(dir: &Path, file: &Path, archs: &str, out: &str, extra: &[&str]) -> (i32, String) {
+    let (code, _, stderr) = run(cli()
+        .timeout(LIMIT)
+        .current_dir(dir)
+        .arg("compile")
+        .arg(file)
+        .args(["--archs", archs, "-o", out])
+        .args(extra));
+    (code, stderr)
+}
+
+/// `cargo archbuild merge FILES… -o OUT` in `dir`: exit code and stderr.
+fn merge(dir: &Path, files: &[&str], out: &str) -> (i32, String) {
+    let (code, _, stderr) = run(cli()
+        .timeout(LIMIT)
+        .current_dir(dir)
+        .arg("merge")
+        .args(files)
+        .args(["-o", out]));
+    (code, stderr)
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Makes a FIFO with `mkfifo`; says why not when it cannot.
+fn mkfifo(path: &Path) -> bool {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: `mkfifo` is missing or failed here");
+    }
+    ok
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+#[test]
+fn a_symlinked_output_writes_the_file_it_points_to_and_keeps_the_link() {
+    let dir = scratch();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.path().join("real/kernels.fatbin");
+    std::fs::write(&target, b"an older build").unwrap();
+    let link = dir.path().join("kernels.fatbin");
+    std::os::unix::fs::symlink("real/kernels.fatbin", &link).unwrap();
+    let (code, err) = compile(
+        dir.path(),
+        &fixture_source("kernels.cu"),
+        "8.6",
+        "kernels.fatbin",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("real/kernels.fatbin")
+    );
+    let bytes = std::fs::read(&target).unwrap();
+    assert_eq!(
+        bytes[..4],
+        FATBIN_MAGIC,
+        "the link's target holds the build"
+    );
+    // The record goes where the user asked for the fat binary (a prebuilt directory holding the
+    // link finds it), and no temporary file is left in either directory.
+    assert!(dir.path().join("kernels.fatbin.archbuild.json").is_file());
+    assert_eq!(names(&dir.path().join("real")), vec!["kernels.fatbin"]);
+    assert_eq!(
+        names(dir.path()),
+        vec!["kernels.fatbin", "kernels.fatbin.archbuild.json", "real"]
+    );
+}
+
+#[test]
+fn a_fifo_output_is_refused_without_waiting_for_a_reader_and_stays_a_fifo() {
+    let dir = scratch();
+    let fifo = dir.path().join("pipe");
+    if !mkfifo(&fifo) {
+        return;
+    }
+    let (code, err) = compile(
+        dir.path(),
+        &fixture_source("kernels.cu"),
+        "8.6",
+        "pipe",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    insta::assert_snapshot!(err);
+    let meta = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(meta.file_type().is_fifo(), "the FIFO was replaced");
+    // A link to the FIFO is refused as well, naming where it leads.
+    std::os::unix::fs::symlink("pipe", dir.path().join("to-pipe")).unwrap();
+    let (code, err) = compile(
+        dir.path(),
+        &fixture_source("kernels.cu"),
+        "8.6",
+        "to-pipe",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`to-pipe` is a symbolic link to `pipe`, a FIFO (named pipe)"),
+        "{err}"
+    );
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}
+
+#[test]
+fn a_character_device_output_is_refused_by_compile_and_merge_and_stays_a_device() {
+    let dir = scratch();
+    // As root, a copy of /dev/null made here (the old behaviour replaced it); as another user,
+    // /dev/null itself, which only root could replace.
+    let device = if is_root() {
+        let null = dir.path().join("null");
+        let made = std::process::Command::new("mknod")
+            .arg(&null)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            return eprintln!("skipped: root cannot mknod here (a container without CAP_MKNOD?)");
+        }
+        null
+    } else {
+        PathBuf::from("/dev/null")
+    };
+    let out = device.to_str().unwrap();
+    let (code, err) = compile(
+        dir.path(),
+        &fixture_source("kernels.cu"),
+        "7.5",
+        "a.fatbin",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = merge(dir.path(), &["a.fatbin"], out);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "`{out}` is a character device, not a regular file"
+        )),
+        "{err}"
+    );
+    let (code, err) = compile(dir.path(), &fixture_source("kernels.cu"), "7.5", out, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a character device"), "{err}");
+    let meta = std::fs::symlink_metadata(&device).unwrap();
+    assert!(meta.file_type().is_char_device(), "the device was replaced");
+}
+
+#[test]
+fn an_output_that_is_a_header_the_build_included_is_refused_and_the_header_kept() {
+    let dir = scratch();
+    std::fs::create_dir(dir.path().join("inc")).unwrap();
+    let header = dir.path().join("inc/scale.cuh");
+    let text = "#define SCALE 2.0f\n";
+    std::fs::write(&header, text).unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float *x) { x[0] *= SCALE; }\n",
+    )
+    .unwrap();
+    let (code, err) = compile(dir.path(), &src, "8.6", "inc/scale.cuh", &["-I", "inc"]);
+    assert_eq!(code, 2, "{err}");
+    let refusal = err
+        .lines()
+        .skip_while(|l| !l.starts_with("error:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(refusal);
+    assert_eq!(std::fs::read_to_string(&header).unwrap(), text);
+    assert_eq!(names(&dir.path().join("inc")), vec!["scale.cuh"]);
+    // Through a link, on a rebuild served from the cache: still the header, still refused.
+    std::os::unix::fs::symlink("inc/scale.cuh", dir.path().join("out.fatbin")).unwrap();
+    let (code, err) = compile(dir.path(), &src, "8.6", "out.fatbin", &["-I", "inc"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the output `out.fatbin` is also an input (`inc/scale.cuh`)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&header).unwrap(), text);
+    assert!(!dir.path().join("out.fatbin.archbuild.json").exists());
+}
+
+#[test]
+fn an_output_that_is_an_nvcc_options_file_is_refused_and_kept() {
+    let dir = scratch();
+    let opts = dir.path().join("opts.txt");
+    std::fs::write(&opts, "-DSCALE=2\n").unwrap();
+    for flags in [
+        &["--nvcc-flag=--options-file=opts.txt"][..],
+        &["--nvcc-flag=-optf", "--nvcc-flag=other.txt,opts.txt"][..],
+    ] {
+        let (code, err) = compile(
+            dir.path(),
+            &fixture_source("kernels.cu"),
+            "8.6",
+            "opts.txt",
+            flags,
+        );
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(
+            err.contains("writing it would replace the nvcc options file"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&opts).unwrap(), "-DSCALE=2\n");
+    }
+}
+
+#[test]
+fn a_failed_merge_leaves_an_existing_output_untouched_and_creates_nothing() {
+    let dir = scratch();
+    let k = fixture_source("kernels.cu");
+    // Two shards built with different defines: their images merge, their records do not.
+    let (code, err) = compile(dir.path(), &k, "7.5", "a.fatbin", &["-D", "FLAVOUR=1"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = compile(dir.path(), &k, "8.6", "b.fatbin", &["-D", "FLAVOUR=2"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(dir.path().join("m.fatbin"), b"the previous release").unwrap();
+    let before = names(dir.path());
+    let (code, err) = merge(dir.path(), &["a.fatbin", "b.fatbin"], "m.fatbin");
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("different flags, include dirs, defines"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("m.fatbin")).unwrap(),
+        b"the previous release"
+    );
+    let (code, err) = merge(dir.path(), &["a.fatbin", "b.fatbin"], "new.fatbin");
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(names(dir.path()), before, "the failed merges wrote nothing");
+}
+
+#[test]
+fn merge_refuses_an_output_that_is_one_of_its_inputs() {
+    let dir = scratch();
+    let k = fixture_source("kernels.cu");
+    let (code, err) = compile(dir.path(), &k, "7.5", "a.fatbin", &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = compile(dir.path(), &k, "8.6", "b.fatbin", &[]);
+    assert_eq!(code, 0, "{err}");
+    let shard = std::fs::read(dir.path().join("a.fatbin")).unwrap();
+    let (code, err) = merge(dir.path(), &["a.fatbin", "b.fatbin"], "./a.fatbin");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the output `./a.fatbin` is also an input (`a.fatbin`)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.path().join("a.fatbin")).unwrap(), shard);
+}
+
+#[test]
+fn merge_refuses_a_shard_whose_fat_binary_is_not_the_one_its_record_describes() {
+    let dir = scratch();
+    let k = fixture_source("kernels.cu");
+    for (archs, out) in [("7.5", "a.fatbin"), ("8.6", "b.fatbin")] {
+        let (code, err) = compile(dir.path(), &k, archs, out, &[]);
+        assert_eq!(code, 0, "{err}");
+    }
+    // Intact, the shards merge.
+    let (code, err) = merge(dir.path(), &["a.fatbin", "b.fatbin"], "ok.fatbin");
+    assert_eq!(code, 0, "{err}");
+    // b's fat binary replaced by another kernel's build, its record kept: a foreign image the
+    // record would vouch for.
+    let (code, err) = compile(
+        dir.path(),
+        &fixture_source("scale.cu"),
+        "8.6",
+        "c.fatbin",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    std::fs::copy(dir.path().join("c.fatbin"), dir.path().join("b.fatbin")).unwrap();
+    let (code, err) = merge(dir.path(), &["a.fatbin", "b.fatbin"], "m.fatbin");
+    assert_eq!(code, 3, "{err}");
+    insta::assert_snapshot!(err);
+    assert!(!dir.path().join("m.fatbin").exists());
+    assert!(!dir.path().join("m.fatbin.archbuild.json").exists());
+}
+
+#[test]
+fn a_read_only_cache_does_not_stop_a_compile() {
+    let dir = scratch();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join("cache")).unwrap();
+    let mut cmd = if is_root() {
+        // Root writes through file modes: only a read-only mount makes the home read-only.
+        let works = std::process::Command::new("bwrap")
+            .args(["--bind", "/", "/", "--dev", "/dev", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !works {
+            return eprintln!(
+                "skipped: running as root, and bubblewrap (apt package `bubblewrap`), which \
+                 would mount the cache read-only, is missing or cannot run here"
+            );
+        }
+        let mut c = std::process::Command::new("bwrap");
+        c.args(["--bind", "/", "/", "--dev", "/dev", "--ro-bind"])
+            .arg(&home)
+            .arg(&home)
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_cargo-archbuild"));
+        c
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        for d in [home.join("cache"), home.clone()] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).unwrap();
+        }
+        std::process::Command::new(env!("CARGO_BIN_EXE_cargo-archbuild"))
+    };
+    cmd.args(["compile", "k.cu", "--archs", "8.6", "-o", "k.fatbin"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("ARCHBUILD_HOME", &home)
+        .env("ARCHBUILD_CACHE_DIR", home.join("cache"))
+        .env_remove("ARCHBUILD_ARCHS");
+    std::fs::copy(fixture_source("kernels.cu"), dir.path().join("k.cu")).unwrap();
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        for d in [home.clone(), home.join("cache")] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let bytes = std::fs::read(dir.path().join("k.fatbin")).unwrap();
+    assert_eq!(bytes[..4], FATBIN_MAGIC);
+    assert!(dir.path().join("k.fatbin.archbuild.json").is_file());
+    assert_eq!(names(&home.join("cache")), Vec::<String>::new());
+    // No staging directory was left beside the output either.
+    assert_eq!(
+        names(dir.path()),
+        vec!["home", "k.cu", "k.fatbin", "k.fatbin.archbuild.json"]
+    );
+}
