@@ -117,11 +117,20 @@ fn a_release_build_takes_ci_fat_binaries_and_compiles_nothing() {
     let r = build(&pkg, &out, "7.5 8.6+PTX", &with_env, None);
     assert!(r.prebuilt.is_empty(), "{r}");
     assert!(r.warnings[0].contains("other flags"), "{:?}", r.warnings);
-    let local = build(&pkg, &dir.path().join("local-o0"), "7.5 8.6+PTX", &with_env[1..], None);
+    let local = build(
+        &pkg,
+        &dir.path().join("local-o0"),
+        "7.5 8.6+PTX",
+        &with_env[1..],
+        None,
+    );
     for m in ["add", "scale"] {
         let a = std::fs::read(&local.module(m).unwrap().fatbin).unwrap();
         let b = std::fs::read(&r.module(m).unwrap().fatbin).unwrap();
-        assert!(a == b, "{m}: the refused prebuilt build differs from a local one");
+        assert!(
+            a == b,
+            "{m}: the refused prebuilt build differs from a local one"
+        );
     }
     // Back to the CI's state: taken again.
     let r = build(&pkg, &out, "7.5 8.6+PTX", &env, None);
