@@ -26,8 +26,6 @@
 mod cicc;
 mod verify;
 
-pub(crate) use verify::Verify;
-
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -168,7 +166,7 @@ pub(crate) struct Compiler<'a> {
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     leads: HashSet<usize>,
     facts: &'a keys::Facts,
-    verify: Verify,
+    verify: crate::verification::Verify,
     /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`), and the processes that took.
     pub verified: AtomicUsize,
     verified_runs: AtomicUsize,

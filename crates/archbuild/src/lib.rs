@@ -52,6 +52,7 @@ mod share;
 mod spec;
 mod store;
 mod variants;
+mod verification;
 
 pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
 pub use builder::Build;

@@ -56,7 +56,7 @@ pub(crate) fn pack(
     compression: CompressionChoice,
     out: &Path,
     store: Option<&Store>,
-    verify: crate::driver::Verify,
+    verify: crate::verification::Verify,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
     let inputs = gather(module, m, jobs, done, compression, out, store);
     let report = |st: Stamp| ModuleReport {

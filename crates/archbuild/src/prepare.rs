@@ -41,7 +41,7 @@ pub(crate) struct Prepared {
     pub spawned: usize,
     pub watch: Vec<PathBuf>,
     /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
-    pub verify: crate::driver::Verify,
+    pub verify: crate::verification::Verify,
 }
 
 /// Resolves everything a build needs; writes nothing (a plan uses it too).
@@ -110,8 +110,10 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         settings.launch_cicc && settings.launcher.is_some(),
     )?;
     let verify = match &b.verify {
-        Some(v) => crate::driver::Verify::parse(v, "the build's verification (`.verify(...)`)")?,
-        None => crate::driver::Verify::from_env(&env)?,
+        Some(v) => {
+            crate::verification::Verify::parse(v, "the build's verification (`.verify(...)`)")?
+        }
+        None => crate::verification::Verify::from_env(&env)?,
     };
     let modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
     spawned += device_cell.get();

@@ -4,13 +4,13 @@
 //!
 //! Shared by `build` (one run per Cargo package) and `compile` (one run for the given files).
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use archbuild::{config::ArchSource, Build, BuildReport, CompilerMessage, Env, MessageKind};
 use archbuild_runtime::FatBinary;
 
 use crate::error::CliError;
+use crate::files::display_path;
 use crate::gpus::Gpus;
 use crate::messages::{self, Message};
 use crate::shell::{human_bytes, Shell};
@@ -378,10 +378,4 @@ fn source_label(source: &ArchSource) -> String {
         ArchSource::Explicit => "--archs".into(),
         other => other.to_string(),
     }
-}
-
-/// A path relative to the current directory when it is below it (shorter lines).
-pub(crate) fn display_path(p: &Path) -> String {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
 }

@@ -247,7 +247,7 @@ pub(crate) fn refuse_input_as_output<'a>(
                     "the output `{}` is also an input (`{}`): writing it would replace the \
                      {what} with the fat binary",
                     output.display(),
-                    crate::building::display_path(input)
+                    display_path(input)
                 ),
                 "name another output file, e.g. `-o kernels.fatbin`",
             ));
@@ -270,6 +270,12 @@ fn without_temp_path(e: std::io::Error) -> std::io::Error {
         }
         _ => e,
     }
+}
+
+/// A path relative to the current directory when it is below it (shorter lines).
+pub(crate) fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
 }
 
 #[cfg(test)]

@@ -8,11 +8,10 @@ use std::path::{Path, PathBuf};
 use archbuild::Build;
 use serde::Serialize;
 
-use crate::building::{
-    cli_env, display_path, no_gpu_note, print_summary, run_all, BuildOutcome, Pending,
-};
+use crate::building::{cli_env, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
 use crate::cli::CompileArgs;
 use crate::error::CliError;
+use crate::files::display_path;
 use crate::files::{self, write_all_atomic};
 use crate::shell::{human_bytes, Shell};
 
