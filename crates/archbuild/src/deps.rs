@@ -79,19 +79,58 @@ pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
 /// whether each names `__CUDA_ARCH_LIST__`.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
-    map: Mutex<HashMap<PathBuf, Option<(Key, bool)>>>,
+    map: Mutex<HashMap<PathBuf, Option<(Key, bool, Option<&'static str>)>>>,
+}
+
+/// The clock macro a file's text names (`preprocessed::uses_clock`, which tokenises), after a
+/// search for the names that rules out almost every file at memory speed; lines joined by a
+/// backslash are joined first, as the preprocessor joins them.
+fn clock_token(text: &[u8]) -> Option<&'static str> {
+    let named = |t: &[u8]| {
+        ["__DATE__", "__TIME__", "__TIMESTAMP__"]
+            .iter()
+            .any(|n| memchr::memmem::find(t, n.as_bytes()).is_some())
+    };
+    let spliced;
+    let joined = if memchr::memmem::find(text, b"\\\n").is_some()
+        || memchr::memmem::find(text, b"\\\r\n").is_some()
+    {
+        spliced = join_lines(text);
+        &spliced[..]
+    } else {
+        text
+    };
+    if !named(joined) {
+        return None;
+    }
+    crate::preprocessed::uses_clock(text)
+}
+
+/// `text` with every backslash-newline removed.
+fn join_lines(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        match (text[i], text.get(i + 1), text.get(i + 2)) {
+            (b'\\', Some(b'\n'), _) => i += 2,
+            (b'\\', Some(b'\r'), Some(b'\n')) => i += 3,
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 impl FileHashes {
-    fn get(&self, path: &Path) -> Option<(Key, bool)> {
+    fn get(&self, path: &Path) -> Option<(Key, bool, Option<&'static str>)> {
         if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
             return h;
         }
         let h = std::fs::read(path).ok().map(|b| {
-            let names_list = b
-                .windows(ARCH_LIST_MACRO.len())
-                .any(|w| w == ARCH_LIST_MACRO.as_bytes());
-            (Key::of(&b), names_list)
+            let names_list = memchr::memmem::find(&b, ARCH_LIST_MACRO.as_bytes()).is_some();
+            (Key::of(&b), names_list, clock_token(&b))
         });
         if let Ok(mut m) = self.map.lock() {
             m.insert(path.to_path_buf(), h);
@@ -101,12 +140,18 @@ impl FileHashes {
 
     /// The hash of a file's content, `None` if it cannot be read.
     pub fn hash(&self, path: &Path) -> Option<Key> {
-        self.get(path).map(|(k, _)| k)
+        self.get(path).map(|(k, ..)| k)
+    }
+
+    /// The clock macro (`__DATE__`, `__TIME__`, `__TIMESTAMP__`) the file names, if any: found
+    /// in the one read that hashes it, so checking every input of every job costs no I/O.
+    pub fn clock(&self, path: &Path) -> Option<&'static str> {
+        self.get(path).and_then(|(_, _, c)| c)
     }
 
     /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
     pub fn names_arch_list(&self, path: &Path) -> bool {
-        self.get(path).is_some_and(|(_, n)| n)
+        self.get(path).is_some_and(|(_, n, _)| n)
     }
 }
 
@@ -385,6 +430,25 @@ pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_clock_is_found_in_the_read_that_hashes_a_file_also_across_a_line_splice() {
+        assert_eq!(
+            clock_token(b"const char *d = __DATE__;\n"),
+            Some("__DATE__")
+        );
+        assert_eq!(
+            clock_token(b"#define T __TI\\\nME__\nint x;\n"),
+            Some("__TIME__")
+        );
+        assert_eq!(clock_token(b"// no clock\n#define LONG a \\\n b\n"), None);
+        assert_eq!(
+            clock_token(b"int DATE = 1; // __DATE__\n"),
+            None,
+            "a comment names nothing"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -298,7 +298,7 @@ impl Compiler<'_> {
     /// files do not (the job record's note, shown under `-v`).
     fn clock(&self, deps: &[PathBuf]) -> Option<String> {
         deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
-            let token = preprocessed::uses_clock(&std::fs::read(d).ok()?)?;
+            let token = self.hashes.clock(d)?;
             Some(format!(
                 "not cached, compiled on every build: {} uses `{token}`, whose value is the \
                  time of the build",
