@@ -76,6 +76,14 @@ fn a_release_build_takes_ci_fat_binaries_and_compiles_nothing() {
         let got = std::fs::read(&r.module(m).unwrap().fatbin).unwrap();
         let want = std::fs::read(prebuilt.join(format!("{m}.fatbin"))).unwrap();
         assert!(got == want, "{m}: not the prebuilt bytes");
+        // What the report says is what the file holds.
+        let mut said = r.module(m).unwrap().targets.clone();
+        said.sort();
+        assert_eq!(
+            said,
+            crate::request_outputs::written_targets(&r.module(m).unwrap().fatbin),
+            "{m}"
+        );
         assert!(!r.module(m).unwrap().kernels.is_empty());
     }
     // The same as compiling here: the merge is byte-identical to one build of every target.

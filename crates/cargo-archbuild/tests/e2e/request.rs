@@ -29,6 +29,17 @@ fn inspected(file: &Path) -> Vec<String> {
     t
 }
 
+/// The `targets` line of the human summary, sorted.
+fn printed_targets(stdout: &str) -> Vec<String> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("targets"))
+        .unwrap_or_else(|| panic!("no targets line: {stdout}"));
+    let mut t: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+    t.sort();
+    t
+}
+
 fn targets(v: &serde_json::Value) -> Vec<String> {
     let mut t: Vec<String> = v
         .as_array()
@@ -72,7 +83,7 @@ fn compile_follows_an_arch_list_change_and_reports_what_it_wrote() {
             "{archs}: the JSON says otherwise"
         );
         // The human summary names the list it wrote.
-        let (code, _, stderr) = run(cli()
+        let (code, stdout, stderr) = run(cli()
             .env("ARCHBUILD_CACHE_DIR", &cache)
             .arg("compile")
             .arg(&src)
@@ -80,6 +91,11 @@ fn compile_follows_an_arch_list_change_and_reports_what_it_wrote() {
             .arg(&out));
         assert_eq!(code, 0, "{stderr}");
         assert!(stderr.contains(&format!(", {archs})")), "{archs}: {stderr}");
+        assert_eq!(
+            printed_targets(&stdout),
+            want,
+            "{archs}: the summary says otherwise"
+        );
         assert_eq!(inspected(&out), want, "{archs}");
     }
 }
@@ -124,6 +140,18 @@ fn build_follows_cargo_toml_archs_and_builds_a_kernel_path_with_a_space() {
     ] {
         let manifest = package(dir.path(), archs, "my kernels/k é.cu");
         let v = build_json(&manifest, &cache);
+        let (code, stdout, stderr) = run(cli()
+            .env_remove("CARGO_TARGET_DIR")
+            .env("ARCHBUILD_CACHE_DIR", &cache)
+            .arg("build")
+            .arg("--manifest-path")
+            .arg(&manifest));
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            printed_targets(&stdout),
+            want,
+            "{archs}: the summary says otherwise"
+        );
         let module = &v["packages"][0]["modules_checked"][0];
         let fatbin = PathBuf::from(module["fatbin"].as_str().unwrap_or_else(|| panic!("{v}")));
         assert_eq!(inspected(&fatbin), want, "{archs}: {v}");
