@@ -95,7 +95,7 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
     let joined = if memchr::memmem::find(text, b"\\\n").is_some()
         || memchr::memmem::find(text, b"\\\r\n").is_some()
     {
-        spliced = join_lines(text);
+        spliced = crate::preprocessed::join_lines(text);
         &spliced[..]
     } else {
         text
@@ -104,23 +104,6 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
         return None;
     }
     crate::preprocessed::uses_clock(text)
-}
-
-/// `text` with every backslash-newline removed.
-fn join_lines(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        match (text[i], text.get(i + 1), text.get(i + 2)) {
-            (b'\\', Some(b'\n'), _) => i += 2,
-            (b'\\', Some(b'\r'), Some(b'\n')) => i += 3,
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 impl FileHashes {

@@ -136,19 +136,24 @@ pub(crate) fn uses_clock(source: &[u8]) -> Option<&'static str> {
     if found.is_some() || !source.contains(&b'\\') {
         return found;
     }
-    let mut spliced = Vec::with_capacity(source.len());
+    find_ident(&join_lines(source), CLOCK)
+}
+
+/// `text` with every backslash-newline removed, as the preprocessor's first phase joins lines.
+pub(crate) fn join_lines(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
-    while i < source.len() {
-        match (source[i], source.get(i + 1), source.get(i + 2)) {
+    while i < text.len() {
+        match (text[i], text.get(i + 1), text.get(i + 2)) {
             (b'\\', Some(b'\n'), _) => i += 2,
             (b'\\', Some(b'\r'), Some(b'\n')) => i += 3,
             (b, _, _) => {
-                spliced.push(b);
+                out.push(b);
                 i += 1;
             }
         }
     }
-    find_ident(&spliced, CLOCK)
+    out
 }
 
 fn find_ident(text: &[u8], names: &[&'static str]) -> Option<&'static str> {
