@@ -79,7 +79,16 @@ pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
 /// whether each names `__CUDA_ARCH_LIST__`.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
-    map: Mutex<HashMap<PathBuf, Option<(Key, bool, Option<&'static str>)>>>,
+    map: Mutex<HashMap<PathBuf, Option<Facts>>>,
+}
+
+/// What one read of a file tells: its hash, whether it names `__CUDA_ARCH_LIST__`, and the
+/// clock macro it names, if any.
+#[derive(Debug, Clone, Copy)]
+struct Facts {
+    key: Key,
+    names_list: bool,
+    clock: Option<&'static str>,
 }
 
 /// The clock macro a file's text names (`preprocessed::uses_clock`, which tokenises), after a
@@ -107,13 +116,17 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
 }
 
 impl FileHashes {
-    fn get(&self, path: &Path) -> Option<(Key, bool, Option<&'static str>)> {
+    fn get(&self, path: &Path) -> Option<Facts> {
         if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
             return h;
         }
         let h = std::fs::read(path).ok().map(|b| {
             let names_list = memchr::memmem::find(&b, ARCH_LIST_MACRO.as_bytes()).is_some();
-            (Key::of(&b), names_list, clock_token(&b))
+            Facts {
+                key: Key::of(&b),
+                names_list,
+                clock: clock_token(&b),
+            }
         });
         if let Ok(mut m) = self.map.lock() {
             m.insert(path.to_path_buf(), h);
@@ -123,18 +136,18 @@ impl FileHashes {
 
     /// The hash of a file's content, `None` if it cannot be read.
     pub fn hash(&self, path: &Path) -> Option<Key> {
-        self.get(path).map(|(k, ..)| k)
+        self.get(path).map(|f| f.key)
     }
 
     /// The clock macro (`__DATE__`, `__TIME__`, `__TIMESTAMP__`) the file names, if any: found
     /// in the one read that hashes it, so checking every input of every job costs no I/O.
     pub fn clock(&self, path: &Path) -> Option<&'static str> {
-        self.get(path).and_then(|(_, _, c)| c)
+        self.get(path).and_then(|f| f.clock)
     }
 
     /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
     pub fn names_arch_list(&self, path: &Path) -> bool {
-        self.get(path).is_some_and(|(_, n, _)| n)
+        self.get(path).is_some_and(|f| f.names_list)
     }
 }
 
