@@ -248,7 +248,74 @@ pub enum Error {
     },
 }
 
+/// What kind of failure an [`Error`] is: every variant has exactly one, decided here (an
+/// exhaustive match), so a caller that maps failures to exit codes or categories (the CLI)
+/// matches on this closed set instead of on the open error enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// No usable CUDA toolkit, or it cannot build what was asked.
+    Toolkit,
+    /// A configuration mistake: an arch list, a flag, a variable, `[package.metadata.archbuild]`,
+    /// variant groups.
+    Config,
+    /// An input file is missing.
+    Input,
+    /// A compiler rejected a source, or its output could not be packed.
+    Compile,
+    /// An output could not be written (disk, permissions, a cache that loses entries).
+    Output,
+    /// The build was interrupted.
+    Interrupted,
+    /// archbuild wrote or served what it should not have: a bug to report.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind.
+    pub const ALL: &'static [ErrorKind] = &[
+        ErrorKind::Toolkit,
+        ErrorKind::Config,
+        ErrorKind::Input,
+        ErrorKind::Compile,
+        ErrorKind::Output,
+        ErrorKind::Interrupted,
+        ErrorKind::Internal,
+    ];
+}
+
 impl Error {
+    /// The kind of this failure.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::ToolkitNotFound { .. }
+            | Error::BadToolkitVar { .. }
+            | Error::ToolkitQuery { .. }
+            | Error::PythonMissing { .. }
+            | Error::PipMissing { .. }
+            | Error::PipFailed { .. }
+            | Error::ProvisionBroken { .. }
+            | Error::TargetUnsupported { .. }
+            | Error::ToolkitBroken { .. }
+            | Error::Spawn { .. } => ErrorKind::Toolkit,
+            // A wrong type in [package.metadata.archbuild] is a configuration error like a
+            // wrong value there, and a variant group that names what no module has is one too.
+            Error::Arch(_)
+            | Error::Config { .. }
+            | Error::Manifest { .. }
+            | Error::NoSources(_)
+            | Error::NoOutDir
+            | Error::VariantMissing { .. }
+            | Error::VariantUnknown { .. } => ErrorKind::Config,
+            Error::SourceMissing { .. } => ErrorKind::Input,
+            Error::Compile(_) | Error::Pack { .. } => ErrorKind::Compile,
+            Error::DiskFull { .. } | Error::CacheUnstable { .. } | Error::Io { .. } => {
+                ErrorKind::Output
+            }
+            Error::Interrupted => ErrorKind::Interrupted,
+            Error::OutputMismatch { .. } | Error::VerifyMismatch { .. } => ErrorKind::Internal,
+        }
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         let path = path.into();
         if source.kind() == std::io::ErrorKind::StorageFull {
@@ -267,6 +334,196 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One error of every variant, with the kind it must have.
+    fn one_of_each() -> Vec<(Error, ErrorKind)> {
+        let io = || std::io::Error::other("x");
+        let s = String::new;
+        let p = PathBuf::new;
+        let arch = "zz_99".parse::<archbuild_arch::ArchList>().unwrap_err();
+        let pack = archbuild_fatbin::read_fatbin(b"not a fat binary").unwrap_err();
+        use ErrorKind as K;
+        vec![
+            (
+                Error::ToolkitNotFound {
+                    searched: s(),
+                    pinned: "13.5",
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::BadToolkitVar {
+                    var: "CUDA_HOME",
+                    value: p(),
+                    expected: p(),
+                    what: "x",
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::ToolkitQuery {
+                    nvcc: p(),
+                    args: s(),
+                    problem: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::PythonMissing {
+                    python: s(),
+                    where_: s(),
+                    pinned: "13.5",
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::PipMissing {
+                    python: p(),
+                    detail: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::PipFailed {
+                    status: s(),
+                    hint: "x",
+                    tail: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::ProvisionBroken {
+                    dir: p(),
+                    detail: s(),
+                },
+                K::Toolkit,
+            ),
+            (Error::Arch(arch), K::Config),
+            (
+                Error::TargetUnsupported {
+                    target: s(),
+                    origin: s(),
+                    toolkit: s(),
+                    reach: s(),
+                    available: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::Config {
+                    what: "x",
+                    origin: s(),
+                    value: s(),
+                    hint: s(),
+                },
+                K::Config,
+            ),
+            (
+                Error::Manifest {
+                    path: p(),
+                    detail: s(),
+                },
+                K::Config,
+            ),
+            (
+                Error::SourceMissing {
+                    path: p(),
+                    problem: s(),
+                    context: s(),
+                    fix: s(),
+                },
+                K::Input,
+            ),
+            (Error::NoSources(s()), K::Config),
+            (Error::NoOutDir, K::Config),
+            (Error::Compile(s()), K::Compile),
+            (
+                Error::ToolkitBroken {
+                    root: p(),
+                    detail: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::DiskFull {
+                    dir: p(),
+                    detail: s(),
+                },
+                K::Output,
+            ),
+            (
+                Error::Spawn {
+                    program: p(),
+                    source: io(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::Pack {
+                    module: s(),
+                    source: Box::new(pack),
+                },
+                K::Compile,
+            ),
+            (Error::CacheUnstable { dir: p() }, K::Output),
+            (
+                Error::OutputMismatch {
+                    module: s(),
+                    written: s(),
+                    requested: s(),
+                },
+                K::Internal,
+            ),
+            (
+                Error::VerifyMismatch {
+                    module: s(),
+                    job: s(),
+                    detail: s(),
+                    key_holds: s(),
+                },
+                K::Internal,
+            ),
+            (Error::Interrupted, K::Interrupted),
+            (
+                Error::VariantMissing {
+                    group: s(),
+                    module: s(),
+                    target: s(),
+                    detail: s(),
+                },
+                K::Config,
+            ),
+            (
+                Error::VariantUnknown {
+                    group: s(),
+                    kernels: s(),
+                    known: s(),
+                },
+                K::Config,
+            ),
+            (
+                Error::Io {
+                    op: "read",
+                    path: p(),
+                    source: io(),
+                },
+                K::Output,
+            ),
+        ]
+    }
+
+    /// Every variant has its kind; configuration mistakes about variant groups are
+    /// configuration errors, not output errors; every kind is some variant's.
+    #[test]
+    fn every_error_has_its_kind() {
+        let all = one_of_each();
+        for (e, want) in &all {
+            assert_eq!(e.kind(), *want, "{e:?}");
+        }
+        for k in ErrorKind::ALL {
+            assert!(all.iter().any(|(_, w)| w == k), "no variant of kind {k:?}");
+        }
+    }
 
     #[test]
     fn a_broken_toolkit_and_a_full_disk_name_the_fix() {

@@ -59,7 +59,7 @@ pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
 pub use env::Env;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use nvcc::Toolkit;
 pub use report::{BuildReport, JobPhase, JobRecord, ModuleReport, VariantReport};
 pub use run::{PlanListing, PlannedJob};

@@ -223,6 +223,7 @@ impl CliError {
                 exit::INPUT => "input",
                 exit::CARGO => "manifest",
                 exit::INTERRUPTED => "interrupted",
+                exit::INTERNAL => "internal",
                 _ => "output",
             },
             CliError::Cargo { .. } | CliError::Metadata { .. } => "cargo",
@@ -321,29 +322,21 @@ impl CliError {
 
 /// Exit code of a build-driver error, by what the user has to fix.
 fn build_exit_code(e: &archbuild::Error) -> i32 {
-    use archbuild::Error as E;
-    match e {
-        E::ToolkitNotFound { .. }
-        | E::BadToolkitVar { .. }
-        | E::ToolkitQuery { .. }
-        | E::PythonMissing { .. }
-        | E::PipMissing { .. }
-        | E::PipFailed { .. }
-        | E::ProvisionBroken { .. }
-        | E::TargetUnsupported { .. }
-        | E::ToolkitBroken { .. }
-        | E::Spawn { .. } => exit::TOOLKIT,
-        // A wrong type in [package.metadata.archbuild] is a configuration error like a wrong
-        // value there: one code for both.
-        E::Arch(_) | E::Config { .. } | E::Manifest { .. } | E::NoSources(_) | E::NoOutDir => {
-            exit::USAGE
-        }
-        E::SourceMissing { .. } => exit::INPUT,
-        E::Compile(_) | E::Pack { .. } => exit::COMPILE,
-        E::Interrupted => exit::INTERRUPTED,
-        // What archbuild wrote or served is not what it should be: its bug, not the user's.
-        E::OutputMismatch { .. } | E::VerifyMismatch { .. } => exit::INTERNAL,
-        _ => exit::OUTPUT,
+    kind_exit_code(e.kind())
+}
+
+/// The exit code of each kind of build failure (`archbuild::Error::kind`, decided by the
+/// library): an exhaustive match, so a new kind needs its code here.
+fn kind_exit_code(kind: archbuild::ErrorKind) -> i32 {
+    use archbuild::ErrorKind as K;
+    match kind {
+        K::Toolkit => exit::TOOLKIT,
+        K::Config => exit::USAGE,
+        K::Input => exit::INPUT,
+        K::Compile => exit::COMPILE,
+        K::Output => exit::OUTPUT,
+        K::Interrupted => exit::INTERRUPTED,
+        K::Internal => exit::INTERNAL,
     }
 }
 
@@ -353,6 +346,26 @@ mod tests {
     use std::path::Path;
 
     use super::{exit, CliError};
+
+    /// Every kind of build failure exits with a code of the documented table, and a variant
+    /// group naming what no module has is a configuration error (exit 2), not an output one.
+    #[test]
+    fn every_build_error_kind_has_a_documented_exit_code() {
+        for kind in archbuild::ErrorKind::ALL {
+            let code = super::kind_exit_code(*kind);
+            assert!(
+                exit::TABLE.iter().any(|(c, _)| *c == code),
+                "{kind:?} exits {code}, which the table does not document"
+            );
+        }
+        let e = CliError::Build(archbuild::Error::VariantUnknown {
+            group: "g".into(),
+            kernels: "k".into(),
+            known: "a".into(),
+        });
+        assert_eq!(e.exit_code(), exit::USAGE);
+        assert_eq!(e.kind(), "config");
+    }
     use crate::cli::{Cli, MessageFormat};
     use crate::shell::Shell;
 
