@@ -56,8 +56,7 @@ fn missing_pip_for_provisioning() {
         .arg(&venv)
         .status();
     if !st.is_ok_and(|s| s.success()) {
-        eprintln!("SKIP: python3 -m venv is not available here");
-        return;
+        return archbuild_tests::servers::skip("python3 -m venv is not available here");
     }
     let home = Home::at(tmp.path().join("home"));
     let env = Env::from_vars([("ARCHBUILD_PYTHON", venv.join("bin/python3"))]);

@@ -146,7 +146,7 @@ fn build(dir: &Path, out: &str, launcher: Option<(&str, &Path)>, server: &Server
 fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
     let bin = match sccache() {
         Ok(b) => b,
-        Err(why) => return println!("skipped: {why}"),
+        Err(why) => return archbuild_tests::servers::skip(why),
     };
     let dir = tempfile::tempdir().unwrap();
     fixture_kernels(&dir.path().join("pkg/kernels"));
@@ -202,15 +202,14 @@ impl Drop for Daemon {
 fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
     let bin = match sccache() {
         Ok(b) => b,
-        Err(why) => return println!("skipped: {why}"),
+        Err(why) => return archbuild_tests::servers::skip(why),
     };
     let bwrap = Path::new("/usr/bin/bwrap");
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc_geteuid() } == 0;
     if !bwrap.is_file() || !root {
-        return println!(
-            "skipped: sccache-dist's build server needs root and bubblewrap (apt-get install \
-             bubblewrap)"
+        return archbuild_tests::servers::skip(
+            "sccache-dist's build server needs root and bubblewrap (apt-get install bubblewrap)",
         );
     }
     let dist = bin.with_file_name("sccache-dist");

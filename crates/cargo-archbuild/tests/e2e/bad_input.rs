@@ -124,7 +124,9 @@ fn bwrap_works() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !works {
-        eprintln!("skipped: bubblewrap (apt package `bubblewrap`) is missing or cannot run here");
+        archbuild_tests::servers::skip(
+            "bubblewrap (apt package `bubblewrap`) is missing or cannot run here",
+        );
     }
     works
 }

@@ -56,7 +56,7 @@ fn mkfifo(path: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("skipped: `mkfifo` is missing or failed here");
+        archbuild_tests::servers::skip("`mkfifo` is missing or failed here");
     }
     ok
 }
@@ -157,7 +157,9 @@ fn a_character_device_output_is_refused_by_compile_and_merge_and_stays_a_device(
             .status()
             .is_ok_and(|s| s.success());
         if !made {
-            return eprintln!("skipped: root cannot mknod here (a container without CAP_MKNOD?)");
+            return archbuild_tests::servers::skip(
+                "root cannot mknod here (a container without CAP_MKNOD?)",
+            );
         }
         null
     } else {
@@ -332,9 +334,9 @@ fn a_read_only_cache_does_not_stop_a_compile() {
             .status()
             .is_ok_and(|s| s.success());
         if !works {
-            return eprintln!(
-                "skipped: running as root, and bubblewrap (apt package `bubblewrap`), which \
-                 would mount the cache read-only, is missing or cannot run here"
+            return archbuild_tests::servers::skip(
+                "running as root, and bubblewrap (apt package `bubblewrap`), which would mount \
+                 the cache read-only, is missing or cannot run here",
             );
         }
         let mut c = std::process::Command::new("bwrap");
