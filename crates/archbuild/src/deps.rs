@@ -79,13 +79,13 @@ pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
 /// whether each names `__CUDA_ARCH_LIST__`.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
-    map: Mutex<HashMap<PathBuf, Option<Facts>>>,
+    map: Mutex<HashMap<PathBuf, Option<FileFacts>>>,
 }
 
 /// What one read of a file tells: its hash, whether it names `__CUDA_ARCH_LIST__`, and the
 /// clock macro it names, if any.
 #[derive(Debug, Clone, Copy)]
-struct Facts {
+struct FileFacts {
     key: Key,
     names_list: bool,
     clock: Option<&'static str>,
@@ -116,13 +116,13 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
 }
 
 impl FileHashes {
-    fn get(&self, path: &Path) -> Option<Facts> {
+    fn get(&self, path: &Path) -> Option<FileFacts> {
         if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
             return h;
         }
         let h = std::fs::read(path).ok().map(|b| {
             let names_list = memchr::memmem::find(&b, ARCH_LIST_MACRO.as_bytes()).is_some();
-            Facts {
+            FileFacts {
                 key: Key::of(&b),
                 names_list,
                 clock: clock_token(&b),

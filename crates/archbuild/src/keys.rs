@@ -308,6 +308,19 @@ fn resolve_program(joined: &Path, given: &str, env: &CompilerEnv) -> PathBuf {
     path
 }
 
+/// The text of `## heading` in `docs/<file>` (up to the next `## `), for tests that hold a page
+/// to the code it describes.
+#[cfg(test)]
+pub(crate) fn doc_section(file: &str, heading: &str) -> String {
+    let path = format!("{}/../../docs/{file}", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let section = doc
+        .split(&format!("## {heading}"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/{file} has no section `## {heading}`"));
+    section.split("\n## ").next().unwrap_or(section).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,13 +328,7 @@ mod tests {
     /// docs/build.md's "What the cache key holds" names every field the keys hold.
     #[test]
     fn docs_build_lists_every_key_field() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/build.md");
-        let doc = std::fs::read_to_string(path).unwrap();
-        let section = doc
-            .split("## What the cache key holds")
-            .nth(1)
-            .expect("docs/build.md has a section `## What the cache key holds`");
-        let section = section.split("\n## ").next().unwrap_or(section);
+        let section = doc_section("build.md", "What the cache key holds");
         for (field, stages, _) in FIELDS {
             let row = section
                 .lines()
