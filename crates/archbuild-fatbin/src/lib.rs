@@ -14,6 +14,7 @@
 
 mod compress;
 pub mod cubin;
+mod embed;
 mod encode;
 mod error;
 pub mod host;
@@ -25,6 +26,7 @@ pub mod ptx;
 mod reader;
 mod writer;
 
+pub use embed::embedded_c_source;
 pub use error::Error;
 pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};
 pub use merge::merge;

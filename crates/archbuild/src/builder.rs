@@ -37,6 +37,11 @@ impl Build {
         Self::default()
     }
 
+    /// What the setters filled in (for `Library`, which wraps a `Build`).
+    pub(crate) fn spec_mut(&mut self) -> &mut Spec {
+        &mut self.spec
+    }
+
     /// Shares results through a remote cache (`redis://host:port/db`, `webdav://host/path`,
     /// `s3://bucket/prefix`, `gs://…`, `azblob://…`, `gha`, `file:///shared/dir`); overrides
     /// `ARCHBUILD_REMOTE_CACHE` and Cargo.toml's `remote-cache`; `off` turns it off. Needs the

@@ -24,7 +24,10 @@
 //! up-to-date output does not.
 
 mod cicc;
+mod host;
 mod verify;
+
+pub(crate) use host::HostObject;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -67,6 +70,17 @@ pub(crate) struct JobOut {
     pub shared_from: Option<archbuild_arch::Arch>,
     /// Why the output was not cached, when the reason is the sources' (`__TIME__`).
     pub note: Option<String>,
+    /// cicc jobs of a host library's source: the stub and module ID its host side needs.
+    pub host_side: Option<HostSideOut>,
+}
+
+/// What a host library source's cicc job gives its host compile (`host_steps.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HostSideOut {
+    /// The stub `.cudafe1.cpp` includes, naming itself by its stable name.
+    pub stub: Vec<u8>,
+    /// The module ID cicc generated; `cudafe++` reads it.
+    pub module_id: Vec<u8>,
 }
 
 /// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
@@ -90,6 +104,7 @@ impl JobOut {
             ii: None,
             shared_from: None,
             note: None,
+            host_side: None,
         }
     }
 
@@ -106,6 +121,7 @@ impl JobOut {
             ii: None,
             shared_from: None,
             note: None,
+            host_side: None,
         }
     }
 

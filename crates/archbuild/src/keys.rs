@@ -17,7 +17,7 @@ use crate::plan::{Module, Settings};
 use crate::store::{Key, KeyBuilder, Store};
 
 /// What the keys hold: `(field, stages, why)`. Stages: `cicc`, `ptxas`, `output` (prebuilt
-/// records, which stand for both).
+/// records, which stand for both), `host` (a host library source's host object).
 pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("toolkit", "cicc ptxas output", "nvcc's version and the content of nvcc, nvcc.profile, cicc, ptxas, cudafe++, fatbinary and libdevice"),
     ("host-compiler", "cicc output", "the content of the host compiler nvcc runs (`-ccbin` in any flag source, `NVCC_CCBIN`, else `gcc` on `PATH`)"),
@@ -29,15 +29,21 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("flag-input", "cicc output", "the content of every file a flag names: `--options-file`, `-include`, a host compiler's `@file`"),
     ("launcher-cicc", "cicc output", "whether a launcher runs the cicc phase (its PTX is then keyed on the inputs' state)"),
     ("ptxas-flag", "ptxas output", "every ptxas flag, in nvcc's order, with those nvcc derives from `-G`, `-lineinfo`, `-maxrregcount` and `-Xptxas` in any flag source"),
-    ("source", "cicc", "the source's path relative to the package (cicc's original path, which seeds internal symbol names); for a group, every member's, in order"),
+    ("source", "cicc host", "the source's path relative to the package (cicc's original path, which seeds internal symbol names); for a group, every member's, in order"),
     ("arch", "cicc ptxas", "the virtual or real arch of the job"),
     ("shared-cicc", "cicc", "for a follower taking its class lead's PTX: the sharing rule and the lead"),
-    ("inputs", "cicc", "direct mode: the content of every file the preprocessor read and the state of every path it probed"),
-    ("text", "cicc", "preprocessor mode: the preprocessed text, whole where lines matter"),
+    ("inputs", "cicc host", "direct mode: the content of every file the preprocessor read and the state of every path it probed"),
+    ("text", "cicc host", "preprocessor mode: the preprocessed text, whole where lines matter (a host object's: whole)"),
     ("ptx", "ptxas", "the PTX's content (or, for the alias, the key of the cicc job that made it)"),
     ("compression", "output", "the fat binary's compression"),
-    ("settings", "cicc ptxas output", "the stage's settings key: the fields above marked for the stage"),
+    ("settings", "cicc ptxas output host", "the stage's settings key: the fields above marked for the stage (a host object's: the cicc stage's)"),
     ("manifest", "cicc", "through a launcher: the manifest key, with the inputs' state"),
+    ("host-side", "cicc", "for a host library's source: that its cicc job also writes the host stub and module ID"),
+    ("host-flag", "host", "every host-only nvcc flag (`Library::host_flag`), in order"),
+    ("arch-list", "host", "the list's virtual archs as nvcc's `__CUDA_ARCH_LIST__` (the host preprocessor defines it)"),
+    ("stub", "host", "the stub cicc wrote for the source's last virtual arch (kernel registration, launch stubs)"),
+    ("module-id", "host", "the module ID cicc generated, which `cudafe++` reads"),
+    ("fatbin", "host", "the packed fat binary the object embeds"),
 ];
 
 /// The stage a settings key is for.
@@ -206,9 +212,14 @@ pub(crate) fn cicc_job(
         // Reaches the PTX as `__CUDA_ARCH_LIST__`, which `inputs` and `text` hold where a
         // source names it.
         archs: _,
+        // A library source's cicc job also writes the host stub and module ID.
+        host,
     } = module;
     let mut h = Holds::new(kind);
     h.key("settings", settings);
+    if *host {
+        h.str("host-side", "stub,module-id");
+    }
     for m in crate::plan::preincludes(module) {
         h.str("source", &roots.portable(m));
     }
@@ -225,6 +236,45 @@ pub(crate) fn cicc_job(
         );
     }
     h
+}
+
+/// The inputs of a host library source's host object that preprocessing cannot see: the cicc
+/// settings (flags, includes, defines, toolkit, host compiler), the host-only flags, the
+/// source's relative path (`cudafe++`'s original path), and what the device side hands the
+/// host compile: the stub, the module ID and the packed fat binary. Direct mode's manifest
+/// (`kind` `host`) maps the host preprocessor's inputs to the object's key; preprocessor mode
+/// adds the preprocessed text (`host_preprocessed`).
+pub(crate) fn host_job(
+    settings: &Key,
+    roots: &Roots,
+    module: &Module,
+    host_flags: &[String],
+    stub: &Key,
+    module_id: &[u8],
+    fatbin: &Key,
+) -> Key {
+    let mut h = Holds::new("host");
+    h.key("settings", settings);
+    for f in host_flags {
+        h.str("host-flag", f);
+    }
+    for m in crate::plan::preincludes(module) {
+        h.str("source", &roots.portable(m));
+    }
+    h.str("source", &roots.portable(&module.source))
+        .str("arch-list", &crate::plan::arch_list_macro(module))
+        .key("stub", stub)
+        .str("module-id", &String::from_utf8_lossy(module_id))
+        .key("fatbin", fatbin);
+    h.finish()
+}
+
+/// A host object compiled from a host preprocessed text: the host job's inputs and the text,
+/// exactly (line markers reach the object through `__LINE__` and debug information).
+pub(crate) fn host_preprocessed(inputs: &Key, text: &[u8]) -> Key {
+    let mut h = Holds::new("host-preprocessed");
+    h.key("inputs", inputs).key("text", &Key::of(text));
+    h.finish()
 }
 
 /// The PTX of a preprocessed text: the compile's inputs, the text as hashed

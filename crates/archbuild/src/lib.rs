@@ -33,7 +33,11 @@ mod evict;
 mod exec;
 mod fingerprint;
 mod flag_inputs;
+mod host_link;
+mod host_stage;
+mod host_steps;
 mod keys;
+mod library;
 mod manifest;
 mod nvcc;
 mod pack;
@@ -60,8 +64,12 @@ pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
 pub use env::Env;
 pub use error::{Error, ErrorKind, Result};
+pub use host_link::Cudart;
+pub use library::Library;
 pub use nvcc::Toolkit;
-pub use report::{BuildReport, JobPhase, JobRecord, ModuleReport, VariantReport};
+pub use report::{
+    BuildReport, HostObjectRecord, JobPhase, JobRecord, LibraryReport, ModuleReport, VariantReport,
+};
 pub use run::{PlanListing, PlannedJob};
 
 /// The CUDA toolkit: found (`Discovery`), provisioned from PyPI wheels, queried (`Toolkit`).

@@ -201,6 +201,9 @@ pub(crate) struct Module {
     /// Files the user named, `source` last (a group's others are `-include`d before it).
     pub members: Vec<PathBuf>,
     pub archs: ResolvedArchs,
+    /// A source of a host library (`Library`): its cicc jobs also write the host stub and the
+    /// module ID its host side is compiled with (`host_steps.rs`).
+    pub host: bool,
 }
 
 /// The compile phase of a job.
@@ -454,6 +457,23 @@ fn device_command(
             name,
         ]);
     }
+    if phase == "-ptx" && m.host {
+        // cicc writes what the host compile includes (`host_steps.rs`); nvcc's own temp name
+        // for the included fat binary comes first on its command line, and cicc takes the
+        // last. The module ID goes to nvcc's temp file, which `--keep` keeps.
+        let side = HostSide::of(out);
+        let stem = m.source.file_stem().unwrap_or_default().to_string_lossy();
+        for (opt, value) in [
+            ("--stub_file_name", side.stub.as_os_str().to_owned()),
+            ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
+            ("--include_file_name", format!("{stem}.fatbin.c").into()),
+        ] {
+            let mut v = OsString::from(opt);
+            v.push(",");
+            v.push(value.to_string_lossy().replace(',', "\\,"));
+            args.extend(["-Xcicc".into(), v]);
+        }
+    }
     args.extend(depfile_args(depfile));
     args.extend([
         "-o".into(),
@@ -472,6 +492,26 @@ fn device_command(
         .with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
+}
+
+/// Where a host library source's cicc job writes its host-side files, beside its PTX.
+pub(crate) struct HostSide {
+    pub stub: PathBuf,
+    pub gen_c: PathBuf,
+}
+
+impl HostSide {
+    pub fn of(ptx: &Path) -> Self {
+        let with = |ext: &str| {
+            let mut p = ptx.as_os_str().to_owned();
+            p.push(ext);
+            PathBuf::from(p)
+        };
+        Self {
+            stub: with(".stub.c"),
+            gen_c: with(".cudafe1.c"),
+        }
+    }
 }
 
 /// The source's relative path as `-Xcicc`'s value: nvcc splits `-X` values on commas (`\,`
@@ -545,6 +585,7 @@ mod tests {
             source: "k.cu".into(),
             members: vec![],
             archs,
+            host: false,
         };
         let jobs = plan_jobs(&[m], None);
         let labels: Vec<String> = jobs.iter().map(Job::label).collect();
@@ -575,6 +616,7 @@ mod tests {
                 source: ArchSource::Explicit,
                 input: String::new(),
             },
+            host: false,
         };
         let env = crate::env::Env::from_vars(Vec::<(&str, &str)>::new());
         let v135 = archbuild_arch::CudaVersion::new(13, 5);

@@ -184,8 +184,41 @@ pub struct BuildReport {
     /// text with the targets that printed it; replayed from the cache on a rebuild.
     pub compiler_output: Vec<crate::compiler_output::CompilerMessage>,
     pub seconds: f64,
+    /// A host library build's archive and host objects (`Library`); `None` for kernels.
+    pub library: Option<LibraryReport>,
     #[serde(skip)]
     pub(crate) arch_list: ArchList,
+}
+
+/// What a [`crate::Library`] build wrote besides its fat binaries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LibraryReport {
+    /// `lib<name>.a`, holding one host object per source.
+    pub archive: PathBuf,
+    /// Whether `ar` ran (false: the archive already held these objects).
+    pub archived: bool,
+    /// How the CUDA runtime is linked (`static`, `shared`, `none`).
+    pub cudart: String,
+    /// The `cargo:` lines that link the archive and the runtime (printed in a build script).
+    pub link: Vec<String>,
+    /// One per source, in build order.
+    pub objects: Vec<HostObjectRecord>,
+}
+
+/// One source's host object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostObjectRecord {
+    /// The module (fat binary) the source's device side is in.
+    pub module: String,
+    /// Whether the object came from the cache.
+    pub cached: bool,
+    /// Served after the host preprocessor ran (preprocessor mode).
+    pub preprocessed: bool,
+    pub seconds: f64,
+    /// The host compiler's command line, when it ran.
+    pub command: Option<String>,
+    /// What `cudafe++` and the host compiler printed, when they ran.
+    pub output: Option<String>,
 }
 
 impl BuildReport {

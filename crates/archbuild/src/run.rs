@@ -191,7 +191,11 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let facts = crate::keys::Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref());
     let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
     let mut warnings = p.arch_warnings.clone();
-    let prebuilt_dir = b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR));
+    // A library's host objects need every source's stub, which only its cicc jobs write.
+    let prebuilt_dir = match b.library {
+        Some(_) => None,
+        None => b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR)),
+    };
     let mut taken = match &prebuilt_dir {
         Some(dir) => take_prebuilt(&mut p, dir, &out, &settings_key, &roots)?,
         None => Taken::default(),
@@ -215,6 +219,16 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
     let mut deps = taken.deps;
     deps.extend(packed.deps);
+    let library = match &b.library {
+        Some(lib) => {
+            let stage = crate::host_stage::run(
+                &compiler, &p, &jobs, &done, &modules, lib, &out_root, name, workers,
+            )?;
+            deps.extend(stage.deps);
+            Some(stage.report)
+        }
+        None => None,
+    };
     deps.sort();
     deps.dedup();
     warnings.extend(no_kernel_warnings(&modules));
@@ -223,7 +237,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let variant_reports = crate::variants::check(&groups, &modules)?;
     warnings.extend(crate::coverage::warnings(&modules, &groups));
     tell_cargo(&p, &taken.names, prebuilt_dir.as_deref(), &warnings, &deps);
-    let rust_module = match b.no_rust_module {
+    let rust_module = match b.no_rust_module || b.library.is_some() {
         true => None,
         false => Some(write_rust_module(&p, &modules, &groups, &out_root, name)?),
     };
@@ -284,6 +298,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         variants: variant_reports,
         compiler_output,
         seconds: start.elapsed().as_secs_f64(),
+        library,
         arch_list: p.archs.list.clone(),
     })
 }

@@ -204,6 +204,7 @@ pub(crate) fn modules(
             source,
             members: files,
             archs: module_archs,
+            host: b.library.is_some(),
         });
     }
     check_file_archs(b, pkg, base, &modules)?;

@@ -45,6 +45,8 @@ pub(crate) struct Spec {
     pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
     pub(crate) prebuilt: Option<PathBuf>,
     pub(crate) variants: Vec<(String, Vec<String>)>,
+    /// Set by `Library`: the sources have host code, built into a static archive.
+    pub(crate) library: Option<crate::host_link::LibrarySpec>,
 }
 
 /// A callback run after every job, cached or not (from the worker threads).

@@ -22,6 +22,7 @@ mod fatbin_cuobjdump;
 mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
 mod hermetic_key;
+mod host_library;
 mod prebuilt;
 mod preprocessor_soundness;
 mod remote_credentials;

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 
 use archbuild_arch::Arch;
 
-use super::{keep_log, Compiler, Failure, JobOut, Ran, RunLog};
+use super::{keep_log, Compiler, Failure, HostSideOut, JobOut, Ran, RunLog};
 use crate::deps::{self, Lookup};
 use crate::keys;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
@@ -126,8 +126,12 @@ impl Compiler<'_> {
         };
         let mut key = None;
         let note = self.clock(&p.deps);
+        let host_side = lead.host_side.clone();
+        if module.host && host_side.is_none() {
+            return self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)));
+        }
         if let (Some(store), None) = (store, &note) {
-            if store.put("ptx", &pk, &ran.bytes).is_ok() {
+            if store.put("ptx", &pk, &ran.bytes).is_ok() && keep_host_side(store, &pk, &host_side) {
                 keep_log(store, &pk, &ran);
                 let arch_list = crate::plan::arch_list_macro(module);
                 self.record_manifest(store, &mk, &p.deps, &pk, p.started, &arch_list);
@@ -139,6 +143,7 @@ impl Compiler<'_> {
         out.ii = Some(ii);
         out.shared_from = Some(lead_arch);
         out.note = note;
+        out.host_side = host_side;
         Ok(out)
     }
 
@@ -151,8 +156,13 @@ impl Compiler<'_> {
         match deps::lookup(store, mk, &self.roots, &self.hashes, &arch_list) {
             // An entry made by a version that did not know clocks is not served either.
             Lookup::Hit(rk, deps) if store.contains("ptx", &rk) && self.clock(&deps).is_none() => {
+                let Some(host_side) = cached_host_side(store, &rk, module) else {
+                    return Direct::Known;
+                };
                 let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                Direct::Hit(Box::new(JobOut::cached(rk, deps).with_log(store)))
+                let mut out = JobOut::cached(rk, deps).with_log(store);
+                out.host_side = host_side;
+                Direct::Hit(Box::new(out))
             }
             Lookup::Unknown => Direct::Unknown,
             _ => Direct::Known,
@@ -188,6 +198,7 @@ impl Compiler<'_> {
         if !store.contains("ptx", pk) || self.clock(&p.deps).is_some() {
             return None;
         }
+        let host_side = cached_host_side(store, pk, module)?;
         let arch_list = crate::plan::arch_list_macro(module);
         self.record_manifest(store, mk, &p.deps, pk, p.started, &arch_list);
         let deps = p
@@ -197,6 +208,7 @@ impl Compiler<'_> {
             .cloned()
             .collect();
         let mut out = JobOut::cached(*pk, deps).with_log(store);
+        out.host_side = host_side;
         out.preprocessed = true;
         out.ii = Some(Key::of(&p.text));
         Some(out)
@@ -220,7 +232,8 @@ impl Compiler<'_> {
         let out = self.tmp.path().join(format!("{j}.ptx"));
         let keep = self.tmp.path().join(format!("{j}.keep"));
         let keep_ii = (store.is_some() || self.leads.contains(&j)) && pre.is_none() && !launcher;
-        let cmd = if keep_ii {
+        // A library source's module ID is in nvcc's kept files.
+        let cmd = if keep_ii || module.host {
             let _ = std::fs::create_dir_all(&keep);
             cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
         } else {
@@ -228,6 +241,11 @@ impl Compiler<'_> {
         };
         let started = SystemTime::now();
         let ran = self.execute(&cmd, &out)?;
+        let host_side = read_host_side(module, &out, &keep).map_err(|e| Failure {
+            command: cmd.display(),
+            status: "no host-side output".into(),
+            output: e,
+        })?;
         let deps = self.read_deps(&depfile, module);
         let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
         let ii = match (&pre, &kept) {
@@ -254,7 +272,7 @@ impl Compiler<'_> {
                 .map(|i| keys::direct(mk, &i)),
             };
             if let Some(rk) = rk {
-                if store.put("ptx", &rk, &ran.bytes).is_ok() {
+                if store.put("ptx", &rk, &ran.bytes).is_ok() && keep_host_side(store, &rk, &host_side) {
                     keep_log(store, &rk, &ran);
                     self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
                     key = Some(rk);
@@ -265,6 +283,7 @@ impl Compiler<'_> {
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = ii;
         out.note = note;
+        out.host_side = host_side;
         Ok(out)
     }
 
@@ -296,7 +315,7 @@ impl Compiler<'_> {
     /// Why this job's output neither comes from nor goes to the cache: an input outside the
     /// toolkit names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes while the
     /// files do not (the job record's note, shown under `-v`).
-    fn clock(&self, deps: &[PathBuf]) -> Option<String> {
+    pub(super) fn clock(&self, deps: &[PathBuf]) -> Option<String> {
         deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
             let token = self.hashes.clock(d)?;
             Some(format!(
@@ -371,4 +390,58 @@ fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
         .map(|e| e.path())
         .find(|p| p.to_string_lossy().ends_with(".cpp1.ii"))?;
     std::fs::read(path).ok()
+}
+
+/// Cache namespaces of a host library source's cicc outputs besides its PTX.
+const STUB_NS: &str = "stub";
+const MODULE_ID_NS: &str = "module-id";
+
+/// The host side a compile of a library source wrote beside its PTX; `None` for kernels. The
+/// stub names itself by the path cicc was given (in its line markers): that temp path is
+/// replaced by the stable name the host compile includes it by.
+fn read_host_side(
+    module: &Module,
+    ptx: &Path,
+    keep_dir: &Path,
+) -> Result<Option<HostSideOut>, String> {
+    if !module.host {
+        return Ok(None);
+    }
+    let side = crate::plan::HostSide::of(ptx);
+    let read =
+        |p: &Path| std::fs::read(p).map_err(|e| format!("cicc wrote no {}: {e}", p.display()));
+    let stub = read(&side.stub)?;
+    let id_file = std::fs::read_dir(keep_dir)
+        .map_err(|e| format!("nvcc kept no files in {}: {e}", keep_dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".module_id"))
+        .ok_or_else(|| format!("nvcc kept no module ID in {}", keep_dir.display()))?;
+    let module_id = read(&id_file)?;
+    let from = side.stub.to_string_lossy().into_owned();
+    let to = crate::host_steps::HostFiles::new(Path::new(""), &module.source).stub_name;
+    let stub = String::from_utf8_lossy(&stub).replace(&from, &to).into_bytes();
+    Ok(Some(HostSideOut { stub, module_id }))
+}
+
+/// A cached cicc result's host side: `Some(None)` for kernels, `None` when a library source's
+/// entry lacks it (the job then compiles).
+fn cached_host_side(store: &Store, key: &Key, module: &Module) -> Option<Option<HostSideOut>> {
+    if !module.host {
+        return Some(None);
+    }
+    let stub = store.get(STUB_NS, key)?;
+    let module_id = store.get(MODULE_ID_NS, key)?;
+    Some(Some(HostSideOut { stub, module_id }))
+}
+
+/// Stores the host side before the PTX counts as cached; `false` when it could not be.
+fn keep_host_side(store: &Store, key: &Key, side: &Option<HostSideOut>) -> bool {
+    match side {
+        None => true,
+        Some(s) => {
+            store.put(STUB_NS, key, &s.stub).is_ok()
+                && store.put(MODULE_ID_NS, key, &s.module_id).is_ok()
+        }
+    }
 }

@@ -1,0 +1,241 @@
+//! Host objects of a host library's sources (`Library`): each source's host side compiled once,
+//! with its packed fat binary embedded the way nvcc embeds its own (`host_steps.rs` has the
+//! steps). Looked up like a cicc job, cheapest first:
+//!   1. *direct mode*: the host job's key (`keys::host_job`: settings, host flags, stub, module
+//!      ID, fat binary) has a manifest mapping the state of every file the host preprocessor
+//!      read to the object's key: nothing runs;
+//!   2. *preprocessor mode*: the host preprocessor runs and the object is keyed on its text;
+//!   3. `cudafe++` and the host compiler.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Instant, SystemTime};
+
+use super::{Compiler, Failure, HostSideOut, JobOut};
+use crate::deps::{self, Lookup};
+use crate::host_steps::{self, HostFiles};
+use crate::keys;
+use crate::plan::{Job, Module, Phase};
+use crate::store::Key;
+
+/// Cache namespace of host objects.
+const OBJECT_NS: &str = "host-obj";
+
+/// One source's host object.
+#[derive(Debug)]
+pub(crate) struct HostObject {
+    pub bytes: Vec<u8>,
+    pub cached: bool,
+    /// Served after a host preprocessing run (preprocessor mode).
+    pub preprocessed: bool,
+    pub seconds: f64,
+    /// The host compiler's command, when it ran.
+    pub command: Option<String>,
+    /// What `cudafe++` and the host compiler printed.
+    pub output: String,
+    /// The files the host preprocessor read, outside the toolkit.
+    pub deps: Vec<PathBuf>,
+}
+
+impl Compiler<'_> {
+    /// The host object of library source `m`, from its cicc jobs' host side and its packed fat
+    /// binary.
+    pub(crate) fn host_object(
+        &self,
+        m: usize,
+        jobs: &[Job],
+        done: &[&JobOut],
+        fatbin: &[u8],
+        host_flags: &[String],
+    ) -> Result<HostObject, Failure> {
+        let module = &self.modules[m];
+        let side = stub_source(m, jobs, done).ok_or_else(|| Failure {
+            command: format!("host side of {}", module.name),
+            status: "no host-side output".into(),
+            output: "no cicc job of this source left its stub and module ID".into(),
+        })?;
+        let store = self.store.as_ref();
+        let arch_list = crate::plan::arch_list_macro(module);
+        let mk = keys::host_job(
+            &self.cicc_base,
+            &self.roots,
+            module,
+            host_flags,
+            &Key::of(&side.stub),
+            &side.module_id,
+            &Key::of(fatbin),
+        );
+        let start = Instant::now();
+        if let Some(store) = store {
+            if let Lookup::Hit(rk, deps) =
+                deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list)
+            {
+                if self.clock(&deps).is_none() {
+                    if let Some(bytes) = store.get(OBJECT_NS, &rk) {
+                        return Ok(HostObject {
+                                            bytes,
+                            cached: true,
+                            preprocessed: false,
+                            seconds: start.elapsed().as_secs_f64(),
+                            command: None,
+                            output: String::new(),
+                            deps: self.outside_toolkit(deps),
+                        });
+                    }
+                }
+            }
+        }
+        let dir = self.tmp.path().join(format!("host-{m}"));
+        std::fs::create_dir_all(&dir).map_err(|e| io_failure(&dir, e))?;
+        let files = HostFiles::new(&dir, &module.source);
+        let steps = self.host_steps(module, host_flags, &files)?;
+        let started = SystemTime::now();
+        let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
+        self.preprocessed.fetch_add(1, Ordering::SeqCst);
+        let text = std::fs::read_to_string(&files.deps).unwrap_or_default();
+        let mut deps = deps::parse_depfile(&text, &self.settings.base_dir);
+        deps.push(self.settings.base_dir.join(&module.source));
+        let mut deps: Vec<PathBuf> = deps.iter().map(|p| deps::lexical(p)).collect();
+        deps.sort();
+        deps.dedup();
+        let pk = keys::host_preprocessed(&mk, &ii);
+        let cacheable = self.clock(&deps).is_none();
+        if let (Some(store), true) = (store, cacheable) {
+            if let Some(bytes) = store.get(OBJECT_NS, &pk) {
+                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
+                return Ok(HostObject {
+                            bytes,
+                    cached: true,
+                    preprocessed: true,
+                    seconds: start.elapsed().as_secs_f64(),
+                    command: None,
+                    output: String::new(),
+                    deps: self.outside_toolkit(deps),
+                });
+            }
+        }
+        write(&files.module_id, &side.module_id)?;
+        write(&dir.join(&files.stub_name), &side.stub)?;
+        let embedded = archbuild_fatbin::embedded_c_source(fatbin);
+        write(&dir.join(&files.fatbin_c_name), embedded.as_bytes())?;
+        let fe = self.execute(&steps.cudafe, &files.cpp)?;
+        let cc = self.execute(&steps.compile, &files.object)?;
+        if let (Some(store), true) = (store, cacheable) {
+            if store.put(OBJECT_NS, &pk, &cc.bytes).is_ok() {
+                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
+            }
+        }
+        let mut output = fe.log.output;
+        output.push_str(&cc.log.output);
+        Ok(HostObject {
+            bytes: cc.bytes,
+            cached: false,
+            preprocessed: false,
+            seconds: start.elapsed().as_secs_f64(),
+            command: Some(cc.log.command),
+            output,
+            deps: self.outside_toolkit(deps),
+        })
+    }
+
+    fn outside_toolkit(&self, deps: Vec<PathBuf>) -> Vec<PathBuf> {
+        deps.into_iter().filter(|d| !self.in_toolkit(d)).collect()
+    }
+
+    /// nvcc's host steps for this source (`nvcc --dryrun -c`, one cheap process).
+    fn host_steps(
+        &self,
+        module: &Module,
+        host_flags: &[String],
+        files: &HostFiles,
+    ) -> Result<host_steps::HostSteps, Failure> {
+        let cmd =
+            host_steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
+        self.spawned.fetch_add(1, Ordering::SeqCst);
+        let o = cmd.output().map_err(|e| Failure {
+            command: cmd.display(),
+            status: "not started".into(),
+            output: e.to_string(),
+        })?;
+        let text = String::from_utf8_lossy(&o.stderr).into_owned();
+        if !o.status.success() {
+            return Err(Failure {
+                command: cmd.display(),
+                status: o.status.to_string(),
+                output: text,
+            });
+        }
+        let source = crate::plan::relative(&self.settings.base_dir, &module.source);
+        host_steps::parse(
+            &text,
+            files,
+            &source.to_string_lossy(),
+            &self.settings.base_dir,
+            self.settings.compiler_env.vars(),
+        )
+        .map_err(|e| Failure {
+            command: cmd.display(),
+            status: "unexpected plan".into(),
+            output: format!(
+                "{}; nvcc's plan for this source is not one archbuild knows how to split into \
+                 host and device steps:\n{text}",
+                e.0
+            ),
+        })
+    }
+
+    fn record_host_manifest(
+        &self,
+        mk: &Key,
+        deps: &[PathBuf],
+        result: &Key,
+        started: SystemTime,
+        arch_list: &str,
+    ) {
+        let Some(store) = self.store.as_ref() else {
+            return;
+        };
+        let fresh = deps.iter().all(|d| {
+            std::fs::metadata(d)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t < started)
+        });
+        if !fresh {
+            return;
+        }
+        if let Some(inputs) = deps::inputs(
+            &self.roots,
+            deps,
+            &self.settings.probe_dirs,
+            &self.hashes,
+            arch_list,
+        ) {
+            deps::record(store, mk, inputs, result);
+        }
+    }
+}
+
+/// The host side nvcc would compile with: that of the source's last virtual arch (nvcc runs
+/// cicc per arch with one stub name, so the last one's stands).
+fn stub_source<'a>(m: usize, jobs: &[Job], done: &[&'a JobOut]) -> Option<&'a HostSideOut> {
+    // Jobs are planned in the list's order, the order of the `-gencode` flags nvcc is given.
+    let last = jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.module == m && matches!(j.phase, Phase::Cicc(_)))
+        .map(|(i, _)| i)
+        .last()?;
+    done[last].host_side.as_ref()
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes).map_err(|e| io_failure(path, e))
+}
+
+fn io_failure(path: &Path, e: std::io::Error) -> Failure {
+    Failure {
+        command: format!("write {}", path.display()),
+        status: "i/o error".into(),
+        output: e.to_string(),
+    }
+}

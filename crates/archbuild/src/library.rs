@@ -1,0 +1,187 @@
+//! The build.rs API for CUDA sources with host code (`<<<…>>>` launches through the CUDA
+//! runtime): a static library the crate links, shaped like the `cc` crate's builder.
+//!
+//! Each source's device side goes through archbuild's job graph like a kernel (per-arch cicc
+//! and ptxas jobs, cached, shared, remote, coverage-checked); its host side is compiled once
+//! with that fat binary embedded the way nvcc embeds its own (`host_steps.rs`), and cached
+//! too. Moving a crate from `cc`:
+//!
+//! ```no_run
+//! // build.rs, before:
+//! //   cc::Build::new().cuda(true).cudart("static").flag("-gencode=arch=compute_86,code=sm_86")
+//! //       .file("src/kernels.cu").compile("kernels");
+//! // after:
+//! archbuild::Library::new()
+//!     .file("src/kernels.cu")
+//!     .cudart("static")
+//!     .compile("kernels");
+//! ```
+//!
+//! The arch list comes from the same precedence as kernel builds (`ARCHBUILD_ARCHS`, Cargo.toml's
+//! `archs`, `CUDA_COMPUTE_CAP`-style variables, …) or `.archs(…)`.
+
+use std::path::Path;
+
+use crate::builder::Build;
+use crate::env::Env;
+use crate::error::Result;
+use crate::host_link::{Cudart, LibrarySpec};
+use crate::nvcc::Toolkit;
+use crate::paths::Home;
+use crate::report::BuildReport;
+
+/// Builds `.cu` files with host code into `lib<name>.a` and links it. See the module docs and
+/// `docs/build.md`, "Host libraries".
+#[derive(Debug, Clone, Default)]
+pub struct Library {
+    build: Build,
+    host_flags: Vec<String>,
+    cudart: Option<String>,
+}
+
+impl Library {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a source file (one host object and one fat binary each).
+    pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.build.file(path);
+        self
+    }
+
+    pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
+        self.build.files(paths);
+        self
+    }
+
+    /// The arch list, in any dialect `Build::archs` takes.
+    pub fn archs(&mut self, list: &str) -> &mut Self {
+        self.build.archs(list);
+        self
+    }
+
+    /// An nvcc flag for both sides (`-std=c++17`, `--expt-relaxed-constexpr`, `-lineinfo`).
+    pub fn flag(&mut self, flag: &str) -> &mut Self {
+        self.build.flag(flag);
+        self
+    }
+
+    pub fn flags<S: AsRef<str>>(&mut self, flags: impl IntoIterator<Item = S>) -> &mut Self {
+        self.build.flags(flags);
+        self
+    }
+
+    /// An nvcc flag for the host side only (`-O3`, `-Xcompiler=-Wall`): device jobs do not see
+    /// it, so their cache entries are those of any build with the same device flags.
+    pub fn host_flag(&mut self, flag: &str) -> &mut Self {
+        self.host_flags.push(flag.to_owned());
+        self
+    }
+
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.build.include(dir);
+        self
+    }
+
+    pub fn define(&mut self, name: &str, value: Option<&str>) -> &mut Self {
+        self.build.define(name, value);
+        self
+    }
+
+    /// How the CUDA runtime is linked: `static` (the default, as nvcc's), `shared` or `none`.
+    pub fn cudart(&mut self, linkage: &str) -> &mut Self {
+        self.cudart = Some(linkage.to_owned());
+        self
+    }
+
+    pub fn compression(&mut self, mode: &str) -> &mut Self {
+        self.build.compression(mode);
+        self
+    }
+
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.build.out_dir(dir);
+        self
+    }
+
+    pub fn cache(&mut self, on: bool) -> &mut Self {
+        self.build.cache(on);
+        self
+    }
+
+    pub fn remote_cache(&mut self, url: &str) -> &mut Self {
+        self.build.remote_cache(url);
+        self
+    }
+
+    pub fn toolkit(&mut self, toolkit: Toolkit) -> &mut Self {
+        self.build.toolkit(toolkit);
+        self
+    }
+
+    pub fn home(&mut self, home: Home) -> &mut Self {
+        self.build.home(home);
+        self
+    }
+
+    pub fn manifest_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.build.manifest_dir(dir);
+        self
+    }
+
+    pub fn env(&mut self, env: Env) -> &mut Self {
+        self.build.env(env);
+        self
+    }
+
+    pub fn jobs(&mut self, n: usize) -> &mut Self {
+        self.build.jobs(n);
+        self
+    }
+
+    pub fn provision(&mut self, on: bool) -> &mut Self {
+        self.build.provision(on);
+        self
+    }
+
+    pub fn cargo_metadata(&mut self, on: bool) -> &mut Self {
+        self.build.cargo_metadata(on);
+        self
+    }
+
+    pub fn verify(&mut self, setting: &str) -> &mut Self {
+        self.build.verify(setting);
+        self
+    }
+
+    pub fn quiet(&mut self, on: bool) -> &mut Self {
+        self.build.quiet(on);
+        self
+    }
+
+    /// Builds the library, prints Cargo's link lines and exits the build script with the
+    /// error on failure (as `cc` does).
+    pub fn compile(&mut self, name: &str) -> BuildReport {
+        match self.try_compile(name) {
+            Ok(report) => report,
+            Err(e) => {
+                eprintln!("\n\nerror occurred in archbuild: {e}\n\n");
+                std::process::exit(1)
+            }
+        }
+    }
+
+    /// Builds `<out_dir>/lib<name>.a` (and each source's fat binary in `<out_dir>/<name>/`).
+    pub fn try_compile(&mut self, name: &str) -> Result<BuildReport> {
+        let cudart = match &self.cudart {
+            Some(word) => word.parse::<Cudart>()?,
+            None => Cudart::default(),
+        };
+        self.build.spec_mut().library = Some(LibrarySpec {
+            host_flags: self.host_flags.clone(),
+            cudart,
+        });
+        self.build.try_compile(name)
+    }
+}
