@@ -106,8 +106,7 @@ fn object(
         .iter()
         .find(|r| r.name == module.name)
         .ok_or_else(|| Error::Compile(format!("no fat binary was packed for `{}`", module.name)))?;
-    let fatbin =
-        std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
+    let fatbin = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
     compiler
         .host_object(m, jobs, done, &fatbin, &lib.host_flags)
         .map_err(|f| {

@@ -192,7 +192,12 @@ pub(crate) fn parse(
     })
 }
 
-fn command(words: Vec<String>, cwd: &Path, env: &[(OsString, OsString)], path: Option<&str>) -> Cmd {
+fn command(
+    words: Vec<String>,
+    cwd: &Path,
+    env: &[(OsString, OsString)],
+    path: Option<&str>,
+) -> Cmd {
     let mut it = words.into_iter();
     let program = PathBuf::from(it.next().unwrap_or_default());
     let program = match (program.components().count(), path) {
@@ -211,9 +216,7 @@ fn command(words: Vec<String>, cwd: &Path, env: &[(OsString, OsString)], path: O
 fn assignment(line: &str) -> Option<(&str, &str)> {
     let (name, value) = line.split_once('=')?;
     let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit());
     ok.then_some((name, value))
 }
@@ -364,7 +367,10 @@ mod tests {
         let s = parse(DRYRUN, &files, "src/k.cu", Path::new("/pkg"), &[]).unwrap();
         let pre = args(&s.preprocess);
         assert_eq!(pre[0], "gcc");
-        assert!(pre.windows(2).any(|w| w == ["-o", "/w/k.cpp4.ii"]), "{pre:?}");
+        assert!(
+            pre.windows(2).any(|w| w == ["-o", "/w/k.cpp4.ii"]),
+            "{pre:?}"
+        );
         assert!(pre.ends_with(&["-MD".into(), "-MF".into(), "/w/k.cpp4.d".into()]));
         assert!(pre.contains(&"-D__CUDA_ARCH_LIST__=860,890".into()));
         let fe = args(&s.cudafe);
@@ -389,8 +395,19 @@ mod tests {
     fn words_split_like_a_shell_and_expand_nvccs_variables() {
         let vars = HashMap::from([("CICC_PATH".to_string(), "/a b/nvvm".to_string())]);
         assert_eq!(
-            words(r#""$CICC_PATH/cicc" -x 'a b' "q\"uote" ${CICC_PATH}x $ a\ b"#, &vars),
-            ["/a b/nvvm/cicc", "-x", "a b", "q\"uote", "/a b/nvvmx", "$", "a b"]
+            words(
+                r#""$CICC_PATH/cicc" -x 'a b' "q\"uote" ${CICC_PATH}x $ a\ b"#,
+                &vars
+            ),
+            [
+                "/a b/nvvm/cicc",
+                "-x",
+                "a b",
+                "q\"uote",
+                "/a b/nvvmx",
+                "$",
+                "a b"
+            ]
         );
         assert!(words("   ", &vars).is_empty());
     }

@@ -224,6 +224,9 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
             let stage = crate::host_stage::run(
                 &compiler, &p, &jobs, &done, &modules, lib, &out_root, name, workers,
             )?;
+            if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
+                return Err(e);
+            }
             deps.extend(stage.deps);
             Some(stage.report)
         }

@@ -1,5 +1,5 @@
-//! host_cuda: host CUDA C++ (compiled by the cc crate with archbuild's `-gencode` flags) called
-//! from Rust; the CUDA runtime picks the embedded image for GPU 0 and the result is checked on
+//! host_cuda: host CUDA C++ (built into a static library by `archbuild::Library`) called from
+//! Rust; the CUDA runtime picks the embedded image for GPU 0 and the result is checked on
 //! the CPU. `cargo archbuild doctor target/debug/host_cuda` lists the images the executable
 //! embeds and which one each GPU will load.
 //!
@@ -41,7 +41,7 @@ fn text(buf: &[c_char]) -> String {
 fn main() -> ExitCode {
     let require_gpu = std::env::args().any(|a| a == "--require-gpu");
     println!(
-        "host_cuda: host code built by cc with -gencode for `{}` ({})",
+        "host_cuda: host code built by archbuild::Library for `{}` ({})",
         env!("HOST_CUDA_ARCHS"),
         env!("HOST_CUDA_TARGETS")
     );

@@ -1,5 +1,5 @@
-// Host CUDA C++, compiled by the cc crate with archbuild's -gencode flags: the classic
-// "cudaMalloc, <<<>>>, cudaMemcpy" program whose fat binary the CUDA runtime registers at start.
+// Host CUDA C++, built by archbuild::Library: the classic "cudaMalloc, <<<>>>, cudaMemcpy"
+// program whose fat binary the CUDA runtime registers at start.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -17,6 +17,19 @@ extern "C" __global__ void host_arch_probe(unsigned int* out) {
     out[0] = __CUDA_ARCH__;
 #endif
 }
+
+// Internal linkage: the device names of these carry the module ID, and the host registers them
+// by those names. A host side compiled with another ID than its cubins fails here
+// (cudaErrorInvalidSymbol, or an invalid device function at the launch).
+namespace {
+__device__ float host_offset;
+__global__ void host_add_offset(float* c, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] += host_offset;
+    }
+}
+}  // namespace
 
 static int report(cudaError_t e, char* err, size_t len) {
     std::snprintf(err, len, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
@@ -55,6 +68,11 @@ extern "C" int host_cuda_vector_add(const float* a, const float* b, float* c, un
     CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
     host_vector_add<<<(n + 255) / 256, 256>>>(da, db, dc, n);
+    CHECK(cudaGetLastError());
+    // c = a + b + 0: through the internal kernel and variable.
+    const float zero = 0.0f;
+    CHECK(cudaMemcpyToSymbol(host_offset, &zero, sizeof zero));
+    host_add_offset<<<(n + 255) / 256, 256>>>(dc, n);
     CHECK(cudaGetLastError());
     host_arch_probe<<<1, 1>>>(dprobe);
     CHECK(cudaGetLastError());

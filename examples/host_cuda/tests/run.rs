@@ -11,7 +11,7 @@ fn runs_on_the_gpu_or_says_why_not() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(
-        stdout.contains("host code built by cc with -gencode for `"),
+        stdout.contains("host code built by archbuild::Library for `"),
         "{stdout}"
     );
     if let Some(line) = stdout.lines().find(|l| l.starts_with("no GPU: ")) {

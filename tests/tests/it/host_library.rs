@@ -69,7 +69,10 @@ fn compile(l: &mut Library) -> BuildReport {
 /// The archive's members, by name.
 fn members(archive: &Path) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
-    run(Command::new("ar").arg("x").arg(archive).current_dir(dir.path()));
+    run(Command::new("ar")
+        .arg("x")
+        .arg(archive)
+        .current_dir(dir.path()));
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
         .unwrap()
         .flatten()
@@ -139,14 +142,25 @@ fn each_embedded_image_equals_nvcc_c_of_the_same_file() {
     let r = compile(&mut library(&pkg, &dir.path().join("home")));
     let lib = r.library.as_ref().unwrap();
     assert_eq!(lib.objects.len(), 2, "{lib:?}");
-    assert!(lib.link.contains(&"cargo:rustc-link-lib=static=lib".to_string()));
+    assert!(lib
+        .link
+        .contains(&"cargo:rustc-link-lib=static=lib".to_string()));
     assert!(lib
         .link
         .contains(&"cargo:rustc-link-lib=static=cudart_static".to_string()));
     let ours = images(&member(&r, "vector_add.o"));
     let nvcc_obj = dir.path().join("nvcc.o");
+    // nvcc names the source by its absolute path, archbuild by its path in the package (so
+    // checkouts share entries): the path seeds the module ID, which names the internal
+    // symbols (`host_add_offset`), so nvcc is told archbuild's (`-Xcudafe` reaches cudafe++
+    // and cicc, after nvcc's own).
     let mut nvcc = Command::new(tool("nvcc"));
-    nvcc.current_dir(&pkg).arg("-c");
+    nvcc.current_dir(&pkg).arg("-c").args([
+        "-Xcudafe",
+        "--orig_src_path_name",
+        "-Xcudafe",
+        "src/vector_add.cu",
+    ]);
     for f in r.arch_list().gencode_flags() {
         nvcc.arg(f);
     }
@@ -190,7 +204,10 @@ fn host_registration_names_the_device_symbols_of_internal_kernels() {
         .iter()
         .find(|n| n.ends_with("4bumpEPi"))
         .unwrap_or_else(|| panic!("no registration of bump in the host object: {host:?}"));
-    for (name, cubin) in images(&object).iter().filter(|(n, _)| n.ends_with(".cubin")) {
+    for (name, cubin) in images(&object)
+        .iter()
+        .filter(|(n, _)| n.ends_with(".cubin"))
+    {
         let device = names_with(cubin, "_GLOBAL__N__");
         assert!(
             device.contains(kernel),
@@ -277,10 +294,84 @@ fn a_second_machine_with_the_shared_cache_starts_no_compiler() {
     lb.remote_cache(&url);
     let rb = compile(&mut lb);
     assert_eq!(rb.processes_started, 0, "{rb}");
-    assert!(rb.library.as_ref().unwrap().objects.iter().all(|o| o.cached));
+    assert!(rb
+        .library
+        .as_ref()
+        .unwrap()
+        .objects
+        .iter()
+        .all(|o| o.cached));
     let archive = |r: &BuildReport| std::fs::read(&r.library.as_ref().unwrap().archive).unwrap();
     assert!(
         archive(&ra) == archive(&rb),
         "the second machine's archive differs"
     );
+}
+
+/// A host compiler that reads a file no key knows of (as in `verify.rs`), used by host code
+/// only: the stale host object is served without verification and caught with it.
+#[test]
+fn verification_compiles_a_served_host_object_again_and_catches_a_stale_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("h.cu"),
+        "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n\
+         extern \"C\" float host_extra(float *d) { k<<<1, 1>>>(d); return EXTRA; }\n",
+    )
+    .unwrap();
+    let gcc = which::which("gcc").unwrap();
+    let extra = dir.path().join("extra.txt");
+    let cc = dir.path().join("cc");
+    std::fs::create_dir_all(&cc).unwrap();
+    std::fs::write(
+        cc.join("gcc"),
+        format!(
+            "#!/bin/sh\nexec {} -DEXTRA=\"$(cat {})\" \"$@\"\n",
+            gcc.display(),
+            extra.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(cc.join("gcc"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let build = |verify: &str| {
+        let mut l = Library::new();
+        l.toolkit(toolkit().clone())
+            .env(path_env())
+            .home(Home::at(dir.path().join("home")))
+            .manifest_dir(&pkg)
+            .out_dir(pkg.join("out"))
+            .archs("8.6")
+            .file("h.cu")
+            .flag("-ccbin")
+            .flag(cc.to_str().unwrap())
+            .verify(verify)
+            .cargo_metadata(false)
+            .quiet(true);
+        l.try_compile("lib")
+    };
+    std::fs::write(&extra, "2.0f").unwrap();
+    build("off").unwrap();
+    let sound = build("all").unwrap();
+    assert!(
+        sound.verified >= 3,
+        "cicc, ptxas and the host object: {sound}"
+    );
+    std::fs::write(&extra, "3.0f").unwrap();
+    let stale = build("off").unwrap();
+    assert!(
+        stale.library.as_ref().unwrap().objects[0].cached,
+        "the hole is real: the stale object was served"
+    );
+    let err = build("all").unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, archbuild::Error::VerifyMismatch { .. }),
+        "{msg}"
+    );
+    assert!(msg.contains("host object"), "names the job: {msg}");
+    let next = build("off").unwrap();
+    assert!(!next.library.as_ref().unwrap().objects[0].cached, "{next}");
 }

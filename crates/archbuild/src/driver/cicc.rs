@@ -272,7 +272,9 @@ impl Compiler<'_> {
                 .map(|i| keys::direct(mk, &i)),
             };
             if let Some(rk) = rk {
-                if store.put("ptx", &rk, &ran.bytes).is_ok() && keep_host_side(store, &rk, &host_side) {
+                if store.put("ptx", &rk, &ran.bytes).is_ok()
+                    && keep_host_side(store, &rk, &host_side)
+                {
                     keep_log(store, &rk, &ran);
                     self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
                     key = Some(rk);
@@ -420,7 +422,9 @@ fn read_host_side(
     let module_id = read(&id_file)?;
     let from = side.stub.to_string_lossy().into_owned();
     let to = crate::host_steps::HostFiles::new(Path::new(""), &module.source).stub_name;
-    let stub = String::from_utf8_lossy(&stub).replace(&from, &to).into_bytes();
+    let stub = String::from_utf8_lossy(&stub)
+        .replace(&from, &to)
+        .into_bytes();
     Ok(Some(HostSideOut { stub, module_id }))
 }
 

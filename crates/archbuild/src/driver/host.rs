@@ -8,7 +8,7 @@
 //!   3. `cudafe++` and the host compiler.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
 use super::{Compiler, Failure, HostSideOut, JobOut};
@@ -39,7 +39,7 @@ pub(crate) struct HostObject {
 
 impl Compiler<'_> {
     /// The host object of library source `m`, from its cicc jobs' host side and its packed fat
-    /// binary.
+    /// binary. A hit in `ARCHBUILD_VERIFY`'s sample is compiled again and compared.
     pub(crate) fn host_object(
         &self,
         m: usize,
@@ -54,6 +54,22 @@ impl Compiler<'_> {
             status: "no host-side output".into(),
             output: "no cicc job of this source left its stub and module ID".into(),
         })?;
+        let (object, key) = self.host_object_cached(m, side, fatbin, host_flags)?;
+        if let Some(key) = key.filter(|k| object.cached && self.verify.samples(k)) {
+            self.verify_host(m, side, fatbin, host_flags, &object, &key);
+        }
+        Ok(object)
+    }
+
+    /// Direct mode, preprocessor mode, then the compile; with the object's cache key.
+    fn host_object_cached(
+        &self,
+        m: usize,
+        side: &HostSideOut,
+        fatbin: &[u8],
+        host_flags: &[String],
+    ) -> Result<(HostObject, Option<Key>), Failure> {
+        let module = &self.modules[m];
         let store = self.store.as_ref();
         let arch_list = crate::plan::arch_list_macro(module);
         let mk = keys::host_job(
@@ -72,23 +88,22 @@ impl Compiler<'_> {
             {
                 if self.clock(&deps).is_none() {
                     if let Some(bytes) = store.get(OBJECT_NS, &rk) {
-                        return Ok(HostObject {
-                                            bytes,
+                        let object = HostObject {
+                            bytes,
                             cached: true,
                             preprocessed: false,
                             seconds: start.elapsed().as_secs_f64(),
                             command: None,
                             output: String::new(),
                             deps: self.outside_toolkit(deps),
-                        });
+                        };
+                        return Ok((object, Some(rk)));
                     }
                 }
             }
         }
         let dir = self.tmp.path().join(format!("host-{m}"));
-        std::fs::create_dir_all(&dir).map_err(|e| io_failure(&dir, e))?;
-        let files = HostFiles::new(&dir, &module.source);
-        let steps = self.host_steps(module, host_flags, &files)?;
+        let (files, steps) = self.host_prepare(module, host_flags, &dir, &self.spawned)?;
         let started = SystemTime::now();
         let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
         self.preprocessed.fetch_add(1, Ordering::SeqCst);
@@ -103,39 +118,124 @@ impl Compiler<'_> {
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(OBJECT_NS, &pk) {
                 self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
-                return Ok(HostObject {
-                            bytes,
+                let object = HostObject {
+                    bytes,
                     cached: true,
                     preprocessed: true,
                     seconds: start.elapsed().as_secs_f64(),
                     command: None,
                     output: String::new(),
                     deps: self.outside_toolkit(deps),
-                });
+                };
+                return Ok((object, Some(pk)));
             }
         }
+        let (bytes, command, output) =
+            self.host_compile(side, fatbin, &files, &steps, &self.spawned)?;
+        let mut key = None;
+        if let (Some(store), true) = (store, cacheable) {
+            if store.put(OBJECT_NS, &pk, &bytes).is_ok() {
+                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
+                key = Some(pk);
+            }
+        }
+        let object = HostObject {
+            bytes,
+            cached: false,
+            preprocessed: false,
+            seconds: start.elapsed().as_secs_f64(),
+            command: Some(command),
+            output,
+            deps: self.outside_toolkit(deps),
+        };
+        Ok((object, key))
+    }
+
+    /// The directory's file names and nvcc's host steps for them.
+    fn host_prepare(
+        &self,
+        module: &Module,
+        host_flags: &[String],
+        dir: &Path,
+        counter: &AtomicUsize,
+    ) -> Result<(HostFiles, host_steps::HostSteps), Failure> {
+        std::fs::create_dir_all(dir).map_err(|e| io_failure(dir, e))?;
+        let files = HostFiles::new(dir, &module.source);
+        let steps = self.host_steps(module, host_flags, &files, counter)?;
+        Ok((files, steps))
+    }
+
+    /// `cudafe++` and the host compiler, after the preprocessor wrote `files.ii`: the object,
+    /// the compiler's command and what both printed.
+    fn host_compile(
+        &self,
+        side: &HostSideOut,
+        fatbin: &[u8],
+        files: &HostFiles,
+        steps: &host_steps::HostSteps,
+        counter: &AtomicUsize,
+    ) -> Result<(Vec<u8>, String, String), Failure> {
+        let dir = files.cpp.parent().unwrap_or(Path::new("."));
         write(&files.module_id, &side.module_id)?;
         write(&dir.join(&files.stub_name), &side.stub)?;
         let embedded = archbuild_fatbin::embedded_c_source(fatbin);
         write(&dir.join(&files.fatbin_c_name), embedded.as_bytes())?;
-        let fe = self.execute(&steps.cudafe, &files.cpp)?;
-        let cc = self.execute(&steps.compile, &files.object)?;
-        if let (Some(store), true) = (store, cacheable) {
-            if store.put(OBJECT_NS, &pk, &cc.bytes).is_ok() {
-                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
-            }
-        }
+        let fe = self.execute_counted(&steps.cudafe, &files.cpp, counter)?;
+        let cc = self.execute_counted(&steps.compile, &files.object, counter)?;
         let mut output = fe.log.output;
         output.push_str(&cc.log.output);
-        Ok(HostObject {
-            bytes: cc.bytes,
-            cached: false,
-            preprocessed: false,
-            seconds: start.elapsed().as_secs_f64(),
-            command: Some(cc.log.command),
-            output,
-            deps: self.outside_toolkit(deps),
-        })
+        Ok((cc.bytes, cc.log.command, output))
+    }
+
+    /// `ARCHBUILD_VERIFY` for a host object served from the cache: every step again, without
+    /// the cache, and the bytes compared.
+    fn verify_host(
+        &self,
+        m: usize,
+        side: &HostSideOut,
+        fatbin: &[u8],
+        host_flags: &[String],
+        served: &HostObject,
+        key: &Key,
+    ) {
+        let module = &self.modules[m];
+        let dir = self.tmp.path().join(format!("verify-host-{m}"));
+        let runs = &self.verified_runs;
+        let fresh = self
+            .host_prepare(module, host_flags, &dir, runs)
+            .and_then(|(files, steps)| {
+                self.execute_counted(&steps.preprocess, &files.ii, runs)?;
+                self.host_compile(side, fatbin, &files, &steps, runs)
+            });
+        let fresh = fresh.map(|(bytes, _, _)| bytes).unwrap_or_default();
+        self.verified.fetch_add(1, Ordering::SeqCst);
+        if fresh == served.bytes {
+            return;
+        }
+        if let Some(store) = self.store.as_ref() {
+            let _ = std::fs::remove_file(store.entry_path(OBJECT_NS, key));
+        }
+        let mut first = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert(crate::error::Error::VerifyMismatch {
+            module: module.name.clone(),
+            job: "host object".into(),
+            detail: format!(
+                "{} cached bytes, {} compiled now, served in {} mode",
+                served.bytes.len(),
+                fresh.len(),
+                if served.preprocessed {
+                    "preprocessor"
+                } else {
+                    "direct"
+                }
+            ),
+            key_holds: keys::FIELDS
+                .iter()
+                .filter(|f| f.1.split(' ').any(|s| s == "host"))
+                .map(|f| format!("  {}: {}", f.0, f.2))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        });
     }
 
     fn outside_toolkit(&self, deps: Vec<PathBuf>) -> Vec<PathBuf> {
@@ -148,10 +248,11 @@ impl Compiler<'_> {
         module: &Module,
         host_flags: &[String],
         files: &HostFiles,
+        counter: &AtomicUsize,
     ) -> Result<host_steps::HostSteps, Failure> {
         let cmd =
             host_steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
-        self.spawned.fetch_add(1, Ordering::SeqCst);
+        counter.fetch_add(1, Ordering::SeqCst);
         let o = cmd.output().map_err(|e| Failure {
             command: cmd.display(),
             status: "not started".into(),
