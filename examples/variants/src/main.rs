@@ -22,9 +22,11 @@ mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 
-const M: usize = 64;
-const N: usize = 64;
-const K: usize = 64;
+// Unequal, and more than one tile of every variant in each dimension (Hopper: 64x16 tiles, 16
+// deep), so a swapped index or a mis-strided tile shows up as a wrong element.
+const M: usize = 128;
+const N: usize = 96;
+const K: usize = 80;
 
 fn main() -> ExitCode {
     let require_gpu = std::env::args().any(|a| a == "--require-gpu");
