@@ -1,6 +1,7 @@
 // C = A * B for M x K and K x N half-precision matrices (row-major), accumulated in float.
 // Three variants of one product, each compiled only where it can run:
-//   gemm_hopper: mma.sync tensor-core PTX, built only for sm_90a (the arch-specific Hopper target)
+//   gemm_hopper: WGMMA (warpgroup wgmma.mma_async, operands in shared memory), built only for
+//                sm_90a: the arch-specific Hopper target, the only one with wgmma
 //   gemm_mma:    WMMA tensor cores, compute capability 8.0 and newer
 //   gemm_simt:   one thread per element, every arch
 // Whole kernels are inside the #if, so an image compiled without them does not contain them:
@@ -9,36 +10,74 @@
 #include <mma.h>
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ unsigned pack(__half lo, __half hi) {
-    return (unsigned)__half_as_ushort(lo) | ((unsigned)__half_as_ushort(hi) << 16);
+// WGMMA reads both operands from shared memory through 64-bit matrix descriptors. The layout is
+// the PTX ISA's no-swizzle ("interleave") K-major one: a tile of R rows (of A: M; of B: N) by 16
+// k is cut into 8x8 core matrices of 128 contiguous bytes (core row r at byte 16 r); the two core
+// matrices along K are LBO = 128 bytes apart and consecutive 8-row groups SBO = 256 bytes apart.
+#define WG_LBO 128u
+#define WG_SBO 256u
+
+static __device__ unsigned core_offset(int row, int kk) {
+    return (row >> 3) * WG_SBO + (kk >> 3) * WG_LBO + (row & 7) * 16 + (kk & 7) * 2;
 }
 
-// One warp per 16x8 tile of C; grid (N/8, M/16), 32 threads. Fragment layouts of
-// mma.m16n8k16 (PTX ISA): g = lane / 4, t = lane % 4.
-extern "C" __global__ void gemm_hopper(const __half *a, const __half *b, float *c, int m, int n, int k) {
-    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
-    int row0 = blockIdx.y * 16, col0 = blockIdx.x * 8;
-    float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+// Descriptor fields (in 16-byte units): start address bits 0-13, LBO bits 16-29, SBO bits 32-45;
+// base offset 0 and layout type 0 (no swizzle) in bits 49-51 and 62-63.
+static __device__ unsigned long long descriptor(const void *smem) {
+    unsigned long long addr = (unsigned long long)__cvta_generic_to_shared(smem);
+    return ((addr & 0x3FFFF) >> 4) | ((unsigned long long)(WG_LBO >> 4) << 16) |
+           ((unsigned long long)(WG_SBO >> 4) << 32);
+}
+
+// Keeps the compiler from moving accumulator reads across the asynchronous MMA's wait.
+static __device__ void fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// One warpgroup (128 threads) per 64x16 tile of C; grid (N/16, M/64). Per 16-wide step of K the
+// block stages A's 64x16 slice and B's 16x16 slice (transposed, so both are K-major) in shared
+// memory and issues one wgmma.mma_async.m64n16k16 with f32 accumulators. Accumulator layout
+// (PTX ISA, m64nNk16 D fragments): warp w holds rows 16w..16w+15; register i of lane l is
+// row l/4 + 8 ((i/2) % 2), column 2 (l % 4) + i % 2 + 8 (i/4).
+extern "C" __global__ void __launch_bounds__(128)
+    gemm_hopper(const __half *a, const __half *b, float *c, int m, int n, int k) {
+    __shared__ __align__(128) unsigned char sa[64 * 16 * 2];
+    __shared__ __align__(128) unsigned char sb[16 * 16 * 2];
+    int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    int row0 = blockIdx.y * 64, col0 = blockIdx.x * 16;
+    float d[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    unsigned long long da = descriptor(sa), db = descriptor(sb);
     for (int k0 = 0; k0 < k; k0 += 16) {
-        const __half *ap = a + (size_t)row0 * k + k0;
-        unsigned a0 = pack(ap[g * k + t * 2], ap[g * k + t * 2 + 1]);
-        unsigned a1 = pack(ap[(g + 8) * k + t * 2], ap[(g + 8) * k + t * 2 + 1]);
-        unsigned a2 = pack(ap[g * k + t * 2 + 8], ap[g * k + t * 2 + 9]);
-        unsigned a3 = pack(ap[(g + 8) * k + t * 2 + 8], ap[(g + 8) * k + t * 2 + 9]);
-        const __half *bp = b + (size_t)k0 * n + col0;
-        unsigned b0 = pack(bp[(t * 2) * n + g], bp[(t * 2 + 1) * n + g]);
-        unsigned b1 = pack(bp[(t * 2 + 8) * n + g], bp[(t * 2 + 9) * n + g]);
+        for (int i = tid; i < 64 * 16; i += 128) {
+            int r = i >> 4, kk = i & 15;
+            *(__half *)(sa + core_offset(r, kk)) = a[(size_t)(row0 + r) * k + k0 + kk];
+        }
+        for (int i = tid; i < 16 * 16; i += 128) {
+            int kk = i >> 4, col = i & 15;
+            *(__half *)(sb + core_offset(col, kk)) = b[(size_t)(k0 + kk) * n + col0 + col];
+        }
+        // The stores above are generic-proxy writes; wgmma reads through the async proxy.
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads();
+        for (int i = 0; i < 8; ++i) fence_operand(d[i]);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-            : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+            "{\n"
+            ".reg .pred p;\n"
+            "setp.ne.b32 p, 1, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+            "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n"
+            "}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+              "+f"(d[7])
+            : "l"(da), "l"(db)
+            : "memory");
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        for (int i = 0; i < 8; ++i) fence_operand(d[i]);
+        __syncthreads(); // the next step overwrites the tiles this one read
     }
-    float *cp = c + (size_t)row0 * n + col0;
-    cp[g * n + t * 2] = d0;
-    cp[g * n + t * 2 + 1] = d1;
-    cp[(g + 8) * n + t * 2] = d2;
-    cp[(g + 8) * n + t * 2 + 1] = d3;
+    int row = row0 + warp * 16 + (lane >> 2), col = col0 + (lane & 3) * 2;
+    for (int i = 0; i < 8; ++i)
+        c[(size_t)(row + 8 * ((i >> 1) & 1)) * n + col + (i & 1) + 8 * (i >> 2)] = d[i];
 }
 #endif
 

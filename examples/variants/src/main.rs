@@ -1,5 +1,5 @@
-//! variants: one GEMM in three kernels — Hopper-only tensor cores (`sm_90a`), `sm_80` tensor
-//! cores (WMMA) and a SIMT fallback — declared as the variant group `gemm` in Cargo.toml. On
+//! variants: one GEMM in three kernels — Hopper-only warpgroup tensor cores (WGMMA, `sm_90a`),
+//! `sm_80` tensor cores (WMMA) and a SIMT fallback — declared as the variant group `gemm` in Cargo.toml. On
 //! every visible GPU the loader picks the image, the group resolves to the first kernel that
 //! image holds, the product runs, and the CPU checks it.
 //!
@@ -22,9 +22,11 @@ mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 
-const M: usize = 64;
-const N: usize = 64;
-const K: usize = 64;
+// Unequal, and more than one tile of every variant in each dimension (Hopper: 64x16 tiles, 16
+// deep), so a swapped index or a mis-strided tile shows up as a wrong element.
+const M: usize = 128;
+const N: usize = 96;
+const K: usize = 80;
 
 fn main() -> ExitCode {
     let require_gpu = std::env::args().any(|a| a == "--require-gpu");
@@ -67,14 +69,11 @@ impl From<cudarc::driver::DriverError> for Failure {
     }
 }
 
-/// Inputs whose products and sums are exact in f16 and f32: multiples of 0.5 in [-2, 2].
+/// Small integers in [-4, 4]: exact in f16, and every product and partial sum (|sum| <= 16 K) is
+/// an integer far below 2^24, so f32 accumulation in any order is exact and the check is `==`.
 fn inputs() -> (Vec<f32>, Vec<f32>) {
-    let a = (0..M * K)
-        .map(|i| ((i * 7 + 3) % 9) as f32 * 0.5 - 2.0)
-        .collect();
-    let b = (0..K * N)
-        .map(|i| ((i * 5 + 1) % 9) as f32 * 0.5 - 2.0)
-        .collect();
+    let a = (0..M * K).map(|i| ((i * 7 + 3) % 9) as f32 - 4.0).collect();
+    let b = (0..K * N).map(|i| ((i * 5 + 1) % 9) as f32 - 4.0).collect();
     (a, b)
 }
 
@@ -91,7 +90,7 @@ fn reference(a: &[f32], b: &[f32]) -> Vec<f32> {
 /// The launch shape each variant was written for.
 fn config(kernel: &str) -> Result<LaunchConfig, Failure> {
     let (grid, block) = match kernel {
-        "gemm_hopper" => ((N / 8, M / 16), (32, 1)),
+        "gemm_hopper" => ((N / 16, M / 64), (128, 1)),
         "gemm_mma" => ((N / 16, M / 16), (32, 1)),
         "gemm_simt" => ((N / 16, M / 16), (16, 16)),
         other => return Err(Failure::Other(format!("no launch shape for `{other}`"))),
@@ -165,4 +164,30 @@ fn run() -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact `==` check on the GPU's result is sound only if the inputs survive f16 and the
+    /// f32 reference equals the product in f64.
+    #[test]
+    fn inputs_are_exact_in_f16_and_the_reference_is_exact_in_f32() {
+        let (a, b) = inputs();
+        for x in a.iter().chain(&b) {
+            assert_eq!(half::f16::from_f32(*x).to_f32(), *x);
+            assert_eq!(x.fract(), 0.0);
+        }
+        let want = reference(&a, &b);
+        for r in 0..M {
+            for col in 0..N {
+                let exact: f64 = (0..K)
+                    .map(|i| f64::from(a[r * K + i]) * f64::from(b[i * N + col]))
+                    .sum();
+                assert_eq!(f64::from(want[r * N + col]), exact, "c[{r}][{col}]");
+            }
+        }
+        assert!(want.iter().any(|&v| v != 0.0) && want.iter().any(|&v| v < 0.0));
+    }
 }

@@ -1,9 +1,10 @@
 //! Kernel variants with the real toolkit and the simulated driver (CI has no GPU): the
-//! `examples/variants` GEMM — a Hopper-only kernel (`sm_90a`), an `sm_80` tensor-core kernel and
-//! a SIMT fallback in one group — resolves to SIMT, MMA and Hopper on a rig of 7.5, 8.6 and 9.0
-//! GPUs through cubins, JIT and cached JIT; a group some arch cannot run fails the build naming
-//! the arch and the group; a kernel compiled out for one arch gets an error naming the images
-//! that have it.
+//! `examples/variants` GEMM — a Hopper-only WGMMA kernel (`sm_90a`), an `sm_80` tensor-core kernel
+//! and a SIMT fallback in one group — resolves to SIMT, MMA and Hopper on a rig of 7.5, 8.6 and
+//! 9.0 GPUs, and to MMA from the `compute_86` PTX on 10.0 and 12.0 GPUs (an `sm_90a` cubin runs on
+//! 9.0 alone), through cubins, JIT and cached JIT; the `sm_90a` cubin's Hopper kernel really is
+//! WGMMA machine code; a group some arch cannot run fails the build naming the arch and the group;
+//! a kernel compiled out for one arch gets an error naming the images that have it.
 
 use std::path::Path;
 
@@ -37,12 +38,14 @@ fn fatbin(r: &BuildReport) -> FatBinary {
         .with_variants(&[("gemm", GROUP)])
 }
 
-/// A 7.5 + 8.6 + 9.0 rig whose driver JITs the CUDA 13.5 PTX.
+/// A 7.5 + 8.6 + 9.0 + 10.0 + 12.0 rig whose driver JITs the CUDA 13.5 PTX.
 fn rig() -> SimDriver {
     SimDriver::new(CudaVersion::new(13, 5))
         .with_gpu(7, 5)
         .with_gpu(8, 6)
         .with_gpu(9, 0)
+        .with_gpu(10, 0)
+        .with_gpu(12, 0)
 }
 
 #[test]
@@ -67,23 +70,35 @@ fn each_gpu_of_a_mixed_rig_runs_the_best_variant_its_image_holds() {
     ] {
         assert!(text.contains(want), "missing `{want}` in:\n{text}");
     }
+    // 10.0 and 12.0: from the PTX, which holds no Hopper kernel.
+    assert_eq!(
+        text.matches("gemm -> gemm_mma (in compute_86); gemm_hopper is not in compute_86")
+            .count(),
+        2,
+        "{text}"
+    );
     assert!(pre.all_ok());
-    let chosen: Vec<(String, String)> = (0..3)
+    let chosen: Vec<(String, String, String)> = (0..5)
         .map(|gpu| {
             let l = loader.load(&fb, gpu).unwrap();
             assert!(l.report.to_string().contains("variant: gemm -> "));
             (
                 l.report.image_target.to_string(),
+                l.report.path.to_string(),
                 l.variant("gemm").unwrap().to_owned(),
             )
         })
         .collect();
+    let row = |t: &str, p: &str, k: &str| (t.to_owned(), p.to_owned(), k.to_owned());
     assert_eq!(
         chosen,
         [
-            ("sm_75".into(), "gemm_simt".into()),
-            ("sm_86".into(), "gemm_mma".into()),
-            ("sm_90a".into(), "gemm_hopper".into())
+            row("sm_75", "cubin", "gemm_simt"),
+            row("sm_86", "cubin", "gemm_mma"),
+            row("sm_90a", "cubin", "gemm_hopper"),
+            // Not Hopper: the arch-specific cubin does not run there, the Ampere PTX does.
+            row("compute_86", "driver JIT", "gemm_mma"),
+            row("compute_86", "driver JIT", "gemm_mma"),
         ]
     );
 }
@@ -137,4 +152,60 @@ fn a_kernel_compiled_out_for_one_arch_gets_an_error_naming_where_it_is() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("no image of this fat binary has it"), "{e}");
+}
+
+/// `HGMMA` (the machine instruction of `wgmma.mma_async` on f16) in sm_90 SASS: the low 12 bits
+/// of each 16-byte instruction are its opcode. Read off nvdisasm 13.5's listing of this kernel,
+/// `HGMMA.64x16x16.F32 R24, gdesc[UR8], R24, gsb0 ; /* 0x00200000081879f0 */` (the machine has
+/// no nvdisasm: the toolkit archbuild provisions does not include it).
+const HGMMA_OPCODE: u64 = 0x9f0;
+
+/// The bytes of section `name` of a 64-bit little-endian ELF file, read from its section headers.
+fn elf_section<'a>(elf: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum, shstrndx) =
+        (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let header = |i: usize| shoff + i * shentsize;
+    let names = u64_at(header(shstrndx) + 0x18);
+    (0..shnum).find_map(|i| {
+        let h = header(i);
+        let start = names + u32_at(h);
+        let end = start + elf[start..].iter().position(|&b| b == 0)?;
+        (&elf[start..end] == name.as_bytes()).then(|| {
+            let (off, size) = (u64_at(h + 0x18), u64_at(h + 0x20));
+            &elf[off..off + size]
+        })
+    })
+}
+
+fn hgmma_count(cubin: &[u8], kernel: &str) -> usize {
+    let text = elf_section(cubin, &format!(".text.{kernel}"))
+        .unwrap_or_else(|| panic!("the cubin has no code for `{kernel}`"));
+    text.chunks_exact(16)
+        .filter(|i| u64::from_le_bytes(i[..8].try_into().unwrap()) & 0xfff == HGMMA_OPCODE)
+        .count()
+}
+
+/// The Hopper variant exists to exercise warpgroup MMA: the built `sm_90a` cubin must hold an
+/// `HGMMA` in `gemm_hopper` (an `mma.sync` kernel compiles to `HMMA` and fails this), and the
+/// WMMA kernel of the same cubin must not (so the opcode check tells the two apart).
+#[test]
+fn the_hopper_image_runs_wgmma_machine_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), "7.5 8.6+PTX 9.0a", GROUP).unwrap_or_else(|e| panic!("{e}"));
+    let bytes = std::fs::read(&r.modules[0].fatbin).unwrap();
+    let containers = archbuild_fatbin::read_fatbin(&bytes).unwrap();
+    let entry = containers
+        .iter()
+        .flat_map(|c| &c.entries)
+        .find(|e| e.target().is_some_and(|t| t.to_string() == "sm_90a"))
+        .expect("the fat binary has an sm_90a cubin");
+    let cubin = entry.data().unwrap();
+    assert!(
+        hgmma_count(&cubin, "gemm_hopper") >= 1,
+        "gemm_hopper in the sm_90a cubin has no HGMMA (wgmma) instruction"
+    );
+    assert_eq!(hgmma_count(&cubin, "gemm_mma"), 0);
 }
