@@ -37,6 +37,7 @@ pub struct Library {
     build: Build,
     host_flags: Vec<String>,
     cudart: Option<String>,
+    source_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Library {
@@ -52,6 +53,13 @@ impl Library {
 
     pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
         self.build.files(paths);
+        self
+    }
+
+    /// Adds every `.cu` file directly in `dir` (relative to the package), in name order:
+    /// cudaforge's `source_dir`. A file added or removed there reruns the build script.
+    pub fn source_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.source_dirs.push(dir.as_ref().to_path_buf());
         self
     }
 
@@ -178,10 +186,46 @@ impl Library {
             Some(word) => word.parse::<Cudart>()?,
             None => Cudart::default(),
         };
+        for dir in std::mem::take(&mut self.source_dirs) {
+            let files = self.sources_in(&dir)?;
+            self.build.files(files);
+        }
         self.build.spec_mut().library = Some(LibrarySpec {
             host_flags: self.host_flags.clone(),
             cudart,
         });
         self.build.try_compile(name)
+    }
+
+    /// The `.cu` files directly in `dir`, relative to the package like `file`'s paths.
+    fn sources_in(&mut self, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+        let spec = self.build.spec_mut();
+        let base = spec
+            .manifest_dir
+            .clone()
+            .or_else(|| spec.env.as_ref().and_then(|e| e.path("CARGO_MANIFEST_DIR")))
+            .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(Into::into))
+            .unwrap_or_default();
+        let missing = |problem: String| crate::error::Error::SourceMissing {
+            path: dir.to_path_buf(),
+            problem,
+            context: "a directory of CUDA sources".into(),
+            fix: "fix the path passed to `.source_dir(...)` (relative to the package)".into(),
+        };
+        let rd = std::fs::read_dir(base.join(dir)).map_err(|e| missing(e.to_string()))?;
+        let mut files: Vec<std::path::PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "cu"))
+            .filter_map(|p| p.file_name().map(|n| dir.join(n)))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(missing("holds no `.cu` file".into()));
+        }
+        if spec.env.as_ref().is_none_or(|e| e.cargo_metadata()) && spec.cargo_metadata != Some(false) {
+            println!("cargo:rerun-if-changed={}", base.join(dir).display());
+        }
+        Ok(files)
     }
 }

@@ -375,3 +375,29 @@ fn verification_compiles_a_served_host_object_again_and_catches_a_stale_one() {
     let next = build("off").unwrap();
     assert!(!next.library.as_ref().unwrap().objects[0].cached, "{next}");
 }
+
+#[test]
+fn a_source_dir_adds_its_cu_files_and_a_missing_one_names_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = package(dir.path());
+    let mut l = Library::new();
+    l.toolkit(toolkit().clone())
+        .env(path_env())
+        .home(Home::at(dir.path().join("home")))
+        .manifest_dir(&pkg)
+        .out_dir(pkg.join("out"))
+        .archs("8.6")
+        .source_dir("src")
+        .cargo_metadata(false)
+        .quiet(true);
+    let r = compile(&mut l);
+    let modules: Vec<&str> = r.modules.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(modules, ["anon", "vector_add"], "the .cu files, not common.h");
+    let mut l = Library::new();
+    l.toolkit(toolkit().clone())
+        .env(path_env())
+        .manifest_dir(&pkg)
+        .source_dir("kernels");
+    let e = l.try_compile("lib").unwrap_err().to_string();
+    assert!(e.contains("kernels") && e.contains(".source_dir("), "{e}");
+}
