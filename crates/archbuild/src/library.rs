@@ -223,7 +223,9 @@ impl Library {
         if files.is_empty() {
             return Err(missing("holds no `.cu` file".into()));
         }
-        if spec.env.as_ref().is_none_or(|e| e.cargo_metadata()) && spec.cargo_metadata != Some(false) {
+        if spec.env.as_ref().is_none_or(|e| e.cargo_metadata())
+            && spec.cargo_metadata != Some(false)
+        {
             println!("cargo:rerun-if-changed={}", base.join(dir).display());
         }
         Ok(files)

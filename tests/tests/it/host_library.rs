@@ -392,7 +392,11 @@ fn a_source_dir_adds_its_cu_files_and_a_missing_one_names_the_fix() {
         .quiet(true);
     let r = compile(&mut l);
     let modules: Vec<&str> = r.modules.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(modules, ["anon", "vector_add"], "the .cu files, not common.h");
+    assert_eq!(
+        modules,
+        ["anon", "vector_add"],
+        "the .cu files, not common.h"
+    );
     let mut l = Library::new();
     l.toolkit(toolkit().clone())
         .env(path_env())
@@ -400,4 +404,26 @@ fn a_source_dir_adds_its_cu_files_and_a_missing_one_names_the_fix() {
         .source_dir("kernels");
     let e = l.try_compile("lib").unwrap_err().to_string();
     assert!(e.contains("kernels") && e.contains(".source_dir("), "{e}");
+}
+
+/// The embedded fat binary's C source is the text `fatbinary --embedded-fatbin` writes for the
+/// same container (nvcc's kept `.fatbin` and `.fatbin.c`).
+#[test]
+fn the_embedded_fat_binary_source_is_fatbinarys_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = package(dir.path());
+    let keep = dir.path().join("keep");
+    std::fs::create_dir_all(&keep).unwrap();
+    output(
+        Command::new(tool("nvcc"))
+            .current_dir(&pkg)
+            .args(["-c", "-arch=sm_86", "--keep", "--keep-dir"])
+            .arg(&keep)
+            .arg("src/vector_add.cu")
+            .arg("-o")
+            .arg(dir.path().join("v.o")),
+    );
+    let fatbin = std::fs::read(keep.join("vector_add.fatbin")).unwrap();
+    let c = std::fs::read_to_string(keep.join("vector_add.fatbin.c")).unwrap();
+    assert_eq!(archbuild_fatbin::embedded_c_source(&fatbin), c);
 }

@@ -1,0 +1,236 @@
+//! Host-library benchmark: `archbuild::Library` against cudaforge's pattern (one `nvcc -c` per
+//! file with every `-gencode`, files in parallel on the machine's cores), ratios from one run.
+//!
+//! ```text
+//! cargo run --release -p archbuild --features remote --example library_bench -- \
+//!     [FILE.cu …] [--archs LIST] [-I DIR …] [--flag F …] [--jobs N]
+//! ```
+//!
+//! Default input: `examples/host_cuda/src/vector_add.cu` for `7.5 8.0 8.6 8.9 9.0+PTX`. The
+//! files are copied into a temp package with a shared header `bench_common.h` included by each,
+//! so the edit step is "a comment-only edit of a shared header". Measures, in one run:
+//!
+//! 1. cudaforge's pattern: `nvcc -c` per file with every `-gencode`, `--jobs` files at once;
+//! 2. archbuild cold (empty home and an empty `file://` remote, which it fills);
+//! 3. a comment-only edit of the shared header (a new first line: every line below moves);
+//! 4. a second home (another checkout path) with the shared remote: nothing compiled;
+//! 5. an unchanged rebuild.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use archbuild::{config::Home, toolkit::Discovery, BuildReport, Env, Library, Toolkit};
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1)
+}
+
+struct Args {
+    files: Vec<PathBuf>,
+    archs: String,
+    includes: Vec<PathBuf>,
+    flags: Vec<String>,
+    jobs: usize,
+}
+
+fn parse() -> Args {
+    let mut it = std::env::args().skip(1);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut a = Args {
+        files: Vec::new(),
+        archs: "7.5 8.0 8.6 8.9 9.0+PTX".into(),
+        includes: Vec::new(),
+        flags: Vec::new(),
+        jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .unwrap_or_else(|| fail(&format!("{name} needs a value")))
+        };
+        match arg.as_str() {
+            "--archs" => a.archs = value("--archs"),
+            "-I" => a.includes.push(PathBuf::from(value("-I"))),
+            "--flag" => a.flags.push(value("--flag")),
+            "--jobs" => {
+                a.jobs = value("--jobs")
+                    .parse()
+                    .unwrap_or_else(|_| fail("--jobs takes a number"))
+            }
+            _ => a.files.push(PathBuf::from(arg)),
+        }
+    }
+    if a.files.is_empty() {
+        a.files
+            .push(repo.join("examples/host_cuda/src/vector_add.cu"));
+    }
+    a
+}
+
+/// Copies the sources into `root/pkg/src`, each including `bench_common.h` first.
+fn package(root: &Path, files: &[PathBuf]) -> (PathBuf, Vec<PathBuf>) {
+    let pkg = root.join("pkg");
+    std::fs::create_dir_all(pkg.join("src")).unwrap_or_else(|e| fail(&e.to_string()));
+    std::fs::write(
+        pkg.join("src/bench_common.h"),
+        "#pragma once\n#define BENCH_COMMON 1\n",
+    )
+    .unwrap_or_else(|e| fail(&e.to_string()));
+    let mut rel = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .unwrap_or_else(|e| fail(&format!("read {}: {e}", f.display())));
+        let name = f.file_name().unwrap_or_default();
+        std::fs::write(
+            pkg.join("src").join(name),
+            format!("#include \"bench_common.h\"\n{text}"),
+        )
+        .unwrap_or_else(|e| fail(&e.to_string()));
+        rel.push(Path::new("src").join(name));
+    }
+    (pkg, rel)
+}
+
+fn library(
+    tk: &Toolkit,
+    a: &Args,
+    pkg: &Path,
+    files: &[PathBuf],
+    home: &Path,
+    remote: &str,
+) -> f64 {
+    time_library(tk, a, pkg, files, home, remote).0
+}
+
+fn time_library(
+    tk: &Toolkit,
+    a: &Args,
+    pkg: &Path,
+    files: &[PathBuf],
+    home: &Path,
+    remote: &str,
+) -> (f64, BuildReport) {
+    let mut l = Library::new();
+    l.toolkit(tk.clone())
+        .env(Env::process().with_cargo_metadata(false))
+        .home(Home::at(home))
+        .manifest_dir(pkg)
+        .out_dir(pkg.join("out"))
+        .archs(&a.archs)
+        .files(files)
+        .remote_cache(remote)
+        .jobs(a.jobs)
+        .quiet(true);
+    for i in &a.includes {
+        l.include(i);
+    }
+    for f in &a.flags {
+        l.flag(f);
+    }
+    let start = Instant::now();
+    let r = l
+        .try_compile("bench")
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    (start.elapsed().as_secs_f64(), r)
+}
+
+/// cudaforge's pattern: one `nvcc -c` per file with every `-gencode`, `jobs` at once.
+fn per_file_nvcc(tk: &Toolkit, a: &Args, pkg: &Path, files: &[PathBuf]) -> f64 {
+    let list: archbuild::ArchList = a
+        .archs
+        .parse()
+        .unwrap_or_else(|e| fail(&format!("--archs: {e}")));
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..a.jobs.min(files.len()).max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(f) = files.get(i) else { break };
+                let mut cmd = Command::new(tk.nvcc());
+                cmd.current_dir(pkg).arg("-c").args(list.gencode_flags());
+                for inc in &a.includes {
+                    cmd.arg(format!("-I{}", inc.display()));
+                }
+                cmd.args(&a.flags)
+                    .arg(f)
+                    .arg("-o")
+                    .arg(pkg.join(format!("nvcc-{i}.o")));
+                let st = cmd.status().unwrap_or_else(|e| fail(&e.to_string()));
+                if !st.success() {
+                    fail(&format!("nvcc -c {} failed ({st})", f.display()));
+                }
+            });
+        }
+    });
+    start.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let a = parse();
+    let env = Env::process().with_cargo_metadata(false);
+    let tk = Discovery::new(Home::from_env(&env))
+        .locate(&env, true, &mut archbuild::toolkit::stderr_progress)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let root = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
+    let remote = format!("file://{}", root.path().join("remote").display());
+    let (pkg, files) = package(&root.path().join("a"), &a.files);
+    println!(
+        "{} file(s), archs `{}`, {} job(s), CUDA {}",
+        files.len(),
+        a.archs,
+        a.jobs,
+        tk.release()
+    );
+    let nvcc = per_file_nvcc(&tk, &a, &pkg, &files);
+    println!("cudaforge's pattern (nvcc -c per file): {nvcc:.2} s");
+    let (cold, r) = time_library(&tk, &a, &pkg, &files, &root.path().join("home-a"), &remote);
+    println!(
+        "archbuild cold:                         {cold:.2} s  ({} jobs, {} processes)  {:.2}x",
+        r.jobs_planned,
+        r.processes_started,
+        cold / nvcc
+    );
+    let header = pkg.join("src/bench_common.h");
+    let text = std::fs::read_to_string(&header).unwrap_or_default();
+    std::fs::write(&header, format!("// a comment-only edit\n{text}"))
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let (edit, r) = time_library(&tk, &a, &pkg, &files, &root.path().join("home-a"), &remote);
+    let cicc = r
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && !j.cached)
+        .count();
+    println!(
+        "comment-only header edit:               {edit:.2} s  ({cicc} cicc runs, {} processes)  {:.3}x",
+        r.processes_started,
+        edit / nvcc
+    );
+    let (pkg_b, files_b) = package(&root.path().join("b/another/path"), &a.files);
+    std::fs::write(
+        pkg_b.join("src/bench_common.h"),
+        format!("// a comment-only edit\n{text}"),
+    )
+    .unwrap_or_else(|e| fail(&e.to_string()));
+    let (second, r) = time_library(
+        &tk,
+        &a,
+        &pkg_b,
+        &files_b,
+        &root.path().join("home-b"),
+        &remote,
+    );
+    println!(
+        "second home, shared remote:             {second:.2} s  ({} processes)  {:.3}x",
+        r.processes_started,
+        second / nvcc
+    );
+    let noop = library(&tk, &a, &pkg, &files, &root.path().join("home-a"), &remote);
+    println!(
+        "unchanged rebuild:                      {noop:.2} s  {:.3}x",
+        noop / nvcc
+    );
+}
