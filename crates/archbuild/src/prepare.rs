@@ -100,7 +100,16 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
             eprintln!("archbuild: {line}");
         }
     }
-    let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let headers = crate::header_lib::resolve_all(
+        pkg.as_ref().map_or(&[][..], |p| &p.headers),
+        &b.header_libraries,
+        &base_dir,
+        &env,
+        &home,
+        &mut crate::header_install::stderr_progress,
+    )?;
+    crate::header_lib::attach(&mut settings, headers);
     let compression = setup::compression(b, &env, pkg.as_ref())?;
     let share_cicc = crate::share::enabled(
         b.share_cicc,

@@ -45,6 +45,8 @@ pub(crate) struct Spec {
     pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
     pub(crate) prebuilt: Option<PathBuf>,
     pub(crate) variants: Vec<(String, Vec<String>)>,
+    /// Header libraries; replace Cargo.toml's of the same name.
+    pub(crate) header_libraries: Vec<crate::header_lib::HeaderLibrary>,
 }
 
 /// A callback run after every job, cached or not (from the worker threads).
