@@ -188,7 +188,10 @@ pub(crate) fn install(
         return Ok(m);
     }
     let spec = format!("{package}=={version}");
-    let tried = format!("`pip download --no-deps --only-binary=:all: {spec}`");
+    let tried = format!(
+        "`pip download --no-deps --only-binary=:all: {spec}` with {}",
+        pip_index(env)
+    );
     let python = crate::provision::find_python(env).map_err(|e| {
         install_error(
             package,
@@ -484,6 +487,28 @@ fn classify(package: &str, version: &str, said: &str) -> (String, String) {
         )
     } else {
         ("see pip's output below".to_owned(), offline.to_owned())
+    }
+}
+
+/// Where pip looks, as its variables say (they reach pip as they are).
+fn pip_index(env: &Env) -> String {
+    let set: Vec<String> = [
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+        "PIP_NO_INDEX",
+    ]
+    .iter()
+    .filter_map(|v| {
+        env.var_os_or_inherited(v)
+            .filter(|x| !x.is_empty())
+            .map(|x| format!("{v}={}", x.to_string_lossy()))
+    })
+    .collect();
+    if set.is_empty() {
+        "pip's configured index (PyPI unless pip.conf says otherwise)".into()
+    } else {
+        set.join(" ")
     }
 }
 

@@ -121,7 +121,7 @@ impl HeaderLibrary {
     /// Relative paths made absolute against the package directory.
     pub(crate) fn rooted(mut self, base: &Path) -> Self {
         if let Source::Path { dir, .. } = &mut self.source {
-            *dir = base.join(&*dir);
+            *dir = crate::deps::lexical(&base.join(&*dir));
         }
         self
     }
