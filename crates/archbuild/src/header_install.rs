@@ -80,6 +80,10 @@ pub struct InstalledHeaders {
     pub files: usize,
     #[serde(skip)]
     pub dir: PathBuf,
+    /// The include directories of a known package (`header_lib::KNOWN_PACKAGES`), absolute;
+    /// empty for another package, whose declaration names them.
+    #[serde(skip)]
+    pub include: Vec<PathBuf>,
     /// The tree's stat fingerprint when last verified.
     stat: String,
 }
@@ -98,6 +102,9 @@ pub fn installed(home: &Home) -> Vec<InstalledHeaders> {
                     let mut m: InstalledHeaders =
                         header_tree::read_marker(&e.path().join(MARKER))?;
                     m.dir = e.path();
+                    m.include = crate::header_lib::known_layout(&m.package, &m.dir)
+                        .map(|l| l.iter().map(|d| m.dir.join(d)).collect())
+                        .unwrap_or_default();
                     Some(m)
                 })
                 .collect()
@@ -318,6 +325,7 @@ pub(crate) fn install(
             content: id.content,
             files: id.files,
             dir: final_dir.clone(),
+            include: Vec::new(),
             stat: id.stat,
         };
         write_marker(&tree, &marker)?;

@@ -303,7 +303,7 @@ fn resolve(
 
 /// The include directories of a known package: the first layout whose directories all exist;
 /// `Err` with the layouts tried (empty for an unknown package).
-fn known_layout(package: &str, root: &Path) -> std::result::Result<Vec<String>, String> {
+pub(crate) fn known_layout(package: &str, root: &Path) -> std::result::Result<Vec<String>, String> {
     let norm = package.to_ascii_lowercase().replace('_', "-");
     let Some((_, layouts)) = KNOWN_PACKAGES.iter().find(|k| k.0 == norm) else {
         return Err(String::new());

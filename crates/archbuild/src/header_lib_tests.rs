@@ -288,3 +288,4 @@ fn bad_pins_are_refused_before_pip_runs() {
         assert!(err.contains(want), "{err}");
     }
 }
+
