@@ -160,7 +160,9 @@ impl Build {
     /// content hash enter the cache key. Replaces a library of the same name from
     /// `[package.metadata.archbuild.headers]`.
     pub fn header_library(&mut self, lib: crate::HeaderLibrary) -> &mut Self {
-        self.spec.header_libraries.retain(|l| l.name() != lib.name());
+        self.spec
+            .header_libraries
+            .retain(|l| l.name() != lib.name());
         self.spec.header_libraries.push(lib);
         self
     }

@@ -55,7 +55,12 @@ impl std::fmt::Display for HeaderEvent {
             ),
             Self::Pip(line) => write!(f, "pip: {line}"),
             Self::Installed { dir, millis } => {
-                write!(f, "installed {} ({:.1} s)", dir.display(), *millis as f64 / 1000.0)
+                write!(
+                    f,
+                    "installed {} ({:.1} s)",
+                    dir.display(),
+                    *millis as f64 / 1000.0
+                )
             }
         }
     }
@@ -99,8 +104,7 @@ pub fn installed(home: &Home) -> Vec<InstalledHeaders> {
         .map(|rd| {
             rd.flatten()
                 .filter_map(|e| {
-                    let mut m: InstalledHeaders =
-                        header_tree::read_marker(&e.path().join(MARKER))?;
+                    let mut m: InstalledHeaders = header_tree::read_marker(&e.path().join(MARKER))?;
                     m.dir = e.path();
                     m.include = crate::header_lib::known_layout(&m.package, &m.dir)
                         .map(|l| l.iter().map(|d| m.dir.join(d)).collect())
@@ -331,8 +335,7 @@ pub(crate) fn install(
         write_marker(&tree, &marker)?;
         if final_dir.exists() {
             // No valid marker (checked above under the lock): an incomplete directory.
-            std::fs::remove_dir_all(&final_dir)
-                .map_err(|e| Error::io("remove", &final_dir, e))?;
+            std::fs::remove_dir_all(&final_dir).map_err(|e| Error::io("remove", &final_dir, e))?;
         }
         std::fs::rename(&tree, &final_dir)
             .map_err(|e| Error::io("rename into place", &final_dir, e))?;

@@ -37,10 +37,7 @@ pub struct HeaderLibrary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
     Pypi { package: String, version: String },
-    Path {
-        dir: PathBuf,
-        rev: Option<String>,
-    },
+    Path { dir: PathBuf, rev: Option<String> },
 }
 
 /// PyPI packages whose include directories archbuild knows, each with its layouts in the
@@ -290,9 +287,10 @@ fn resolve(
             })?;
             Ok(Resolved {
                 name: name.clone(),
-                pin: rev
-                    .as_ref()
-                    .map_or_else(|| "path".to_owned(), |r| format!("git:{}", r.to_lowercase())),
+                pin: rev.as_ref().map_or_else(
+                    || "path".to_owned(),
+                    |r| format!("git:{}", r.to_lowercase()),
+                ),
                 content,
                 dirs,
                 rel_dirs: rel,
@@ -324,17 +322,18 @@ pub(crate) fn known_layout(package: &str, root: &Path) -> std::result::Result<Ve
 fn existing(name: &str, root: &Path, rel: &[String]) -> Result<Vec<PathBuf>> {
     rel.iter()
         .map(|r| {
-            let d = if r == "." { root.to_path_buf() } else { root.join(r) };
+            let d = if r == "." {
+                root.to_path_buf()
+            } else {
+                root.join(r)
+            };
             if d.is_dir() {
                 Ok(d)
             } else {
                 Err(bad(
                     name,
                     format!("include directory `{r}` is not in {}", root.display()),
-                    format!(
-                        "name a directory that exists there: {}",
-                        top_level(root)
-                    ),
+                    format!("name a directory that exists there: {}", top_level(root)),
                 ))
             }
         })
@@ -404,9 +403,9 @@ fn git_head(dir: &Path) -> std::result::Result<String, String> {
     let mut cmd = Cmd::new("git").args(["rev-parse", "--verify", "HEAD"]);
     cmd.cwd = Some(dir.to_path_buf());
     match cmd.output() {
-        Ok(o) if o.status.success() => {
-            Ok(String::from_utf8_lossy(&o.stdout).trim().to_ascii_lowercase())
-        }
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .to_ascii_lowercase()),
         Ok(o) => {
             let err = String::from_utf8_lossy(&o.stderr);
             Err(err.lines().next().unwrap_or("git failed").trim().to_owned())
@@ -490,12 +489,19 @@ pub(crate) fn from_toml(
         None => None,
         Some(toml::Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            problems.push(format!("`headers.{name}.{k}` must be a string, found `{other}`"));
+            problems.push(format!(
+                "`headers.{name}.{k}` must be a string, found `{other}`"
+            ));
             None
         }
     };
-    let (pypi, version, sha256, path, rev) =
-        (get("pypi"), get("version"), get("sha256"), get("path"), get("rev"));
+    let (pypi, version, sha256, path, rev) = (
+        get("pypi"),
+        get("version"),
+        get("sha256"),
+        get("path"),
+        get("rev"),
+    );
     let include: Vec<String> = match table.get("include") {
         None => Vec::new(),
         Some(toml::Value::String(s)) => vec![s.clone()],

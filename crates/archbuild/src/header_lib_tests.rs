@@ -53,7 +53,10 @@ fn cargo_toml_forms_and_their_mistakes() {
         let t: toml::Table = format!("x = {text}").parse().unwrap();
         from_toml("x", &t["x"], dir)
     };
-    assert_eq!(parse("\"4.2.0\"").unwrap(), HeaderLibrary::pypi("x", "4.2.0"));
+    assert_eq!(
+        parse("\"4.2.0\"").unwrap(),
+        HeaderLibrary::pypi("x", "4.2.0")
+    );
     let mut cutlass = HeaderLibrary::pypi("nvidia-cutlass", "4.2.0").sha256(&"a".repeat(64));
     cutlass.name = "x".into();
     assert_eq!(
@@ -65,8 +68,10 @@ fn cargo_toml_forms_and_their_mistakes() {
         cutlass
     );
     assert_eq!(
-        parse("{ path = \"third_party/c\", rev = \"abcdef12\", include = [\"include\", \"tools\"] }")
-            .unwrap(),
+        parse(
+            "{ path = \"third_party/c\", rev = \"abcdef12\", include = [\"include\", \"tools\"] }"
+        )
+        .unwrap(),
         HeaderLibrary::git("x", "/p/third_party/c", "abcdef12")
             .include("include")
             .include("tools")
@@ -90,7 +95,8 @@ fn a_directory_is_hashed_by_content_and_edits_change_it() {
     write(&inc.join("b.h"), "\n");
     let env = Env::from_vars([("PATH", "/nonexistent")]);
     let lib = HeaderLibrary::path("mine", &inc);
-    let r = |l: &HeaderLibrary| resolve_all(&[], &[l.clone()], tmp.path(), &env, &home, &mut |_| {});
+    let r =
+        |l: &HeaderLibrary| resolve_all(&[], &[l.clone()], tmp.path(), &env, &home, &mut |_| {});
     let first = r(&lib).unwrap();
     assert_eq!(first[0].dirs, [inc.clone()]);
     assert_eq!(first[0].pin, "path");
@@ -121,12 +127,23 @@ fn a_directory_is_hashed_by_content_and_edits_change_it() {
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
@@ -169,7 +186,10 @@ fn a_git_pin_is_checked_against_head_with_or_without_git() {
         .replace(&first, "[FIRST]")
         .replace(&second, "[SECOND]");
     insta::assert_snapshot!("header_git_pin_mismatch", msg);
-    assert!(r("main").unwrap_err().to_string().contains("not a commit hash"));
+    assert!(r("main")
+        .unwrap_err()
+        .to_string()
+        .contains("not a commit hash"));
     // The files alone give the same answer: a ref, a packed ref, a detached HEAD.
     assert_eq!(read_head(&inc).unwrap(), second);
     git(&repo, &["pack-refs", "--all"]);
@@ -244,13 +264,19 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
     let err = r(&lib, &mut events).unwrap_err();
     assert!(matches!(err, Error::HeaderLibrary { .. }), "{err:?}");
     let msg = err.to_string();
-    assert!(msg.contains("changed since archbuild installed") && msg.contains("rm -r"), "{msg}");
+    assert!(
+        msg.contains("changed since archbuild installed") && msg.contains("rm -r"),
+        "{msg}"
+    );
     // A pinned wheel hash that the wheel does not have: nothing is installed.
     std::fs::remove_dir_all(&dir).unwrap();
     let err = r(&lib.clone().sha256(&"0".repeat(64)), &mut events)
         .unwrap_err()
         .to_string();
-    assert!(err.contains(&format!("the wheel's SHA-256 is {wheel_sha}")), "{err}");
+    assert!(
+        err.contains(&format!("the wheel's SHA-256 is {wheel_sha}")),
+        "{err}"
+    );
     assert!(!dir.exists());
     // An unknown package without `include`: the known ones and the wheel's layout.
     let err = r(&HeaderLibrary::pypi("demo-headers", "1.0.0"), &mut events)
@@ -271,8 +297,14 @@ fn bad_pins_are_refused_before_pip_runs() {
     let home = Home::at("/nonexistent-home");
     let env = Env::from_vars([("PATH", "/nonexistent")]);
     for (lib, want) in [
-        (HeaderLibrary::pypi("nvidia-cutlass", ">=4"), "not an exact version"),
-        (HeaderLibrary::pypi("--index-url=x", "1"), "not a PyPI package name"),
+        (
+            HeaderLibrary::pypi("nvidia-cutlass", ">=4"),
+            "not an exact version",
+        ),
+        (
+            HeaderLibrary::pypi("--index-url=x", "1"),
+            "not a PyPI package name",
+        ),
         (
             HeaderLibrary::pypi("nvidia-cutlass", "4.2.0").sha256("abc"),
             "64 hex digits",
@@ -288,4 +320,3 @@ fn bad_pins_are_refused_before_pip_runs() {
         assert!(err.contains(want), "{err}");
     }
 }
-

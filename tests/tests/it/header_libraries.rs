@@ -11,7 +11,8 @@ use std::process::Command;
 
 use archbuild::{config::Home, BuildReport, HeaderLibrary};
 
-const KERNEL: &str = "#include <demo/params.h>\nextern \"C\" __global__ void k(int *x) { x[0] = DEMO_VALUE; }\n";
+const KERNEL: &str =
+    "#include <demo/params.h>\nextern \"C\" __global__ void k(int *x) { x[0] = DEMO_VALUE; }\n";
 
 struct Project {
     dir: tempfile::TempDir,
@@ -67,7 +68,10 @@ impl Project {
         let fresh = self.try_build(lib, false).unwrap_or_else(|e| panic!("{e}"));
         let a = std::fs::read(&cached.modules[0].fatbin).unwrap();
         let b = std::fs::read(&fresh.modules[0].fatbin).unwrap();
-        assert!(a == b, "the cached build differs from a build without cache");
+        assert!(
+            a == b,
+            "the cached build differs from a build without cache"
+        );
         (a, cached)
     }
 }
@@ -99,7 +103,9 @@ with zipfile.ZipFile(f"{out}/demo_headers-{version}-py3-none-any.whl", "w") as z
 }
 
 fn has(haystack: &[u8], needle: &str) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
 }
 
 #[test]
@@ -119,7 +125,9 @@ fn a_new_wheel_version_changes_the_key_and_the_ptx() {
     let (second, report) = p.check(&lib("1.0.1"));
     assert_eq!(report.cache_hits, 0, "{report}");
     assert!(has(&second, "67890") && !has(&second, "12345"));
-    assert!(p.path("home/headers/demo-headers-1.0.1/.archbuild-header.json").is_file());
+    assert!(p
+        .path("home/headers/demo-headers-1.0.1/.archbuild-header.json")
+        .is_file());
 }
 
 #[test]
@@ -195,7 +203,10 @@ fn an_edited_directory_changes_the_key_and_a_git_pin_is_enforced() {
         .quiet(true)
         .try_compile("kernels")
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(has(&std::fs::read(&report.modules[0].fatbin).unwrap(), "13579"));
+    assert!(has(
+        &std::fs::read(&report.modules[0].fatbin).unwrap(),
+        "13579"
+    ));
 }
 
 #[test]
@@ -263,8 +274,5 @@ fn real_cutlass_from_pypi_compiles_a_cute_kernel_for_sm_80() {
     assert_eq!(installed[0].package, "nvidia-cutlass");
     let fatbin = std::fs::read(&report.modules[0].fatbin).unwrap();
     assert!(!fatbin.is_empty());
-    assert!(report.modules[0]
-        .targets
-        .iter()
-        .any(|t| t == "sm_80"));
+    assert!(report.modules[0].targets.iter().any(|t| t == "sm_80"));
 }

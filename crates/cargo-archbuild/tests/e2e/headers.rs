@@ -35,7 +35,10 @@ fn toolkit_list_and_doctor_show_installed_header_libraries() {
         .env("ARCHBUILD_HOME", home.path())
         .args(["toolkit", "list"]));
     assert_eq!(code, 0);
-    assert!(stdout.contains("header libraries in") && stdout.contains(": none"), "{stdout}");
+    assert!(
+        stdout.contains("header libraries in") && stdout.contains(": none"),
+        "{stdout}"
+    );
 
     let dir = installed_cutlass(home.path());
     let include = dir.join("cutlass_library/source/include");
@@ -51,11 +54,12 @@ fn toolkit_list_and_doctor_show_installed_header_libraries() {
         line.contains("content 0123456789ab ") && line.contains(&include.display().to_string()),
         "{line}"
     );
-    let v = json(
-        cli()
-            .env("ARCHBUILD_HOME", home.path())
-            .args(["toolkit", "list", "--message-format", "json"]),
-    );
+    let v = json(cli().env("ARCHBUILD_HOME", home.path()).args([
+        "toolkit",
+        "list",
+        "--message-format",
+        "json",
+    ]));
     let h = &v["headers"][0];
     assert_eq!(h["package"], "nvidia-cutlass");
     assert_eq!(h["version"], "4.2.0");
@@ -84,10 +88,11 @@ fn toolkit_list_and_doctor_show_installed_header_libraries() {
     assert_eq!(v["headers"][0]["dir"], dir.display().to_string());
     // An incomplete directory (no marker: a killed install) is not listed.
     std::fs::create_dir_all(home.path().join("headers/nvidia-cuda-cccl-13.3.5.0.6")).unwrap();
-    let v = json(
-        cli()
-            .env("ARCHBUILD_HOME", home.path())
-            .args(["toolkit", "list", "--message-format", "json"]),
-    );
+    let v = json(cli().env("ARCHBUILD_HOME", home.path()).args([
+        "toolkit",
+        "list",
+        "--message-format",
+        "json",
+    ]));
     assert_eq!(v["headers"].as_array().unwrap().len(), 1);
 }
