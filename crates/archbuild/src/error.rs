@@ -95,15 +95,15 @@ pub enum Error {
 
     /// A header library's wheel could not be fetched or unpacked.
     #[error(
-        "cannot install header library {package} {version} from PyPI: {problem}; tried {tried}. \
+        "cannot install header library {library} from PyPI: {problem}. \
          Fix: {fix}{}",
         if pip_said.is_empty() { String::new() } else { format!("\npip said:\n{pip_said}") }
     )]
     HeaderInstall {
-        package: String,
-        version: String,
+        /// `nvidia-cutlass 4.2.0`.
+        library: String,
+        /// What went wrong, then `; tried …` (the pip command and where pip looked).
         problem: String,
-        tried: String,
         fix: String,
         pip_said: String,
     },
@@ -433,10 +433,8 @@ mod tests {
             ),
             (
                 Error::HeaderInstall {
-                    package: s(),
-                    version: s(),
+                    library: s(),
                     problem: s(),
-                    tried: s(),
                     fix: s(),
                     pip_said: s(),
                 },

@@ -127,10 +127,8 @@ fn install_error(
     pip_said: impl Into<String>,
 ) -> Error {
     Error::HeaderInstall {
-        package: package.to_owned(),
-        version: version.to_owned(),
-        problem: problem.into(),
-        tried: tried.into(),
+        library: format!("{package} {version}"),
+        problem: format!("{}; tried {}", problem.into(), tried.into()),
         fix: fix.into(),
         pip_said: pip_said.into(),
     }
