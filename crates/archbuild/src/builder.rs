@@ -159,7 +159,7 @@ impl Build {
     /// `HeaderLibrary::git(.., rev)`. Its include directories follow the `include`s; its pin and
     /// content hash enter the cache key. Replaces a library of the same name from
     /// `[package.metadata.archbuild.headers]`.
-    pub fn header_library(&mut self, lib: crate::HeaderLibrary) -> &mut Self {
+    pub fn header_library(&mut self, lib: crate::header_lib::HeaderLibrary) -> &mut Self {
         self.spec
             .header_libraries
             .retain(|l| l.name() != lib.name());

@@ -18,6 +18,44 @@ use crate::header_tree::{self, MARKER};
 use crate::paths::Home;
 use crate::process::Cmd;
 
+/// PyPI packages whose include directories archbuild knows, each with its layouts in the
+/// order tried (the first whose directories all exist is used).
+pub const KNOWN_PACKAGES: &[(&str, &[&[&str]])] = &[
+    (
+        "nvidia-cutlass",
+        &[&[
+            "cutlass_library/source/include",
+            // `cutlass/util/*`: packed strides, device memory, reference kernels, which CUTLASS
+            // 3.x GEMMs and the examples include.
+            "cutlass_library/source/tools/util/include",
+        ]],
+    ),
+    (
+        "nvidia-cuda-cccl",
+        &[&["nvidia/cu13/include/cccl"], &["nvidia/cuda_cccl/include"]],
+    ),
+];
+
+/// The include directories of a known package: the first layout whose directories all exist;
+/// `Err` with the layouts tried (empty for an unknown package).
+pub(crate) fn known_layout(package: &str, root: &Path) -> std::result::Result<Vec<String>, String> {
+    let norm = package.to_ascii_lowercase().replace('_', "-");
+    let Some((_, layouts)) = KNOWN_PACKAGES.iter().find(|k| k.0 == norm) else {
+        return Err(String::new());
+    };
+    layouts
+        .iter()
+        .find(|l| l.iter().all(|d| root.join(d).is_dir()))
+        .map(|l| l.iter().map(|d| d.to_string()).collect())
+        .ok_or_else(|| {
+            layouts
+                .iter()
+                .map(|l| l.join(" + "))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+}
+
 /// Progress of installing a header library, for a progress bar or log lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -106,7 +144,7 @@ pub fn installed(home: &Home) -> Vec<InstalledHeaders> {
                 .filter_map(|e| {
                     let mut m: InstalledHeaders = header_tree::read_marker(&e.path().join(MARKER))?;
                     m.dir = e.path();
-                    m.include = crate::header_lib::known_layout(&m.package, &m.dir)
+                    m.include = known_layout(&m.package, &m.dir)
                         .map(|l| l.iter().map(|d| m.dir.join(d)).collect())
                         .unwrap_or_default();
                     Some(m)

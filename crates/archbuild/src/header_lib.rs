@@ -10,10 +10,9 @@ use std::path::{Path, PathBuf};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::header_install::{self, HeaderEvent};
-use crate::header_tree;
+use crate::header_install::{self, known_layout, HeaderEvent, KNOWN_PACKAGES};
+use crate::header_tree::{self, Resolved};
 use crate::paths::Home;
-use crate::plan::Settings;
 use crate::process::Cmd;
 
 /// A header-only library for the compile: where its headers come from and how they are pinned.
@@ -40,27 +39,9 @@ enum Source {
     Path { dir: PathBuf, rev: Option<String> },
 }
 
-/// PyPI packages whose include directories archbuild knows, each with its layouts in the
-/// order tried (the first whose directories all exist is used).
-pub const KNOWN_PACKAGES: &[(&str, &[&[&str]])] = &[
-    (
-        "nvidia-cutlass",
-        &[&[
-            "cutlass_library/source/include",
-            // `cutlass/util/*`: packed strides, device memory, reference kernels, which CUTLASS
-            // 3.x GEMMs and the examples include.
-            "cutlass_library/source/tools/util/include",
-        ]],
-    ),
-    (
-        "nvidia-cuda-cccl",
-        &[&["nvidia/cu13/include/cccl"], &["nvidia/cuda_cccl/include"]],
-    ),
-];
-
 impl HeaderLibrary {
     /// A PyPI package by exact version, e.g. `pypi("nvidia-cutlass", "4.2.0")`; the library is
-    /// named after the package. Packages outside [`KNOWN_PACKAGES`] need [`include`](Self::include).
+    /// named after the package. Packages outside `archbuild::headers::KNOWN_PACKAGES` need [`include`](Self::include).
     pub fn pypi(package: &str, version: &str) -> Self {
         Self {
             name: package.to_owned(),
@@ -121,33 +102,6 @@ impl HeaderLibrary {
             *dir = crate::deps::lexical(&base.join(&*dir));
         }
         self
-    }
-}
-
-/// A library ready for the compile: its include directories and its identity for the keys.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Resolved {
-    pub name: String,
-    /// `pypi:nvidia-cutlass==4.2.0`, `path`, `git:<rev>`.
-    pub pin: String,
-    /// BLAKE3 of the tree (`header_tree::hash`), hex.
-    pub content: String,
-    /// Absolute include directories, in order.
-    pub dirs: Vec<PathBuf>,
-    /// The same, relative to the library's root (what the key holds).
-    pub rel_dirs: Vec<String>,
-}
-
-impl Resolved {
-    /// The key's value: the pin, the content and the include directories inside the library;
-    /// not its name (a label) nor where it is on this machine.
-    pub fn key_value(&self) -> String {
-        format!(
-            "{} content={} include={}",
-            self.pin,
-            self.content,
-            self.rel_dirs.join(",")
-        )
     }
 }
 
@@ -299,26 +253,6 @@ fn resolve(
     }
 }
 
-/// The include directories of a known package: the first layout whose directories all exist;
-/// `Err` with the layouts tried (empty for an unknown package).
-pub(crate) fn known_layout(package: &str, root: &Path) -> std::result::Result<Vec<String>, String> {
-    let norm = package.to_ascii_lowercase().replace('_', "-");
-    let Some((_, layouts)) = KNOWN_PACKAGES.iter().find(|k| k.0 == norm) else {
-        return Err(String::new());
-    };
-    layouts
-        .iter()
-        .find(|l| l.iter().all(|d| root.join(d).is_dir()))
-        .map(|l| l.iter().map(|d| d.to_string()).collect())
-        .ok_or_else(|| {
-            layouts
-                .iter()
-                .map(|l| l.join(" + "))
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
-}
-
 fn existing(name: &str, root: &Path, rel: &[String]) -> Result<Vec<PathBuf>> {
     rel.iter()
         .map(|r| {
@@ -453,15 +387,6 @@ fn read_head(dir: &Path) -> std::result::Result<String, String> {
         }
     }
     Err(format!("`HEAD` names `{name}`, which has no commit"))
-}
-
-/// Adds the libraries to the settings: their include directories come after the user's and
-/// are probed (direct mode) like them.
-pub(crate) fn attach(s: &mut Settings, libs: Vec<Resolved>) {
-    let at = (s.includes.len() + s.flag_inputs.dirs.len()).min(s.probe_dirs.len());
-    let dirs: Vec<PathBuf> = libs.iter().flat_map(|l| l.dirs.clone()).collect();
-    s.probe_dirs.splice(at..at, dirs);
-    s.header_libraries = libs;
 }
 
 /// One entry of `[package.metadata.archbuild.headers]`: `"pkg" = "1.2"` (a PyPI package by

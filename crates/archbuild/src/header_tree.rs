@@ -145,3 +145,30 @@ pub(crate) fn local_content(home: &Home, dirs: &[PathBuf]) -> io::Result<String>
     }
     Ok(tree.content)
 }
+
+/// A library ready for the compile: its include directories and its identity for the keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    pub name: String,
+    /// `pypi:nvidia-cutlass==4.2.0`, `path`, `git:<rev>`.
+    pub pin: String,
+    /// BLAKE3 of the tree (`header_tree::hash`), hex.
+    pub content: String,
+    /// Absolute include directories, in order.
+    pub dirs: Vec<PathBuf>,
+    /// The same, relative to the library's root (what the key holds).
+    pub rel_dirs: Vec<String>,
+}
+
+impl Resolved {
+    /// The key's value: the pin, the content and the include directories inside the library;
+    /// not its name (a label) nor where it is on this machine.
+    pub fn key_value(&self) -> String {
+        format!(
+            "{} content={} include={}",
+            self.pin,
+            self.content,
+            self.rel_dirs.join(",")
+        )
+    }
+}

@@ -82,8 +82,9 @@ pub mod toolkit {
 pub mod headers {
     pub use crate::header_install::{
         headers_dir, installed, short, stderr_progress, HeaderEvent, InstalledHeaders,
+        KNOWN_PACKAGES,
     };
-    pub use crate::header_lib::{HeaderLibrary, KNOWN_PACKAGES};
+    pub use crate::header_lib::HeaderLibrary;
 }
 
 /// Where a build's settings come from: the environment, archbuild's home, Cargo.toml, the arch

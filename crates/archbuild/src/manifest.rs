@@ -51,7 +51,7 @@ pub struct PackageConfig {
     /// `[package.metadata.archbuild.variants]`: group name → kernels, most preferred first.
     pub variants: Vec<(String, Vec<String>)>,
     /// `[package.metadata.archbuild.headers]`: header libraries, in the table's order.
-    pub headers: Vec<crate::HeaderLibrary>,
+    pub headers: Vec<crate::header_lib::HeaderLibrary>,
 }
 
 impl PackageConfig {

@@ -50,7 +50,7 @@ pub(crate) struct Settings {
     /// headers that would shadow the ones it read.
     pub probe_dirs: Vec<PathBuf>,
     /// Header libraries, their include directories after `includes` (`header_lib.rs`).
-    pub header_libraries: Vec<crate::header_lib::Resolved>,
+    pub header_libraries: Vec<crate::header_tree::Resolved>,
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.

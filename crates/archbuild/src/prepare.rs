@@ -109,7 +109,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         &home,
         &mut crate::header_install::stderr_progress,
     )?;
-    crate::header_lib::attach(&mut settings, headers);
+    attach_headers(&mut settings, headers);
     let compression = setup::compression(b, &env, pkg.as_ref())?;
     let share_cicc = crate::share::enabled(
         b.share_cicc,
@@ -146,6 +146,15 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         watch,
         verify,
     })
+}
+
+/// Adds the libraries to the settings: their include directories come after the user's and
+/// are probed (direct mode) like them.
+fn attach_headers(s: &mut Settings, libs: Vec<crate::header_tree::Resolved>) {
+    let at = (s.includes.len() + s.flag_inputs.dirs.len()).min(s.probe_dirs.len());
+    let dirs: Vec<PathBuf> = libs.iter().flat_map(|l| l.dirs.clone()).collect();
+    s.probe_dirs.splice(at..at, dirs);
+    s.header_libraries = libs;
 }
 
 /// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
