@@ -159,6 +159,19 @@ impl Build {
         self
     }
 
+    /// A header-only library for the compile, pinned: `HeaderLibrary::pypi("nvidia-cutlass",
+    /// "4.2.0")` (installed once into archbuild's home), `HeaderLibrary::path(..)` or
+    /// `HeaderLibrary::git(.., rev)`. Its include directories follow the `include`s; its pin and
+    /// content hash enter the cache key. Replaces a library of the same name from
+    /// `[package.metadata.archbuild.headers]`.
+    pub fn header_library(&mut self, lib: crate::header_lib::HeaderLibrary) -> &mut Self {
+        self.spec
+            .header_libraries
+            .retain(|l| l.name() != lib.name());
+        self.spec.header_libraries.push(lib);
+        self
+    }
+
     /// A macro definition: `define("TILE", Some("32"))` is `-DTILE=32`.
     pub fn define(&mut self, name: &str, value: Option<&str>) -> &mut Self {
         self.spec.defines.push(match value {

@@ -85,6 +85,29 @@ pub enum Error {
     )]
     ProvisionBroken { dir: PathBuf, detail: String },
 
+    /// A header library is declared wrongly, or its files are not what it pins.
+    #[error("header library `{name}`: {problem}; fix: {fix}")]
+    HeaderLibrary {
+        name: String,
+        problem: String,
+        fix: String,
+    },
+
+    /// A header library's wheel could not be fetched or unpacked.
+    #[error(
+        "cannot install header library {library} from PyPI: {problem}. \
+         Fix: {fix}{}",
+        if pip_said.is_empty() { String::new() } else { format!("\npip said:\n{pip_said}") }
+    )]
+    HeaderInstall {
+        /// `nvidia-cutlass 4.2.0`.
+        library: String,
+        /// What went wrong, then `; tried …` (the pip command and where pip looked).
+        problem: String,
+        fix: String,
+        pip_said: String,
+    },
+
     /// An arch list from some configuration source is invalid.
     #[error("{0}")]
     Arch(#[from] archbuild_arch::Error),
@@ -294,6 +317,7 @@ impl Error {
             | Error::PipMissing { .. }
             | Error::PipFailed { .. }
             | Error::ProvisionBroken { .. }
+            | Error::HeaderInstall { .. }
             | Error::TargetUnsupported { .. }
             | Error::ToolkitBroken { .. }
             | Error::Spawn { .. } => ErrorKind::Toolkit,
@@ -305,7 +329,8 @@ impl Error {
             | Error::NoSources(_)
             | Error::NoOutDir
             | Error::VariantMissing { .. }
-            | Error::VariantUnknown { .. } => ErrorKind::Config,
+            | Error::VariantUnknown { .. }
+            | Error::HeaderLibrary { .. } => ErrorKind::Config,
             Error::SourceMissing { .. } => ErrorKind::Input,
             Error::Compile(_) | Error::Pack { .. } => ErrorKind::Compile,
             Error::DiskFull { .. } | Error::CacheUnstable { .. } | Error::Io { .. } => {
@@ -395,6 +420,23 @@ mod tests {
                 Error::ProvisionBroken {
                     dir: p(),
                     detail: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::HeaderLibrary {
+                    name: s(),
+                    problem: s(),
+                    fix: s(),
+                },
+                K::Config,
+            ),
+            (
+                Error::HeaderInstall {
+                    library: s(),
+                    problem: s(),
+                    fix: s(),
+                    pip_said: s(),
                 },
                 K::Toolkit,
             ),

@@ -20,7 +20,10 @@ pub(crate) struct HostStage {
 }
 
 /// Builds every source's host object and the archive `lib<name>.a` in `out_root`.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the stage's inputs are the build's: its compiler, preparation, jobs, outputs and names"
+)]
 pub(crate) fn run(
     compiler: &Compiler,
     p: &Prepared,

@@ -25,6 +25,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("env-flag", "cicc output", "the words of `NVCC_PREPEND_FLAGS` and `NVCC_APPEND_FLAGS`"),
     ("include", "cicc output", "include directories, relative to the package"),
     ("define", "cicc output", "`-D` definitions"),
+    ("header-library", "cicc output", "each header library's pin (PyPI package and version, `path`, or git commit), the content hash of its files and its include directories inside it"),
     ("env", "cicc output", "the value of each variable compilers see that can change an output (`docs/environment.md`, \"What compilers see\")"),
     ("flag-input", "cicc output", "the content of every file a flag names: `--options-file`, `-include`, a host compiler's `@file`"),
     ("launcher-cicc", "cicc output", "whether a launcher runs the cicc phase (its PTX is then keyed on the inputs' state)"),
@@ -138,6 +139,7 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         flag_inputs,
         // Probed through direct mode's inputs; the directories themselves are in flags or env.
         probe_dirs: _,
+        header_libraries,
     } = s;
     let cicc = matches!(stage, Stage::Cicc | Stage::Output);
     let ptxas = matches!(stage, Stage::Ptxas | Stage::Output);
@@ -163,6 +165,9 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         }
         for d in defines {
             h.str("define", d);
+        }
+        for l in header_libraries {
+            h.str("header-library", &l.key_value());
         }
         for (name, value) in compiler_env.keyed() {
             let v = value.map_or_else(

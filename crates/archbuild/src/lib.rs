@@ -33,6 +33,9 @@ mod evict;
 mod exec;
 mod fingerprint;
 mod flag_inputs;
+mod header_install;
+mod header_lib;
+mod header_tree;
 mod host_link;
 mod host_stage;
 mod host_steps;
@@ -64,6 +67,7 @@ pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
 pub use env::Env;
 pub use error::{Error, ErrorKind, Result};
+pub use header_lib::HeaderLibrary;
 pub use host_link::Cudart;
 pub use library::Library;
 pub use nvcc::Toolkit;
@@ -79,6 +83,16 @@ pub mod toolkit {
     pub use crate::provision::{
         provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
     };
+}
+
+/// Header-only libraries (CUTLASS, CCCL) installed from PyPI into archbuild's home, or taken
+/// from a directory or git checkout, pinned and hashed (`docs/build.md`, "Header libraries").
+pub mod headers {
+    pub use crate::header_install::{
+        headers_dir, installed, short, stderr_progress, HeaderEvent, InstalledHeaders,
+        KNOWN_PACKAGES,
+    };
+    pub use crate::header_lib::HeaderLibrary;
 }
 
 /// Where a build's settings come from: the environment, archbuild's home, Cargo.toml, the arch

@@ -92,6 +92,14 @@ impl Library {
         self
     }
 
+    /// A header library (CUTLASS/CuTe, CCCL, a directory or a pinned checkout), provisioned,
+    /// pinned and keyed as for kernels (`Build::header_library`, `docs/build.md`, "Header
+    /// libraries"): the replacement for cudaforge's `with_cutlass(commit)`.
+    pub fn header_library(&mut self, lib: crate::header_lib::HeaderLibrary) -> &mut Self {
+        self.build.header_library(lib);
+        self
+    }
+
     pub fn define(&mut self, name: &str, value: Option<&str>) -> &mut Self {
         self.build.define(name, value);
         self

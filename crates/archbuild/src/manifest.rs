@@ -16,6 +16,11 @@
 //! [package.metadata.archbuild.variants]
 //! gemm = ["gemm_wgmma", "gemm_mma", "gemm_simt"]   # kernel variants, most preferred first
 //!
+//! [package.metadata.archbuild.headers]
+//! nvidia-cutlass = "4.2.0"             # a PyPI package by exact version (installed once)
+//! cccl = { pypi = "nvidia-cuda-cccl", version = "13.3.5.0.6", sha256 = "…" }
+//! mylib = { path = "third_party/mylib/include", rev = "1a2b3c4d" }  # rev: a git checkout's HEAD
+//!
 //! [package.metadata.archbuild.file-archs]
 //! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
 //! ```
@@ -45,6 +50,8 @@ pub struct PackageConfig {
     pub remote_cache_mode: Option<String>,
     /// `[package.metadata.archbuild.variants]`: group name → kernels, most preferred first.
     pub variants: Vec<(String, Vec<String>)>,
+    /// `[package.metadata.archbuild.headers]`: header libraries, in the table's order.
+    pub headers: Vec<crate::header_lib::HeaderLibrary>,
 }
 
 impl PackageConfig {
@@ -132,6 +139,21 @@ impl PackageConfig {
                             .into(),
                     ),
                 },
+                "headers" => match value.as_table() {
+                    Some(t) => {
+                        for (name, lib) in t {
+                            match crate::header_lib::from_toml(name, lib, dir) {
+                                Ok(l) => cfg.headers.push(l),
+                                Err(e) => wrong.push(format!("in `headers`: {e}")),
+                            }
+                        }
+                    }
+                    None => wrong.push(
+                        "`headers` must be a table of name = \"version\" or name = { pypi, \
+                         version } / { path, rev }"
+                            .into(),
+                    ),
+                },
                 "file-archs" => match value.as_table() {
                     Some(t) => {
                         for (file, archs) in t {
@@ -184,6 +206,7 @@ const KNOWN_KEYS: &[&str] = &[
     "remote-cache",
     "remote-cache-mode",
     "variants",
+    "headers",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).

@@ -49,6 +49,8 @@ pub(crate) struct Settings {
     /// `includes`, those in flags, those of `CPATH` and its kin. Direct mode probes them for
     /// headers that would shadow the ones it read.
     pub probe_dirs: Vec<PathBuf>,
+    /// Header libraries, their include directories after `includes` (`header_lib.rs`).
+    pub header_libraries: Vec<crate::header_tree::Resolved>,
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.
@@ -432,6 +434,11 @@ fn device_command(
     for inc in &s.includes {
         let mut a = OsString::from("-I");
         a.push(relative(&s.base_dir, inc));
+        args.push(a);
+    }
+    for dir in s.header_libraries.iter().flat_map(|l| &l.dirs) {
+        let mut a = OsString::from("-I");
+        a.push(relative(&s.base_dir, dir));
         args.push(a);
     }
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));

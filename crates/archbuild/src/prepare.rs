@@ -100,7 +100,16 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
             eprintln!("archbuild: {line}");
         }
     }
-    let settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let headers = crate::header_lib::resolve_all(
+        pkg.as_ref().map_or(&[][..], |p| &p.headers),
+        &b.header_libraries,
+        &base_dir,
+        &env,
+        &home,
+        &mut crate::header_install::stderr_progress,
+    )?;
+    attach_headers(&mut settings, headers);
     let compression = setup::compression(b, &env, pkg.as_ref())?;
     let share_cicc = crate::share::enabled(
         b.share_cicc,
@@ -137,6 +146,15 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         watch,
         verify,
     })
+}
+
+/// Adds the libraries to the settings: their include directories come after the user's and
+/// are probed (direct mode) like them.
+fn attach_headers(s: &mut Settings, libs: Vec<crate::header_tree::Resolved>) {
+    let at = (s.includes.len() + s.flag_inputs.dirs.len()).min(s.probe_dirs.len());
+    let dirs: Vec<PathBuf> = libs.iter().flat_map(|l| l.dirs.clone()).collect();
+    s.probe_dirs.splice(at..at, dirs);
+    s.header_libraries = libs;
 }
 
 /// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc

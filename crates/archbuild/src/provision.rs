@@ -101,7 +101,11 @@ pub fn provision(
     let toolkits = home.toolkits_dir();
     std::fs::create_dir_all(&toolkits).map_err(|e| Error::io("create", &toolkits, e))?;
     let lock_path = toolkits.join(format!("cuda-{PINNED_RELEASE}.lock"));
-    let _lock = Lock::acquire(&lock_path, progress)?;
+    let _lock = lock(&lock_path, &mut || {
+        progress(&ProvisionEvent::Waiting {
+            lock: lock_path.clone(),
+        })
+    })?;
     if final_dir.join(MARKER).is_file() && nvcc.is_file() {
         progress(&ProvisionEvent::Ready { dir: final_dir });
         return Ok(nvcc);
@@ -187,7 +191,7 @@ pub fn provision(
 }
 
 /// `ARCHBUILD_PYTHON`, else `python3` (then `python`) on `PATH`.
-fn find_python(env: &Env) -> Result<PathBuf> {
+pub(crate) fn find_python(env: &Env) -> Result<PathBuf> {
     if let Some(p) = env.path("ARCHBUILD_PYTHON") {
         if p.is_file() {
             return Ok(p);
@@ -214,7 +218,7 @@ fn find_python(env: &Env) -> Result<PathBuf> {
     })
 }
 
-fn check_pip(python: &Path, env: &Env) -> Result<()> {
+pub(crate) fn check_pip(python: &Path, env: &Env) -> Result<()> {
     let out = Cmd::new(python)
         .args(["-m", "pip", "--version"])
         .envs(env.child_overrides())
@@ -271,30 +275,27 @@ fn pip_failed(status: String, stderr: &str) -> Error {
 
 /// An exclusive advisory lock (`flock` through fs4), released when dropped or when the process
 /// dies.
-struct Lock(#[expect(dead_code, reason = "held for its Drop")] File);
+pub(crate) struct Lock(#[expect(dead_code, reason = "held for its Drop")] File);
 
-impl Lock {
-    fn acquire(path: &Path, progress: &mut dyn FnMut(&ProvisionEvent)) -> Result<Self> {
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io("open lock file", path, e))?;
-        use fs4::FileExt;
-        match FileExt::try_lock(&file) {
-            Ok(()) => {}
-            // Another process is installing: say so, then wait for it.
-            Err(fs4::TryLockError::WouldBlock) => {
-                progress(&ProvisionEvent::Waiting {
-                    lock: path.to_path_buf(),
-                });
-                FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
-            }
-            Err(fs4::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
+/// Takes the lock at `path`, calling `waiting` first when another process holds it.
+pub(crate) fn lock(path: &Path, waiting: &mut dyn FnMut()) -> Result<Lock> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io("open lock file", path, e))?;
+    use fs4::FileExt;
+    match FileExt::try_lock(&file) {
+        Ok(()) => {}
+        // Another process is installing: say so, then wait for it.
+        Err(fs4::TryLockError::WouldBlock) => {
+            waiting();
+            FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
         }
-        Ok(Lock(file))
+        Err(fs4::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
     }
+    Ok(Lock(file))
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub(crate) struct Spec {
     pub(crate) variants: Vec<(String, Vec<String>)>,
     /// Set by `Library`: the sources have host code, built into a static archive.
     pub(crate) library: Option<crate::host_link::LibrarySpec>,
+    /// Header libraries; replace Cargo.toml's of the same name.
+    pub(crate) header_libraries: Vec<crate::header_lib::HeaderLibrary>,
 }
 
 /// A callback run after every job, cached or not (from the worker threads).

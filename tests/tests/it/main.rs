@@ -21,6 +21,7 @@ mod downstream_cudarc;
 mod fatbin_cuobjdump;
 mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
+mod header_libraries;
 mod hermetic_key;
 mod host_library;
 mod prebuilt;

@@ -323,9 +323,9 @@ fn stub_source<'a>(m: usize, jobs: &[Job], done: &[&'a JobOut]) -> Option<&'a Ho
     let last = jobs
         .iter()
         .enumerate()
-        .filter(|(_, j)| j.module == m && matches!(j.phase, Phase::Cicc(_)))
-        .map(|(i, _)| i)
-        .last()?;
+        .rev()
+        .find(|(_, j)| j.module == m && matches!(j.phase, Phase::Cicc(_)))
+        .map(|(i, _)| i)?;
     done[last].host_side.as_ref()
 }
 

@@ -28,6 +28,8 @@ struct DoctorReport {
     driver: DriverJson,
     gpus: Vec<GpuJson>,
     toolkit: ToolJson,
+    /// Header libraries installed in archbuild's home.
+    headers: Vec<crate::commands::toolkit::HeaderJson>,
     nvjitlink: ToolJson,
     jit_cache: Option<CacheJson>,
     file: Option<FileJson>,
@@ -103,6 +105,9 @@ pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> 
             })
             .collect(),
         toolkit: toolkit_json(),
+        headers: crate::commands::toolkit::installed_headers(&archbuild::config::Home::from_env(
+            &crate::building::cli_env(),
+        )),
         nvjitlink: match discover_nvjitlink(|_| true) {
             Ok(lib) => ToolJson {
                 found: true,
@@ -307,6 +312,16 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
         ),
     };
     shell.println(tool(&r.toolkit, "toolkit", "CUDA "))?;
+    if r.headers.is_empty() {
+        shell.println(format!("{} none installed", label("headers")))?;
+    }
+    for h in &r.headers {
+        shell.println(format!(
+            "{} {}",
+            label("headers"),
+            crate::commands::toolkit::header_line(h)
+        ))?;
+    }
     shell.println(tool(&r.nvjitlink, "nvJitLink", ""))?;
     match &r.jit_cache {
         Some(c) => shell.println(format!(

@@ -10,7 +10,7 @@ pub(crate) mod inspect;
 mod matrix;
 mod merge;
 mod new;
-mod toolkit;
+pub(crate) mod toolkit;
 
 use crate::cli::Command;
 use crate::error::CliError;

@@ -36,6 +36,53 @@ struct ToolkitReport {
     reason: &'static str,
     action: &'static str,
     toolkits: Vec<ToolkitJson>,
+    /// `list`: the header libraries installed in archbuild's home.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headers: Option<Vec<HeaderJson>>,
+}
+
+/// A header library installed in archbuild's home (`toolkit list`, `doctor`).
+#[derive(Debug, Serialize)]
+pub(crate) struct HeaderJson {
+    pub package: String,
+    pub version: String,
+    /// Include directories of a known package; empty for another (its declaration names them).
+    pub include: Vec<String>,
+    pub dir: String,
+    /// The first 12 hex digits of the content hash recorded at install.
+    pub content: String,
+    pub files: usize,
+    pub wheel_sha256: String,
+}
+
+/// Every header library installed in `home`.
+pub(crate) fn installed_headers(home: &Home) -> Vec<HeaderJson> {
+    archbuild::headers::installed(home)
+        .into_iter()
+        .map(|h| HeaderJson {
+            include: h.include.iter().map(|d| d.display().to_string()).collect(),
+            dir: h.dir.display().to_string(),
+            content: archbuild::headers::short(&h.content).to_owned(),
+            files: h.files,
+            wheel_sha256: h.wheel_sha256,
+            package: h.package,
+            version: h.version,
+        })
+        .collect()
+}
+
+/// One line per library: `nvidia-cutlass 4.2.0  content 1a2b3c4d5e6f  <include dirs or dir>`.
+pub(crate) fn header_line(h: &HeaderJson) -> String {
+    let dirs = if h.include.is_empty() {
+        h.dir.clone()
+    } else {
+        h.include.join(", ")
+    };
+    format!(
+        "{:<26} content {}  {dirs}",
+        format!("{} {}", h.package, h.version),
+        h.content
+    )
 }
 
 pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliError> {
@@ -108,6 +155,15 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
                 list.push(json);
             }
             let none_found = !selected;
+            let headers = installed_headers(&home);
+            if shell.is_json() {
+                return shell.json(&ToolkitReport {
+                    reason: "toolkit",
+                    action: "list",
+                    toolkits: list,
+                    headers: Some(headers),
+                });
+            }
             report(shell, "list", list, |s, t| {
                 let state = match (t.exists, &t.release, &t.problem) {
                     (false, _, _) => "not found".to_string(),
@@ -121,6 +177,14 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
                     t.found_by, state, t.nvcc
                 ))
             })?;
+            shell.println(format!(
+                "header libraries in {}:{}",
+                archbuild::headers::headers_dir(&home).display(),
+                if headers.is_empty() { " none" } else { "" }
+            ))?;
+            for h in &headers {
+                shell.println(format!("  {}", header_line(h)))?;
+            }
             if none_found {
                 shell.warn(format!(
                     "no CUDA toolkit found; `cargo archbuild toolkit install` installs CUDA {PINNED_RELEASE} from PyPI"
@@ -208,6 +272,7 @@ fn report(
             reason: "toolkit",
             action,
             toolkits,
+            headers: None,
         });
     }
     for t in &toolkits {

@@ -13,6 +13,7 @@ mod data_safety;
 mod docs;
 mod doctor;
 mod explain;
+mod headers;
 mod host_library;
 mod inspect;
 mod matrix_merge;
