@@ -6,10 +6,9 @@
 //! the default); `cargo archbuild doctor` on the executable lists its images.
 
 fn main() {
+    // The sources, the archive's name, host flags and runtime are in Cargo.toml's
+    // [package.metadata.archbuild], which `cargo archbuild build -p host_cuda` reads too.
     let report = archbuild::Library::new()
-        .file("src/vector_add.cu")
-        .host_flag("-O2")
-        .cudart("static")
         .provision(true)
         .compile("host_cuda_vector_add");
     // For the program's banner and the embedded-images test.

@@ -53,10 +53,64 @@ impl std::fmt::Display for Cudart {
 /// What `Library` adds to a build's spec.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LibrarySpec {
+    /// The archive's name (`lib<name>.a`), when not the build's.
+    pub archive: Option<String>,
     /// nvcc flags for the host side only (`-O3`, `-Xcompiler -Wall`): they do not reach cicc,
     /// so they leave the device jobs' cache entries shared with kernel builds of the same flags.
     pub host_flags: Vec<String>,
+    /// `None`: Cargo.toml's `cudart`, else static.
+    pub cudart: Option<Cudart>,
+}
+
+/// A library build as resolved: the builder's settings over Cargo.toml's.
+#[derive(Debug, Clone)]
+pub(crate) struct ResolvedLibrary {
+    pub archive: String,
+    /// Cargo.toml's `host-flags`, then the builder's.
+    pub host_flags: Vec<String>,
     pub cudart: Cudart,
+}
+
+/// Whether a build is a library build and how: `Library` (the spec) or Cargo.toml's `library`
+/// key make it one; the builder's settings win over Cargo.toml's.
+pub(crate) fn resolve(
+    spec: Option<&LibrarySpec>,
+    pkg: Option<&crate::manifest::PackageConfig>,
+    name: &str,
+) -> Result<Option<ResolvedLibrary>> {
+    let pkg_name = pkg.and_then(|p| p.library.clone());
+    if spec.is_none() && pkg_name.is_none() {
+        return Ok(None);
+    }
+    let archive = spec
+        .and_then(|s| s.archive.clone())
+        .or(pkg_name)
+        .unwrap_or_else(|| name.to_owned());
+    let mut host_flags: Vec<String> = pkg.map(|p| p.host_flags.clone()).unwrap_or_default();
+    host_flags.extend(spec.map(|s| s.host_flags.clone()).unwrap_or_default());
+    let cudart = match (
+        spec.and_then(|s| s.cudart),
+        pkg.and_then(|p| p.cudart.as_deref()),
+    ) {
+        (Some(c), _) => c,
+        (None, Some(word)) => parse_cudart(word, "Cargo.toml's `cudart`")?,
+        (None, None) => Cudart::default(),
+    };
+    Ok(Some(ResolvedLibrary {
+        archive,
+        host_flags,
+        cudart,
+    }))
+}
+
+/// A `cudart` word, or the error naming where it came from and what is accepted.
+pub(crate) fn parse_cudart(word: &str, origin: &str) -> Result<Cudart> {
+    word.parse::<Cudart>().map_err(|_| Error::Config {
+        what: "CUDA runtime linkage",
+        origin: origin.to_owned(),
+        value: word.to_owned(),
+        hint: "accepted: `static` (nvcc's default), `shared` or `none`".into(),
+    })
 }
 
 /// Writes `lib<name>.a` in `dir` from `(member name, object)` pairs, unless the archive there

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crate::driver::{Compiler, HostObject, JobOut};
 use crate::error::{Error, Result};
-use crate::host_link::{self, LibrarySpec};
+use crate::host_link::{self, ResolvedLibrary};
 use crate::plan::Job;
 use crate::prepare::Prepared;
 use crate::report::{HostObjectRecord, LibraryReport, ModuleReport};
@@ -30,9 +30,8 @@ pub(crate) fn run(
     jobs: &[Job],
     done: &[&JobOut],
     modules: &[ModuleReport],
-    lib: &LibrarySpec,
+    lib: &ResolvedLibrary,
     out_root: &Path,
-    name: &str,
     workers: usize,
 ) -> Result<HostStage> {
     let n = p.modules.len();
@@ -74,8 +73,8 @@ pub(crate) fn run(
             output: Some(o.output.trim_end().to_owned()).filter(|s| !s.is_empty()),
         });
     }
-    let (archive, archived) = host_link::write_archive(out_root, name, &members)?;
-    let link = host_link::link_lines(out_root, name, lib.cudart, &p.toolkit);
+    let (archive, archived) = host_link::write_archive(out_root, &lib.archive, &members)?;
+    let link = host_link::link_lines(out_root, &lib.archive, lib.cudart, &p.toolkit);
     if p.env.cargo_metadata() {
         for line in &link {
             println!("{line}");
@@ -101,7 +100,7 @@ fn object(
     jobs: &[Job],
     done: &[&JobOut],
     modules: &[ModuleReport],
-    lib: &LibrarySpec,
+    lib: &ResolvedLibrary,
     m: usize,
 ) -> Result<HostObject> {
     let module = &p.modules[m];

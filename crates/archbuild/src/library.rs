@@ -25,7 +25,7 @@ use std::path::Path;
 use crate::builder::Build;
 use crate::env::Env;
 use crate::error::Result;
-use crate::host_link::{Cudart, LibrarySpec};
+use crate::host_link::LibrarySpec;
 use crate::nvcc::Toolkit;
 use crate::paths::Home;
 use crate::report::BuildReport;
@@ -191,14 +191,15 @@ impl Library {
     /// Builds `<out_dir>/lib<name>.a` (and each source's fat binary in `<out_dir>/<name>/`).
     pub fn try_compile(&mut self, name: &str) -> Result<BuildReport> {
         let cudart = match &self.cudart {
-            Some(word) => word.parse::<Cudart>()?,
-            None => Cudart::default(),
+            Some(word) => Some(crate::host_link::parse_cudart(word, "Library::cudart")?),
+            None => None,
         };
         for dir in std::mem::take(&mut self.source_dirs) {
             let files = self.sources_in(&dir)?;
             self.build.files(files);
         }
         self.build.spec_mut().library = Some(LibrarySpec {
+            archive: None,
             host_flags: self.host_flags.clone(),
             cudart,
         });

@@ -52,6 +52,12 @@ pub struct PackageConfig {
     pub variants: Vec<(String, Vec<String>)>,
     /// `[package.metadata.archbuild.headers]`: header libraries, in the table's order.
     pub headers: Vec<crate::header_lib::HeaderLibrary>,
+    /// `library`: the kernels have host code and are built into `lib<name>.a` (`Library`).
+    pub library: Option<String>,
+    /// `host-flags`: nvcc flags for a library's host side only.
+    pub host_flags: Vec<String>,
+    /// `cudart`: how a library links the CUDA runtime (`static`, `shared`, `none`).
+    pub cudart: Option<String>,
 }
 
 impl PackageConfig {
@@ -109,6 +115,15 @@ impl PackageConfig {
                         .collect()
                 }
                 "defines" => cfg.defines = strings().unwrap_or_default(),
+                "host-flags" => cfg.host_flags = strings().unwrap_or_default(),
+                "library" | "cudart" => match value.as_str() {
+                    Some(v) if key == "library" => cfg.library = Some(v.to_owned()),
+                    Some(v) => cfg.cudart = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`{key}` must be a string such as \"flashattention\" or \"static\", \
+                         found `{value}`"
+                    )),
+                },
                 "compression" => match value.as_str() {
                     Some(v) => cfg.compression = Some(v.to_owned()),
                     None => wrong.push(format!(
@@ -207,6 +222,9 @@ const KNOWN_KEYS: &[&str] = &[
     "remote-cache-mode",
     "variants",
     "headers",
+    "library",
+    "host-flags",
+    "cudart",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).

@@ -42,6 +42,8 @@ pub(crate) struct Prepared {
     pub watch: Vec<PathBuf>,
     /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
     pub verify: crate::verification::Verify,
+    /// A library build (`Library`, or Cargo.toml's `library`): its archive, host flags, runtime.
+    pub library: Option<crate::host_link::ResolvedLibrary>,
 }
 
 /// Resolves everything a build needs; writes nothing (a plan uses it too).
@@ -124,7 +126,11 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         }
         None => crate::verification::Verify::from_env(&env)?,
     };
-    let modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
+    let library = crate::host_link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
+    let mut modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
+    for m in &mut modules {
+        m.host = library.is_some();
+    }
     spawned += device_cell.get();
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
     watch.push(toolkit.nvcc().to_path_buf());
@@ -145,6 +151,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         spawned,
         watch,
         verify,
+        library,
     })
 }
 

@@ -192,7 +192,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
     let mut warnings = p.arch_warnings.clone();
     // A library's host objects need every source's stub, which only its cicc jobs write.
-    let prebuilt_dir = match b.library {
+    let prebuilt_dir = match p.library {
         Some(_) => None,
         None => b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR)),
     };
@@ -219,10 +219,10 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
     let mut deps = taken.deps;
     deps.extend(packed.deps);
-    let library = match &b.library {
+    let library = match &p.library {
         Some(lib) => {
             let stage = crate::host_stage::run(
-                &compiler, &p, &jobs, &done, &modules, lib, &out_root, name, workers,
+                &compiler, &p, &jobs, &done, &modules, lib, &out_root, workers,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
                 return Err(e);
@@ -240,7 +240,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let variant_reports = crate::variants::check(&groups, &modules)?;
     warnings.extend(crate::coverage::warnings(&modules, &groups));
     tell_cargo(&p, &taken.names, prebuilt_dir.as_deref(), &warnings, &deps);
-    let rust_module = match b.no_rust_module || b.library.is_some() {
+    let rust_module = match b.no_rust_module || p.library.is_some() {
         true => None,
         false => Some(write_rust_module(&p, &modules, &groups, &out_root, name)?),
     };

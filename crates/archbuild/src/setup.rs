@@ -204,7 +204,8 @@ pub(crate) fn modules(
             source,
             members: files,
             archs: module_archs,
-            host: b.library.is_some(),
+            // Set by `prepare` once the library settings are resolved.
+            host: false,
         });
     }
     check_file_archs(b, pkg, base, &modules)?;

@@ -184,6 +184,18 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
             r.jobs_run, r.cache_hits, r.processes_started, r.toolkit, r.seconds
         ),
     );
+    if let Some(lib) = &r.library {
+        let cached = lib.objects.iter().filter(|o| o.cached).count();
+        shell.status(
+            "Archived",
+            format!(
+                "{} ({} host object(s), {cached} from cache; CUDA runtime {})",
+                crate::files::display_path(&lib.archive),
+                lib.objects.len(),
+                lib.cudart
+            ),
+        );
+    }
     if let Some(e) = &r.cache_eviction {
         shell.note(e.to_string());
     }

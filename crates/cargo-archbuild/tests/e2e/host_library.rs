@@ -79,3 +79,60 @@ fn doctor_lists_the_images_a_host_library_embeds_in_an_executable() {
         assert_eq!(g["image"], image, "{g}");
     }
 }
+
+/// `cargo archbuild build` on a package whose `[package.metadata.archbuild]` names a `library`:
+/// the kernels are host code, built into `lib<name>.a` beside their fat binaries, with
+/// Cargo.toml's `host-flags` and `cudart`; the human output names the archive, the JSON has it.
+#[test]
+fn build_makes_the_archive_a_package_declares() {
+    let dir = scratch();
+    let pkg = dir.path().join("ws");
+    std::fs::create_dir_all(pkg.join("src")).unwrap();
+    std::fs::write(pkg.join("src/lib.rs"), "").unwrap();
+    std::fs::copy(
+        archbuild_tests::repo_root().join("examples/host_cuda/src/vector_add.cu"),
+        pkg.join("src/vector_add.cu"),
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Cargo.toml"),
+        "[package]\nname = \"hpkg\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [package.metadata.archbuild]\nkernels = [\"src/vector_add.cu\"]\narchs = \"8.6\"\n\
+         library = \"vadd\"\nhost-flags = [\"-O2\"]\ncudart = \"shared\"\n",
+    )
+    .unwrap();
+    let v = crate::support::json(
+        cli()
+            .env_remove("CARGO_TARGET_DIR")
+            .env("ARCHBUILD_SIMULATED_GPUS", "8.6@13000")
+            .arg("build")
+            .arg("--manifest-path")
+            .arg(pkg.join("Cargo.toml"))
+            .args(["--message-format", "json"]),
+    );
+    let lib = &v["packages"][0]["library"];
+    let archive = std::path::PathBuf::from(lib["archive"].as_str().unwrap());
+    assert_eq!(archive, pkg.join("target/debug/archbuild/hpkg/libvadd.a"));
+    assert!(archive.is_file());
+    assert_eq!(lib["cudart"], "shared");
+    assert!(
+        lib["link"].as_array().unwrap().iter().any(
+            |l| l.as_str().unwrap().contains("dylib") && l.as_str().unwrap().contains("cudart")
+        ),
+        "{lib}"
+    );
+    assert_eq!(lib["objects"][0]["module"], "vector_add");
+    let (code, _, stderr) = run(cli()
+        .env_remove("CARGO_TARGET_DIR")
+        .env("ARCHBUILD_SIMULATED_GPUS", "8.6@13000")
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(pkg.join("Cargo.toml")));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("Archived")
+            && stderr.contains("libvadd.a")
+            && stderr.contains("1 from cache"),
+        "{stderr}"
+    );
+}
