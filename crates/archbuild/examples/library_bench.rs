@@ -41,6 +41,8 @@ struct Args {
     nvcc_cpus: Option<String>,
     /// Print each archbuild step's jobs and host objects (`--verbose`).
     verbose: bool,
+    /// Only the archbuild steps (`--skip-nvcc`).
+    skip_nvcc: bool,
 }
 
 fn parse() -> Args {
@@ -54,6 +56,7 @@ fn parse() -> Args {
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         nvcc_cpus: None,
         verbose: false,
+        skip_nvcc: false,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -66,6 +69,7 @@ fn parse() -> Args {
             "--flag" => a.flags.push(value("--flag")),
             "--nvcc-cpus" => a.nvcc_cpus = Some(value("--nvcc-cpus")),
             "--verbose" => a.verbose = true,
+            "--skip-nvcc" => a.skip_nvcc = true,
             "--jobs" => {
                 a.jobs = value("--jobs")
                     .parse()
@@ -141,11 +145,43 @@ fn time_library(
     for f in &a.flags {
         l.flag(f);
     }
+    if a.verbose {
+        let start = Instant::now();
+        l.on_job(move |j| {
+            let how = match (j.cached, j.preprocessed) {
+                (false, _) => "ran",
+                (true, true) => "cached (preprocessor mode)",
+                (true, false) => "cached",
+            };
+            println!(
+                "    [{:7.2} s] {} {} {}: {how}, {:.2} s",
+                start.elapsed().as_secs_f64(),
+                j.module,
+                j.phase,
+                j.target,
+                j.seconds
+            );
+        });
+    }
     let start = Instant::now();
     let r = l
         .try_compile("bench")
         .unwrap_or_else(|e| fail(&e.to_string()));
-    (start.elapsed().as_secs_f64(), r)
+    let secs = start.elapsed().as_secs_f64();
+    for o in r
+        .library
+        .iter()
+        .flat_map(|l| &l.objects)
+        .filter(|_| a.verbose)
+    {
+        let how = match (o.cached, o.preprocessed) {
+            (false, _) => "compiled",
+            (true, true) => "cached (preprocessor mode)",
+            (true, false) => "cached",
+        };
+        println!("    {} host object: {how}, {:.2} s", o.module, o.seconds);
+    }
+    (secs, r)
 }
 
 /// cudaforge's pattern: one `nvcc -c` per file with every `-gencode`, `jobs` at once.
@@ -256,6 +292,10 @@ fn main() {
         step("unchanged rebuild:", noop, String::new());
         steps
     };
+    if a.skip_nvcc {
+        archbuild_side();
+        return;
+    }
     let (nvcc, steps) = if a.nvcc_cpus.is_some() {
         std::thread::scope(|s| {
             let n = s.spawn(|| {

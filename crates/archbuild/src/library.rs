@@ -171,6 +171,15 @@ impl Library {
         self
     }
 
+    /// Called after every device job, cached or not (`Build::on_job`), for progress bars.
+    pub fn on_job(
+        &mut self,
+        f: impl Fn(&crate::report::JobRecord) + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.build.on_job(f);
+        self
+    }
+
     pub fn quiet(&mut self, on: bool) -> &mut Self {
         self.build.quiet(on);
         self
