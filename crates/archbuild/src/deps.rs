@@ -424,6 +424,19 @@ pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: 
     }
 }
 
+/// Records that this job was built before without recording how: an input was newer than the
+/// compile's start (edited while it ran, or stamped in the future by another machine's clock, as
+/// an unpacked archive is), so no entry can say which content the result belongs to. An empty
+/// manifest serves nothing in direct mode; it only tells the next build that preprocessor mode,
+/// which keys on the text itself, is worth a try.
+pub(crate) fn mark_known(store: &Store, manifest_key: &Key) {
+    if store.get("deps", manifest_key).is_none() {
+        if let Ok(bytes) = serde_json::to_vec(&Manifest::default()) {
+            let _ = store.put("deps", manifest_key, &bytes);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -220,3 +220,41 @@ fn a_comment_only_edit_next_to_literals_starts_no_compiler() {
     assert!(Project::fatbin(&r) == Project::fatbin(&cold));
     assert!(r.jobs.iter().all(|j| j.note.is_none()), "{r}");
 }
+
+/// A header stamped in the future (an archive unpacked from a machine whose clock is ahead, as
+/// on the GPU host of session 10): direct mode cannot record which content the result belongs
+/// to, but the next build still tries preprocessor mode, so a comment-only edit of the source
+/// starts no cicc. Before, no manifest was recorded and every later build compiled again.
+#[test]
+fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc() {
+    let p = Project::new();
+    p.write("inc/h.h", "#define SCALE 3.0f\n");
+    p.write(
+        "kernels/k.cu",
+        "#include \"h.h\"\nextern \"C\" __global__ void k(float *x) { x[0] *= SCALE; }\n",
+    );
+    let future = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(p.dir.path().join("pkg/inc/h.h"))
+        .unwrap()
+        .set_modified(future)
+        .unwrap();
+    let first = p.build(true);
+    assert!(first.jobs.iter().any(|j| !j.cached));
+    p.write(
+        "kernels/k.cu",
+        "// a comment-only edit\n#include \"h.h\"\nextern \"C\" __global__ void k(float *x) { x[0] *= SCALE; }\n",
+    );
+    let second = p.build(true);
+    let cicc: Vec<_> = second
+        .jobs
+        .iter()
+        .filter(|j| j.phase == JobPhase::Cicc)
+        .collect();
+    assert!(
+        cicc.iter().all(|j| j.cached && j.preprocessed),
+        "cicc ran again: {second}"
+    );
+    assert_eq!(Project::fatbin(&second), Project::fatbin(&p.build(false)));
+}

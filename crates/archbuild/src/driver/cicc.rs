@@ -370,6 +370,7 @@ impl Compiler<'_> {
                 .is_ok_and(|t| t < started)
         });
         if !fresh {
+            deps::mark_known(store, mk);
             return;
         }
         if let Some(inputs) = deps::inputs(
