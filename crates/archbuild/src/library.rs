@@ -224,13 +224,22 @@ impl Library {
             .or_else(|| spec.env.as_ref().and_then(|e| e.path("CARGO_MANIFEST_DIR")))
             .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(Into::into))
             .unwrap_or_default();
-        let missing = |problem: String| crate::error::Error::SourceMissing {
+        let abs = base.join(dir);
+        let missing = |problem: &str| crate::error::Error::SourceMissing {
             path: dir.to_path_buf(),
-            problem,
-            context: "a directory of CUDA sources".into(),
-            fix: "fix the path passed to `.source_dir(...)` (relative to the package)".into(),
+            problem: problem.to_owned(),
+            context: format!(" (looked at {})", abs.display()),
+            fix: "the path passed to `.source_dir(...)`: a directory holding the library's `.cu` \
+                  files"
+                .into(),
         };
-        let rd = std::fs::read_dir(base.join(dir)).map_err(|e| missing(e.to_string()))?;
+        let rd = std::fs::read_dir(&abs).map_err(|e| {
+            missing(match e.kind() {
+                std::io::ErrorKind::NotFound => "does not exist",
+                std::io::ErrorKind::NotADirectory => "is a file, not a directory of sources",
+                _ => "cannot be read",
+            })
+        })?;
         let mut files: Vec<std::path::PathBuf> = rd
             .flatten()
             .map(|e| e.path())
@@ -239,7 +248,7 @@ impl Library {
             .collect();
         files.sort();
         if files.is_empty() {
-            return Err(missing("holds no `.cu` file".into()));
+            return Err(missing("holds no `.cu` file"));
         }
         if spec.env.as_ref().is_none_or(|e| e.cargo_metadata())
             && spec.cargo_metadata != Some(false)

@@ -403,7 +403,17 @@ fn a_source_dir_adds_its_cu_files_and_a_missing_one_names_the_fix() {
         .manifest_dir(&pkg)
         .source_dir("kernels");
     let e = l.try_compile("lib").unwrap_err().to_string();
-    assert!(e.contains("kernels") && e.contains(".source_dir("), "{e}");
+    let e = e.replace(&pkg.display().to_string(), "<pkg>");
+    insta::assert_snapshot!("source_dir_missing", e);
+    std::fs::create_dir_all(pkg.join("empty")).unwrap();
+    let mut l = Library::new();
+    l.toolkit(toolkit().clone())
+        .env(path_env())
+        .manifest_dir(&pkg)
+        .source_dir("empty");
+    let e = l.try_compile("lib").unwrap_err().to_string();
+    let e = e.replace(&pkg.display().to_string(), "<pkg>");
+    insta::assert_snapshot!("source_dir_empty", e);
 }
 
 /// The embedded fat binary's C source is the text `fatbinary --embedded-fatbin` writes for the
