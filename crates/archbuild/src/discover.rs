@@ -209,6 +209,31 @@ mod tests {
         );
     }
 
+    /// `docs/environment.md`: blank values count as unset everywhere. The runtime reads
+    /// `CUDA_HOME` through `archbuild_store::Env::var`, which trims; the build's toolkit search
+    /// must agree rather than fail on a root named " ".
+    #[test]
+    fn a_blank_toolkit_variable_is_unset_as_in_the_runtime() {
+        let tmp = tempfile::tempdir().unwrap();
+        let on_path = fake_root(tmp.path(), "p");
+        let path = on_path.parent().unwrap().as_os_str().to_owned();
+        let d = Discovery {
+            home: Home::at(tmp.path().join("home")),
+            system_roots: vec![tmp.path().join("none")],
+        };
+        let unset = d
+            .candidates(&Env::from_vars([("PATH", path.clone())]))
+            .unwrap();
+        for blank in [" ", "\t", "  \n"] {
+            for var in ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+                let env = Env::from_vars([("PATH", path.clone()), (var, blank.into())]);
+                assert_eq!(d.candidates(&env).unwrap(), unset, "{var}={blank:?}");
+            }
+        }
+        let store = archbuild_store::Env::from_vars([("CUDA_HOME", " ")]);
+        assert_eq!(store.var("CUDA_HOME"), None, "the runtime's reader");
+    }
+
     #[test]
     fn set_but_wrong_variable_is_an_error() {
         let d = Discovery::new(Home::at("/nonexistent-home"));

@@ -107,10 +107,12 @@ impl Env {
         }
     }
 
-    /// Reads a variable holding a path; empty counts as unset.
+    /// Reads a variable holding a path; empty or all-blank counts as unset, as for every variable
+    /// (`docs/environment.md`) and as the runtime reads the same variables (`CUDA_HOME=" "` is
+    /// no toolkit root in either).
     pub fn path(&self, name: &str) -> Option<PathBuf> {
         self.var_os(name)
-            .filter(|v| !v.is_empty())
+            .filter(|v| !v.to_string_lossy().trim().is_empty())
             .map(PathBuf::from)
     }
 
