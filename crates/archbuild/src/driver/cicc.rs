@@ -355,7 +355,7 @@ impl Compiler<'_> {
 
     /// Records a manifest entry unless an input is unreadable or changed while compiling (the
     /// output might then belong to the old content).
-    fn record_manifest(
+    pub(super) fn record_manifest(
         &self,
         store: &Store,
         mk: &Key,

@@ -117,7 +117,7 @@ impl Compiler<'_> {
         let cacheable = self.clock(&deps).is_none();
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(OBJECT_NS, &pk) {
-                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
+                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
                 let object = HostObject {
                     bytes,
                     cached: true,
@@ -135,7 +135,7 @@ impl Compiler<'_> {
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
             if store.put(OBJECT_NS, &pk, &bytes).is_ok() {
-                self.record_host_manifest(&mk, &deps, &pk, started, &arch_list);
+                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
                 key = Some(pk);
             }
         }
@@ -283,36 +283,6 @@ impl Compiler<'_> {
                 e.0
             ),
         })
-    }
-
-    fn record_host_manifest(
-        &self,
-        mk: &Key,
-        deps: &[PathBuf],
-        result: &Key,
-        started: SystemTime,
-        arch_list: &str,
-    ) {
-        let Some(store) = self.store.as_ref() else {
-            return;
-        };
-        let fresh = deps.iter().all(|d| {
-            std::fs::metadata(d)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t < started)
-        });
-        if !fresh {
-            return;
-        }
-        if let Some(inputs) = deps::inputs(
-            &self.roots,
-            deps,
-            &self.settings.probe_dirs,
-            &self.hashes,
-            arch_list,
-        ) {
-            deps::record(store, mk, inputs, result);
-        }
     }
 }
 
