@@ -8,6 +8,7 @@
 
 mod cc;
 mod compat;
+mod coverage;
 mod devices;
 mod error;
 mod explain;
@@ -21,6 +22,7 @@ mod tables;
 
 pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
 pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
+pub use coverage::{coverage_gaps, group_gaps, CoverageGap, GapGroup, ImageKernels};
 pub use devices::{cc_for_device_name, device_names, generation};
 pub use error::Error;
 pub use list::{ArchList, ResolveContext};

@@ -7,7 +7,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::cc::Target;
+use crate::cc::{ComputeCapability, Target};
 use crate::list::ArchList;
 use crate::select::Policy;
 
@@ -20,6 +20,13 @@ impl Serialize for ArchList {
 impl<'de> Deserialize<'de> for ArchList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         String::deserialize(d)?.parse().map_err(D::Error::custom)
+    }
+}
+
+/// A compute capability as its dotted form (`"8.6"`).
+impl Serialize for ComputeCapability {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

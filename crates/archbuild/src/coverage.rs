@@ -1,54 +1,39 @@
-//! Kernel coverage at build time: a kernel present in some images of a module but missing from
-//! others (compiled out by an `#if __CUDA_ARCH__ >= …` guard) fails on the GPUs that load those
-//! images with `CUDA_ERROR_NOT_FOUND` (500). The build says so — in build scripts as
-//! `cargo:warning` lines — grouped by where the kernels are missing, so one guard around many
-//! kernels is one line, not one per kernel. Kernels of a declared variant group are missing on
-//! purpose (the loader picks another variant) and are not reported.
+//! Kernel coverage at build time: each module's images as the coverage rule of
+//! `archbuild_arch` sees them (the kernels every target's image holds), the gaps it finds with
+//! the build's variant groups, and one warning per set of images the kernels are missing from.
+//! `inspect` and `doctor` run the same rule on the file, so they report the same gaps.
 
-use std::collections::BTreeMap;
+use archbuild_arch::{coverage_gaps, group_gaps, ImageKernels, Target};
 
 use crate::report::ModuleReport;
+use crate::warning::Warning;
 
-/// The most kernel names one line lists.
-const NAMES_SHOWN: usize = 6;
-
-/// One warning per (module, set of images lacking the kernels).
-pub(crate) fn warnings(modules: &[ModuleReport], groups: &[(String, Vec<String>)]) -> Vec<String> {
-    let in_group = |k: &str| groups.iter().any(|(_, ks)| ks.iter().any(|g| g == k));
+/// Fills each module's `coverage_gaps` and returns the warnings for them.
+pub(crate) fn check(
+    modules: &mut [ModuleReport],
+    groups: &[(String, Vec<String>)],
+) -> Vec<Warning> {
     let mut out = Vec::new();
     for m in modules {
-        let mut by_missing: BTreeMap<Vec<&str>, Vec<&str>> = BTreeMap::new();
-        for k in m.kernels.iter().filter(|k| !in_group(k)) {
-            let missing: Vec<&str> = m
-                .target_kernels
-                .iter()
-                .filter(|(_, have)| !have.contains(k))
-                .map(|(t, _)| t.as_str())
-                .collect();
-            if !missing.is_empty() {
-                by_missing.entry(missing).or_default().push(k);
-            }
-        }
-        for (missing, kernels) in by_missing {
-            let mut names: Vec<String> = kernels
-                .iter()
-                .take(NAMES_SHOWN)
-                .map(|k| format!("`{k}`"))
-                .collect();
-            if kernels.len() > NAMES_SHOWN {
-                names.push(format!("and {} more", kernels.len() - NAMES_SHOWN));
-            }
-            out.push(format!(
-                "module `{}`: {} kernel(s) missing from {}: {}; GPUs that load those images \
-                 get CUDA_ERROR_NOT_FOUND (500) looking them up; check the `#if __CUDA_ARCH__` \
-                 guards around them, drop those archs, or declare the kernels in a variant group \
-                 with a fallback (`variants`) so the loader picks one the GPU has",
-                m.name,
-                kernels.len(),
-                missing.join(", "),
-                names.join(", ")
-            ));
-        }
+        let images: Vec<ImageKernels> = m
+            .target_kernels
+            .iter()
+            .filter_map(|(t, kernels)| {
+                Some(ImageKernels {
+                    target: Target::parse_nvcc_name(t)?,
+                    kernels: kernels.clone(),
+                })
+            })
+            .collect();
+        m.coverage_gaps = coverage_gaps(&images, groups);
+        out.extend(
+            group_gaps(&m.coverage_gaps)
+                .into_iter()
+                .map(|gaps| Warning::CoverageGap {
+                    module: m.name.clone(),
+                    gaps,
+                }),
+        );
     }
     out
 }
@@ -57,34 +42,48 @@ pub(crate) fn warnings(modules: &[ModuleReport], groups: &[(String, Vec<String>)
 mod tests {
     use super::*;
 
-    #[test]
-    fn one_line_per_set_of_images_not_per_kernel() {
-        let many: Vec<String> = (0..9).map(|i| format!("k{i}")).collect();
-        let mut all = many.clone();
-        all.push("everywhere".into());
-        let m = ModuleReport {
+    fn module(target_kernels: &[(&str, &[&str])]) -> ModuleReport {
+        let all: Vec<String> = target_kernels
+            .iter()
+            .flat_map(|(_, ks)| ks.iter().map(|k| k.to_string()))
+            .collect();
+        ModuleReport {
             name: "unary".into(),
             sources: vec![],
             fatbin: "u.fatbin".into(),
             bytes: 0,
             archs: String::new(),
-            targets: vec!["sm_75".into(), "sm_90".into()],
-            kernels: all.clone(),
-            target_kernels: vec![
-                ("sm_75".into(), vec!["everywhere".into()]),
-                ("sm_90".into(), all),
-            ],
-        };
-        let w = warnings(std::slice::from_ref(&m), &[]);
+            targets: target_kernels.iter().map(|(t, _)| t.to_string()).collect(),
+            kernels: all,
+            target_kernels: target_kernels
+                .iter()
+                .map(|(t, ks)| (t.to_string(), ks.iter().map(|k| k.to_string()).collect()))
+                .collect(),
+            coverage_gaps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_warning_per_set_of_images_and_the_gaps_per_kernel() {
+        let many: Vec<String> = (0..9).map(|i| format!("k{i}")).collect();
+        let mut all: Vec<&str> = many.iter().map(String::as_str).collect();
+        all.push("everywhere");
+        let mut ms = [module(&[("sm_75", &["everywhere"]), ("sm_90", &all)])];
+        let w = check(&mut ms, &[]);
         assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(ms[0].coverage_gaps.len(), 9);
+        let line = w[0].to_string();
         assert!(
-            w[0].contains("9 kernel(s) missing from sm_75") && w[0].contains("and 3 more"),
-            "{w:?}"
+            line.contains("9 kernel(s) missing from sm_75") && line.contains("and 3 more"),
+            "{line}"
         );
-        let grouped = vec![("g".to_string(), many)];
+        let mut variants = many;
+        variants.push("everywhere".into());
+        let grouped = vec![("g".to_string(), variants)];
         assert!(
-            warnings(&[m], &grouped).is_empty(),
+            check(&mut ms, &grouped).is_empty(),
             "variants are missing on purpose"
         );
+        assert!(ms[0].coverage_gaps.is_empty());
     }
 }

@@ -22,7 +22,7 @@ mod cc_flags;
 mod codegen;
 mod compiler_env;
 mod compiler_output;
-pub mod coverage;
+mod coverage;
 mod deps;
 mod diag;
 mod discover;
@@ -60,8 +60,11 @@ mod spec;
 mod store;
 mod variants;
 mod verification;
+mod warning;
 
-pub use archbuild_arch::{Arch, ArchList, ComputeCapability, Target, TargetKind};
+pub use archbuild_arch::{
+    Arch, ArchList, ComputeCapability, CoverageGap, GapGroup, Target, TargetKind,
+};
 pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
@@ -75,6 +78,7 @@ pub use report::{
     BuildReport, HostObjectRecord, JobPhase, JobRecord, LibraryReport, ModuleReport, VariantReport,
 };
 pub use run::{PlanListing, PlannedJob};
+pub use warning::Warning;
 
 /// The CUDA toolkit: found (`Discovery`), provisioned from PyPI wheels, queried (`Toolkit`).
 pub mod toolkit {

@@ -68,6 +68,7 @@ pub(crate) fn pack(
         targets: st.targets,
         kernels: st.kernels,
         target_kernels: st.target_kernels,
+        coverage_gaps: Vec::new(),
     };
     if let Some(st) = still_written(&inputs, store) {
         let sampled = inputs.stamp_key.is_some_and(|k| verify.samples(&k));

@@ -242,7 +242,7 @@ pub(crate) struct Taken {
     pub(crate) names: Vec<String>,
     pub(crate) modules: Vec<ModuleReport>,
     pub(crate) deps: Vec<PathBuf>,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<crate::Warning>,
 }
 
 /// Takes every module whose prebuilt fat binary in `dir` matches this build (sources, flags,
@@ -268,11 +268,11 @@ pub(crate) fn take_prebuilt(
                 taken.modules.push(report);
             }
             Err(why) => {
-                taken.warnings.push(format!(
-                    "the prebuilt {} is not used: {why}; compiling `{}` instead",
-                    dir.join(format!("{}.fatbin", module.name)).display(),
-                    module.name
-                ));
+                taken.warnings.push(crate::Warning::PrebuiltRejected {
+                    module: module.name.clone(),
+                    fatbin: dir.join(format!("{}.fatbin", module.name)),
+                    reason: why.to_string(),
+                });
                 rest.push(module);
             }
         }
@@ -340,6 +340,7 @@ fn use_prebuilt(
         targets: record.targets.clone(),
         kernels,
         target_kernels,
+        coverage_gaps: Vec::new(),
     };
     Ok((report, inputs))
 }

@@ -74,6 +74,10 @@ pub struct ModuleReport {
     /// Per target (`sm_86`, `compute_90`), the kernels its image holds: a kernel compiled out
     /// for an arch (`#if __CUDA_ARCH__ >= 890`) is missing from that arch's images.
     pub target_kernels: Vec<(String, Vec<String>)>,
+    /// Kernels missing from some of its images, one per kernel (variant groups taken into
+    /// account: a group is a gap only where an image has none of its kernels); the build's
+    /// warnings group them.
+    pub coverage_gaps: Vec<archbuild_arch::CoverageGap>,
 }
 
 /// Least recently used entries the build removed from the build cache to keep it under its cap
@@ -176,8 +180,10 @@ pub struct BuildReport {
     pub remote: Option<archbuild_store::RemoteStats>,
     /// Modules taken from prebuilt fat binaries (`ARCHBUILD_PREBUILT`) instead of compiled.
     pub prebuilt: Vec<String>,
-    /// Warnings for the user (a prebuilt fat binary not used, and why).
-    pub warnings: Vec<String>,
+    /// Warnings for the user: kernel coverage gaps, a prebuilt fat binary not used and why, a
+    /// module without kernels, an arch list its dialect's tool would reject.
+    #[serde(serialize_with = "crate::warning::with_messages")]
+    pub warnings: Vec<crate::Warning>,
     /// Per variant group, which kernel each target gets.
     pub variants: Vec<VariantReport>,
     /// What the compilers printed (warnings, `-Xptxas -v` reports), one message per distinct

@@ -20,6 +20,7 @@ use crate::prepare::{prepare, Prepared};
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::spec::Spec;
 use crate::store::Store;
+use crate::warning::Warning;
 
 /// The commands a cold build would run (`Build::try_plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,7 +191,13 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
     let facts = crate::keys::Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref());
     let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
-    let mut warnings = p.arch_warnings.clone();
+    let mut warnings: Vec<Warning> = p
+        .arch_warnings
+        .iter()
+        .map(|message| Warning::ArchListDialect {
+            message: message.clone(),
+        })
+        .collect();
     // A library's host objects need every source's stub, which only its cicc jobs write.
     let prebuilt_dir = match p.library {
         Some(_) => None,
@@ -238,7 +245,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let groups =
         crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default());
     let variant_reports = crate::variants::check(&groups, &modules)?;
-    warnings.extend(crate::coverage::warnings(&modules, &groups));
+    warnings.extend(crate::coverage::check(&mut modules, &groups));
     tell_cargo(&p, &taken.names, prebuilt_dir.as_deref(), &warnings, &deps);
     let rust_module = match b.no_rust_module || p.library.is_some() {
         true => None,
@@ -408,7 +415,7 @@ fn tell_cargo(
     p: &Prepared,
     prebuilt_used: &[String],
     prebuilt_dir: Option<&Path>,
-    warnings: &[String],
+    warnings: &[Warning],
     deps: &[PathBuf],
 ) {
     if !p.env.cargo_metadata() {
@@ -435,19 +442,14 @@ fn tell_cargo(
 }
 
 /// A warning for each module whose fat binary holds no kernel.
-fn no_kernel_warnings(modules: &[ModuleReport]) -> Vec<String> {
+fn no_kernel_warnings(modules: &[ModuleReport]) -> Vec<Warning> {
     modules
         .iter()
         .filter(|m| m.kernels.is_empty())
-        .map(|m| {
-            let sources: Vec<String> = m.sources.iter().map(|s| s.display().to_string()).collect();
-            format!(
-                "`{}` defines no kernel: the fat binary {} holds nothing to launch (no \
-                 `__global__` function survived preprocessing for any arch); add a kernel or \
-                 remove the file from the build",
-                sources.join("`, `"),
-                m.fatbin.display()
-            )
+        .map(|m| Warning::NoKernels {
+            module: m.name.clone(),
+            sources: m.sources.clone(),
+            fatbin: m.fatbin.clone(),
         })
         .collect()
 }

@@ -293,30 +293,22 @@ fn check(
     let mut modules_checked = Vec::new();
     let no_gpus = gpus.ccs().is_empty();
     for m in &report.modules {
-        // The report has every target's kernels: when they agree and no GPU is there to
-        // judge, nothing needs the file (an unchanged rebuild then reads no image at all).
-        let uniform = m.target_kernels.windows(2).all(|w| w[0].1 == w[1].1);
-        let (coverage_gaps, verdicts) = if uniform && no_gpus {
-            (Vec::new(), Vec::new())
+        // Kernel coverage is the report's (`coverage_gaps`, and its warnings); the file is read
+        // only for the GPUs to judge (an unchanged rebuild without one reads no image at all).
+        let verdicts = if no_gpus {
+            Vec::new()
         } else {
             let bytes = crate::files::read_input(&m.fatbin)?;
-            let gaps = match uniform {
-                true => Vec::new(),
-                false => crate::listing::inspect_bytes(&m.fatbin, &bytes)?.coverage_gaps,
-            };
-            // The build report's warnings already say it, grouped (printed with the status
-            // line); the per-kernel gaps stay in the JSON.
             let fatbin = FatBinary::from_vec(bytes).map_err(|source| CliError::Unloadable {
                 path: m.fatbin.clone(),
                 module: None,
                 source,
             })?;
-            (gaps, crate::gpus::check(gpus, &fatbin, None)?)
+            crate::gpus::check(gpus, &fatbin, None)?
         };
         let gpus_note = verdicts.is_empty().then(|| no_gpu_reason(gpus));
         let outcome = ModuleOutcome {
             module: m.clone(),
-            coverage_gaps,
             gpus: verdicts,
             gpus_note,
         };

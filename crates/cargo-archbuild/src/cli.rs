@@ -288,6 +288,12 @@ pub struct CompileArgs {
     #[arg(long = "nvcc-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub nvcc_flags: Vec<String>,
 
+    /// A kernel variant group, most preferred first (repeatable), e.g.
+    /// --variants gemm=gemm_wgmma,gemm_mma,gemm_simt: checked on every target, recorded beside
+    /// OUT for the loader, `inspect` and `doctor`
+    #[arg(long = "variants", value_name = "GROUP=KERNEL,...")]
+    pub variants: Vec<String>,
+
     /// Fail instead of downloading the pinned CUDA toolkit when none is found
     #[arg(long)]
     pub no_provision: bool,

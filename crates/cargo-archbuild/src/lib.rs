@@ -12,7 +12,6 @@
 mod building;
 mod cli;
 mod commands;
-mod coverage;
 mod error;
 mod facts;
 mod files;

@@ -8,7 +8,8 @@ use std::path::Path;
 use archbuild_fatbin::{detect, read_any_with, Detail, EntryKind, FileKind, ImageRecord};
 use serde::Serialize;
 
-use crate::coverage::{gaps, CoverageGap, ImageKernels};
+use archbuild_arch::{coverage_gaps, group_gaps, CoverageGap, ImageKernels};
+
 use crate::error::CliError;
 use crate::report::variant_name;
 
@@ -19,8 +20,12 @@ pub(crate) struct InspectReport {
     /// `fatbin`, `cubin`, `ptx` or `host-elf`.
     pub file_kind: &'static str,
     pub images: Vec<ImageJson>,
-    /// Kernels missing from some images of their container.
+    /// Kernels missing from some images of their container (the kernels of a recorded variant
+    /// group only where an image has none of them): the rule the build applies.
     pub coverage_gaps: Vec<CoverageGap>,
+    /// The gaps as warning lines, grouped per container by the images they hit.
+    #[serde(skip)]
+    pub coverage_lines: Vec<String>,
     /// Kernel variant groups (recorded beside fat binaries archbuild wrote): per group, the
     /// kernel each image offers.
     pub variants: Vec<VariantJson>,
@@ -56,11 +61,6 @@ pub(crate) struct ImageJson {
     pub group: String,
 }
 
-/// Reads `bytes` (the contents of `path`) into a report, with every image's kernels.
-pub(crate) fn inspect_bytes(path: &Path, bytes: &[u8]) -> Result<InspectReport, CliError> {
-    inspect_with(path, bytes, Detail::Contents)
-}
-
 /// Reads `bytes` into a report, decoding images only as far as `detail` asks.
 pub(crate) fn inspect_with(
     path: &Path,
@@ -88,23 +88,24 @@ pub(crate) fn inspect_with(
         .enumerate()
         .map(|(i, r)| image_json(i, r))
         .collect();
+    let recorded = variant_groups(path);
+    let groups = recorded_groups(path);
     let mut coverage_gaps = Vec::new();
-    let mut groups: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
-    groups.dedup();
-    for group in groups {
-        let members: Vec<ImageKernels> = records
+    let mut coverage_lines = Vec::new();
+    let mut containers: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
+    containers.dedup();
+    for container in containers {
+        let members: Vec<&ImageRecord> = records
             .iter()
             .zip(&images)
-            .filter(|(r, j)| j.group == group && r.kind != EntryKind::LtoIr)
-            .map(|(r, j)| ImageKernels {
-                index: j.index,
-                target: target_of(r),
-                kernels: r.kernels.clone(),
-            })
+            .filter(|(_, j)| j.group == container)
+            .map(|(r, _)| r)
             .collect();
-        coverage_gaps.extend(gaps(&members));
+        let gaps = gaps_of(&members, &groups);
+        coverage_lines.extend(group_gaps(&gaps).iter().map(ToString::to_string));
+        coverage_gaps.extend(gaps);
     }
-    let variants = variant_groups(path)
+    let variants = recorded
         .into_iter()
         .map(|g| VariantJson {
             choices: images
@@ -125,8 +126,26 @@ pub(crate) fn inspect_with(
         file_kind,
         images,
         coverage_gaps,
+        coverage_lines,
         variants,
     })
+}
+
+/// The coverage gaps of one container's images (LTO-IR, which lists no kernels, left out),
+/// by the rule the build applies ([`archbuild_arch::coverage_gaps`]).
+pub(crate) fn gaps_of(
+    records: &[&ImageRecord],
+    groups: &[(String, Vec<String>)],
+) -> Vec<CoverageGap> {
+    let images: Vec<ImageKernels> = records
+        .iter()
+        .filter(|r| r.kind != EntryKind::LtoIr)
+        .map(|r| ImageKernels {
+            target: target_of(r),
+            kernels: r.kernels.clone(),
+        })
+        .collect();
+    coverage_gaps(&images, groups)
 }
 
 fn target_of(r: &ImageRecord) -> archbuild_arch::Target {
@@ -156,6 +175,14 @@ fn image_json(index: usize, r: &ImageRecord) -> ImageJson {
         identifier: r.identifier.clone(),
         group,
     }
+}
+
+/// The variant groups recorded beside `path`, as the coverage rule takes them.
+pub(crate) fn recorded_groups(path: &Path) -> Vec<(String, Vec<String>)> {
+    variant_groups(path)
+        .into_iter()
+        .map(|g| (g.name, g.kernels))
+        .collect()
 }
 
 /// The kernel variant groups recorded beside a fat binary archbuild wrote

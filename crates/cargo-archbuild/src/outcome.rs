@@ -1,11 +1,10 @@
-//! What the CLI reports for a build and each fat binary it wrote: the library's report plus
-//! what the CLI checks afterwards (kernel coverage, each GPU's verdict). Plain data, shared by
+//! What the CLI reports for a build and each fat binary it wrote: the library's report (kernel
+//! coverage included) plus what the CLI checks afterwards (each GPU's verdict). Plain data, shared by
 //! the code that builds (`building`) and the code that prints it (`messages`).
 
 use archbuild::{BuildReport, ModuleReport};
 use serde::Serialize;
 
-use crate::coverage::CoverageGap;
 use crate::gpus::GpuVerdict;
 
 /// What the CLI reports for one fat binary.
@@ -13,7 +12,6 @@ use crate::gpus::GpuVerdict;
 pub(crate) struct ModuleOutcome {
     #[serde(flatten)]
     pub module: ModuleReport,
-    pub coverage_gaps: Vec<CoverageGap>,
     /// What each visible GPU will load from it (empty without a GPU).
     pub gpus: Vec<GpuVerdict>,
     /// Why `gpus` is empty (no driver, no GPU), e.g. "no CUDA driver: libcuda.so.1 could not

@@ -63,6 +63,10 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     for f in &args.nvcc_flags {
         b.flag(f);
     }
+    for v in &args.variants {
+        let (group, kernels) = variant_group(v)?;
+        b.variants(group, &kernels);
+    }
     let label = display_path(&args.output);
     let mut outcomes = run_all(
         vec![Pending {
@@ -108,6 +112,21 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         ),
     );
     print_summary(std::slice::from_ref(&outcome), Some(&no_gpu_note()), shell)
+}
+
+/// `--variants gemm=gemm_wgmma,gemm_mma,gemm_simt` as the group's name and its kernels.
+fn variant_group(text: &str) -> Result<(&str, Vec<&str>), CliError> {
+    let parsed = text.split_once('=').and_then(|(group, list)| {
+        let kernels: Vec<&str> = list.split(',').map(str::trim).collect();
+        let ok = !group.trim().is_empty() && kernels.iter().all(|k| !k.is_empty());
+        ok.then(|| (group.trim(), kernels))
+    });
+    parsed.ok_or_else(|| CliError::Usage {
+        message: format!("`--variants {text}` is not a variant group"),
+        help: "write the group's name, `=`, then its kernels most preferred first, separated \
+               by commas: --variants gemm=gemm_wgmma,gemm_mma,gemm_simt"
+            .into(),
+    })
 }
 
 /// `compile k.cu -o k.cu` would replace the source with the fat binary, and `-I inc -o

@@ -81,6 +81,11 @@ struct ModuleJson {
     /// False for a module without kernels (e.g. a device-link stub), which is not checked.
     checked: bool,
     gpus: Vec<GpuVerdict>,
+    /// Kernels missing from some of its images, by the rule the build and `inspect` apply
+    /// (with the variant groups recorded beside the file).
+    coverage_gaps: Vec<archbuild_arch::CoverageGap>,
+    #[serde(skip)]
+    coverage_lines: Vec<String>,
 }
 
 pub(crate) fn run(args: &DoctorArgs, shell: &mut Shell) -> Result<(), CliError> {
@@ -192,7 +197,14 @@ fn check_file(
     policy: Option<Policy>,
 ) -> Result<FileJson, CliError> {
     let mut out = Vec::new();
+    let groups = crate::listing::recorded_groups(path);
     for m in modules {
+        let records = archbuild_fatbin::read_any(&m.bytes).unwrap_or_default();
+        let coverage_gaps = crate::listing::gaps_of(&records.iter().collect::<Vec<_>>(), &groups);
+        let coverage_lines = archbuild_arch::group_gaps(&coverage_gaps)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
             Ok(f) => f.with_variant_groups(crate::listing::variant_groups(path)),
             Err(e) => {
@@ -210,6 +222,8 @@ fn check_file(
                     images: lto,
                     checked: true,
                     gpus: facts.gpus.iter().map(|g| lto_verdict(g, &e)).collect(),
+                    coverage_gaps,
+                    coverage_lines,
                 });
                 continue;
             }
@@ -229,6 +243,8 @@ fn check_file(
             images,
             checked: m.has_kernels,
             gpus: verdicts,
+            coverage_gaps,
+            coverage_lines,
         });
     }
     let ok = out.iter().all(|m| m.gpus.iter().all(|g| g.ok));
@@ -346,6 +362,9 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
         if !m.checked {
             shell.println("  holds no kernels (a device-link stub); not checked")?;
             continue;
+        }
+        for line in &m.coverage_lines {
+            shell.warn(line);
         }
         if r.gpus.is_empty() {
             shell.println("  no GPU visible: nothing to check it against (see `cargo archbuild inspect` for its images)")?;

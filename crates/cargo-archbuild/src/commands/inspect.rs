@@ -129,7 +129,7 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
             r.coverage_gaps.len(),
             kernels.len()
         )))?;
-        for line in crate::coverage::describe_grouped(&r.coverage_gaps) {
+        for line in &r.coverage_lines {
             shell.warn(line);
         }
     }

@@ -9,6 +9,7 @@ mod support;
 mod bad_input;
 mod cache_trim;
 mod compile;
+mod coverage;
 mod data_safety;
 mod docs;
 mod doctor;
