@@ -21,7 +21,7 @@ mod tables;
 
 pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
 pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
-pub use devices::{cc_for_device_name, device_names, generation};
+pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use error::Error;
 pub use list::{ArchList, ResolveContext};
 pub use parse::generation_names;

@@ -233,7 +233,7 @@ fn token_error(token: &str, origin: &str, e: TokenError) -> Error {
 }
 
 fn known_list() -> String {
-    tables::known_ccs()
+    tables::shipped_ccs()
         .map(|c| c.to_string())
         .collect::<Vec<_>>()
         .join(", ")

@@ -10,7 +10,7 @@ use archbuild_arch::{
 };
 use serde::Serialize;
 
-use crate::report::known_ccs;
+use archbuild_arch::known_ccs;
 
 /// One image as the coverage check sees it.
 #[derive(Debug, Clone)]
