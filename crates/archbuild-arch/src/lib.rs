@@ -13,6 +13,7 @@ mod error;
 mod explain;
 mod list;
 mod parse;
+mod resolve;
 mod select;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -25,6 +26,7 @@ pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use error::Error;
 pub use list::{ArchList, ResolveContext};
 pub use parse::generation_names;
+pub use resolve::{FactsNeeded, ListFacts};
 pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };
