@@ -418,7 +418,10 @@ mod tests {
         let native = parse("7.5 Native").unwrap();
         assert_eq!(native.list.to_string(), "7.5 8.6+PTX");
         assert_eq!(asked.get(), 1);
-        assert_eq!(parse("all-major").unwrap().list.to_string(), "7.5 8.0 9.0+PTX");
+        assert_eq!(
+            parse("all-major").unwrap().list.to_string(),
+            "7.5 8.0 9.0+PTX"
+        );
         assert_eq!(asked.get(), 1);
     }
 
