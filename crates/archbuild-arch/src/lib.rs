@@ -1,5 +1,6 @@
 //! Pure rules about CUDA GPU architectures: compute capabilities with `a`/`f` variants,
-//! arch-list parsing in every common dialect, compatibility between images and devices, image
+//! arch-list parsing in every common dialect (with the facts `native`/`all` need asked lazily),
+//! sharding a list for CI, compatibility between images and devices, image
 //! selection with an explanation, and the toolkit / PTX ISA tables. No I/O happens here, so the
 //! build driver, the runtime loader and the CLI all share one source of truth.
 //!
@@ -17,6 +18,7 @@ mod resolve;
 mod select;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shard;
 mod suggest;
 mod tables;
 
