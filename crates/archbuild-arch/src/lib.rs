@@ -26,9 +26,9 @@ pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, V
 pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
 pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use error::Error;
-pub use list::{ArchList, ResolveContext};
+pub use list::ArchList;
 pub use parse::generation_names;
-pub use resolve::{FactsNeeded, ListFacts};
+pub use resolve::{FactsNeeded, ListFacts, ResolveContext};
 pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };

@@ -11,46 +11,7 @@ use std::str::FromStr;
 
 use crate::cc::{Arch, ComputeCapability, Target, TargetKind};
 use crate::error::Error;
-use crate::resolve::{self, FactsNeeded, ListFacts};
-
-/// Where a list came from and the outside facts its words need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResolveContext<'a> {
-    /// Where the list came from, named in errors: `ARCHBUILD_ARCHS`, `--archs`,
-    /// `Cargo.toml [package.metadata.archbuild] archs`.
-    pub source: &'a str,
-    /// The compute capabilities of the visible GPUs, for `native`.
-    pub visible_devices: Option<&'a [ComputeCapability]>,
-    /// What `nvcc --list-gpu-code` lists, for `all` and `all-major`.
-    pub toolkit_archs: Option<&'a [Arch]>,
-}
-
-impl<'a> ResolveContext<'a> {
-    /// A context with no devices and no toolkit: `native`/`all`/`all-major` will be errors.
-    pub fn new(source: &'a str) -> Self {
-        Self {
-            source,
-            visible_devices: None,
-            toolkit_archs: None,
-        }
-    }
-
-    /// The visible GPUs, for `native`.
-    pub fn with_devices(self, devices: &'a [ComputeCapability]) -> Self {
-        Self {
-            visible_devices: Some(devices),
-            ..self
-        }
-    }
-
-    /// The toolkit's buildable archs, for `all` and `all-major`.
-    pub fn with_toolkit(self, archs: &'a [Arch]) -> Self {
-        Self {
-            toolkit_archs: Some(archs),
-            ..self
-        }
-    }
-}
+use crate::resolve::{self, FactsNeeded, ListFacts, ResolveContext};
 
 /// A sorted, deduplicated set of build targets.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -62,7 +23,7 @@ impl ArchList {
     /// Parses a list in any accepted dialect; entries are separated by `;`, `,` or whitespace.
     /// `native`, `all` and `all-major` take their facts from `ctx`.
     pub fn parse(input: &str, ctx: &ResolveContext) -> Result<ArchList, Error> {
-        resolve::resolve(input, ctx.source, &mut &*ctx)
+        resolve::resolve(input, ctx.source, &mut &*ctx).map(Self::from_targets)
     }
 
     /// Parses a list as [`ArchList::parse`] does, asking `facts` for the visible GPUs only when
@@ -74,7 +35,7 @@ impl ArchList {
         origin: &str,
         facts: &mut F,
     ) -> Result<Self, F::Error> {
-        resolve::resolve(input, origin, facts)
+        resolve::resolve(input, origin, facts).map(Self::from_targets)
     }
 
     /// Checks a list's syntax without any outside fact, and says which facts resolving it

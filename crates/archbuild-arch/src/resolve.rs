@@ -6,7 +6,6 @@
 
 use crate::cc::{Arch, ComputeCapability, Target, Variant};
 use crate::error::Error;
-use crate::list::{ArchList, ResolveContext};
 use crate::parse::{self, Token, TokenError};
 use crate::{suggest, tables};
 
@@ -24,6 +23,45 @@ pub trait ListFacts {
     /// and to accept a compute capability newer than this crate's tables; `None` when there is
     /// no toolkit (`all` is then [`Error::NoToolkitList`]).
     fn toolkit_archs(&mut self) -> Result<Option<Vec<Arch>>, Self::Error>;
+}
+
+/// Where a list came from and the outside facts its words need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolveContext<'a> {
+    /// Where the list came from, named in errors: `ARCHBUILD_ARCHS`, `--archs`,
+    /// `Cargo.toml [package.metadata.archbuild] archs`.
+    pub source: &'a str,
+    /// The compute capabilities of the visible GPUs, for `native`.
+    pub visible_devices: Option<&'a [ComputeCapability]>,
+    /// What `nvcc --list-gpu-code` lists, for `all` and `all-major`.
+    pub toolkit_archs: Option<&'a [Arch]>,
+}
+
+impl<'a> ResolveContext<'a> {
+    /// A context with no devices and no toolkit: `native`/`all`/`all-major` will be errors.
+    pub fn new(source: &'a str) -> Self {
+        Self {
+            source,
+            visible_devices: None,
+            toolkit_archs: None,
+        }
+    }
+
+    /// The visible GPUs, for `native`.
+    pub fn with_devices(self, devices: &'a [ComputeCapability]) -> Self {
+        Self {
+            visible_devices: Some(devices),
+            ..self
+        }
+    }
+
+    /// The toolkit's buildable archs, for `all` and `all-major`.
+    pub fn with_toolkit(self, archs: &'a [Arch]) -> Self {
+        Self {
+            toolkit_archs: Some(archs),
+            ..self
+        }
+    }
 }
 
 /// Which outside facts a list's entries need, from its words alone (no facts asked).
@@ -49,12 +87,13 @@ fn entries(input: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
-/// See [`ArchList::resolve`].
+/// The targets of `input` (unsorted, possibly repeated), asking `facts` as entries need them;
+/// `ArchList::resolve` makes the list.
 pub(crate) fn resolve<F: ListFacts>(
     input: &str,
     origin: &str,
     facts: &mut F,
-) -> Result<ArchList, F::Error> {
+) -> Result<Vec<Target>, F::Error> {
     let mut asked = Asked::default();
     let mut targets = Vec::new();
     let mut any = false;
@@ -82,10 +121,10 @@ pub(crate) fn resolve<F: ListFacts>(
         }
         .into());
     }
-    Ok(ArchList::from_targets(targets))
+    Ok(targets)
 }
 
-/// See [`ArchList::check`].
+/// Which facts `input` needs, checking every entry but asking nothing (`ArchList::check`).
 pub(crate) fn check(input: &str, origin: &str) -> Result<FactsNeeded, Error> {
     let mut needed = FactsNeeded::default();
     let mut any = false;
@@ -129,7 +168,7 @@ impl Asked {
     }
 }
 
-/// Fixed facts: what [`ArchList::parse`] resolves with.
+/// Fixed facts: what `ArchList::parse` resolves with.
 impl ListFacts for &ResolveContext<'_> {
     type Error = Error;
 
