@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::cc::{Arch, ComputeCapability, Target, TargetKind};
+use crate::cc::{Arch, Target, TargetKind};
 use crate::error::Error;
 use crate::resolve::{self, FactsNeeded, ListFacts, ResolveContext};
 
