@@ -90,7 +90,8 @@ fn gap(
             ptx_isa: None,
         })
         .collect();
-    let affected_gpus = crate::tables::known_ccs()
+    let affected_gpus = crate::devices::known_ccs()
+        .into_iter()
         .filter(|&cc| chosen_position(&infos, cc).is_some_and(|p| missing.contains(&p)))
         .collect();
     Some(CoverageGap {

@@ -143,6 +143,20 @@ pub fn generation(cc: ComputeCapability) -> Option<&'static str> {
     row(cc).map(|(_, generation, _)| *generation)
 }
 
+/// Every compute capability with a known GPU generation (a product NVIDIA shipped), oldest
+/// first: the GPUs a report can name as affected when a build leaves them without an image.
+/// Compute capabilities nvcc can build but no product has (`10.1`, renamed `11.0`) are not
+/// among them.
+pub fn known_ccs() -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = DEVICES
+        .iter()
+        .map(|(sm, _, _)| ComputeCapability::from_sm(*sm))
+        .collect();
+    ccs.sort();
+    ccs.dedup();
+    ccs
+}
+
 /// The compute capability of a device from the name its driver reports:
 /// "NVIDIA GeForce RTX 3090" → 8.6, "NVIDIA H100 80GB HBM3" → 9.0, "Tesla T4" → 7.5.
 ///
@@ -215,6 +229,23 @@ mod tests {
         for (name, want) in cases {
             assert_eq!(cc_for_device_name(name), want, "{name}");
         }
+    }
+
+    #[test]
+    fn known_ccs_are_the_generations_in_order() {
+        let ccs = known_ccs();
+        for sm in [30, 75, 80, 86, 89, 90, 100, 110, 120, 121] {
+            assert!(ccs.contains(&ComputeCapability::from_sm(sm)), "{sm}");
+        }
+        // 10.1 was renamed 11.0 before any product shipped; 8.5 never existed.
+        for sm in [85, 101] {
+            assert!(!ccs.contains(&ComputeCapability::from_sm(sm)), "{sm}");
+        }
+        assert!(
+            ccs.windows(2).all(|w| w[0] < w[1]),
+            "ascending, no duplicates"
+        );
+        assert!(ccs.iter().all(|cc| generation(*cc).is_some()));
     }
 
     #[test]

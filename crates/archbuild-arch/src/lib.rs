@@ -1,5 +1,6 @@
 //! Pure rules about CUDA GPU architectures: compute capabilities with `a`/`f` variants,
-//! arch-list parsing in every common dialect, compatibility between images and devices, image
+//! arch-list parsing in every common dialect (with the facts `native`/`all` need asked lazily),
+//! sharding a list for CI, compatibility between images and devices, image
 //! selection with an explanation, and the toolkit / PTX ISA tables. No I/O happens here, so the
 //! build driver, the runtime loader and the CLI all share one source of truth.
 //!
@@ -14,19 +15,22 @@ mod error;
 mod explain;
 mod list;
 mod parse;
+mod resolve;
 mod select;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod shard;
 mod suggest;
 mod tables;
 
 pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
 pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
 pub use coverage::{coverage_gaps, group_gaps, CoverageGap, GapGroup, ImageKernels};
-pub use devices::{cc_for_device_name, device_names, generation};
+pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use error::Error;
-pub use list::{ArchList, ResolveContext};
+pub use list::ArchList;
 pub use parse::generation_names;
+pub use resolve::{FactsNeeded, ListFacts, ResolveContext};
 pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };

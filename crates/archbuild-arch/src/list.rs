@@ -3,55 +3,15 @@
 //! nvcc `-gencode` flags that build it.
 //!
 //! Resolution of `native`, `all` and `all-major` needs facts from outside (the visible GPUs,
-//! the toolkit's list); the caller passes them in a [`ResolveContext`] so this crate stays pure.
+//! the toolkit's list); the caller answers them lazily through [`ListFacts`] (`resolve`), or
+//! passes them up front in a [`ResolveContext`] (`parse`), so this crate stays pure.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::cc::{Arch, ComputeCapability, Target, TargetKind, Variant};
+use crate::cc::{Arch, Target, TargetKind};
 use crate::error::Error;
-use crate::parse::{self, Token, TokenError};
-use crate::suggest;
-use crate::tables;
-
-/// Where a list came from and the outside facts its words need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResolveContext<'a> {
-    /// Where the list came from, named in errors: `ARCHBUILD_ARCHS`, `--archs`,
-    /// `Cargo.toml [package.metadata.archbuild] archs`.
-    pub source: &'a str,
-    /// The compute capabilities of the visible GPUs, for `native`.
-    pub visible_devices: Option<&'a [ComputeCapability]>,
-    /// What `nvcc --list-gpu-code` lists, for `all` and `all-major`.
-    pub toolkit_archs: Option<&'a [Arch]>,
-}
-
-impl<'a> ResolveContext<'a> {
-    /// A context with no devices and no toolkit: `native`/`all`/`all-major` will be errors.
-    pub fn new(source: &'a str) -> Self {
-        Self {
-            source,
-            visible_devices: None,
-            toolkit_archs: None,
-        }
-    }
-
-    /// The visible GPUs, for `native`.
-    pub fn with_devices(self, devices: &'a [ComputeCapability]) -> Self {
-        Self {
-            visible_devices: Some(devices),
-            ..self
-        }
-    }
-
-    /// The toolkit's buildable archs, for `all` and `all-major`.
-    pub fn with_toolkit(self, archs: &'a [Arch]) -> Self {
-        Self {
-            toolkit_archs: Some(archs),
-            ..self
-        }
-    }
-}
+use crate::resolve::{self, FactsNeeded, ListFacts, ResolveContext};
 
 /// A sorted, deduplicated set of build targets.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -61,30 +21,36 @@ pub struct ArchList {
 
 impl ArchList {
     /// Parses a list in any accepted dialect; entries are separated by `;`, `,` or whitespace.
+    /// `native`, `all` and `all-major` take their facts from `ctx`.
     pub fn parse(input: &str, ctx: &ResolveContext) -> Result<ArchList, Error> {
-        let origin = ctx.source;
-        let extra_known = ctx.toolkit_archs.unwrap_or(&[]);
-        let mut targets = Vec::new();
-        let mut any = false;
-        for token in input.split(|c: char| c == ';' || c == ',' || c.is_whitespace()) {
-            if token.is_empty() {
-                continue;
-            }
-            any = true;
-            match parse::parse_token(token, extra_known) {
-                Ok(Token::Targets(t)) => targets.extend(t),
-                Ok(Token::Native) => targets.extend(native(ctx)?),
-                Ok(Token::All) => targets.extend(all(ctx, token, false)?),
-                Ok(Token::AllMajor) => targets.extend(all(ctx, token, true)?),
-                Err(e) => return Err(token_error(token, origin, e)),
-            }
-        }
-        if !any {
-            return Err(Error::EmptyList {
-                origin: origin.to_string(),
-            });
-        }
-        Ok(Self::from_targets(targets))
+        resolve::resolve(input, ctx.source, &mut &*ctx).map(Self::from_targets)
+    }
+
+    /// Parses a list as [`ArchList::parse`] does, asking `facts` for the visible GPUs only when
+    /// an entry is `native`, and for the toolkit's list only for `all`/`all-major` or a compute
+    /// capability newer than this crate's tables. `origin` names where the list came from in
+    /// errors. A fact's error is returned as it is.
+    pub fn resolve<F: ListFacts>(
+        input: &str,
+        origin: &str,
+        facts: &mut F,
+    ) -> Result<Self, F::Error> {
+        resolve::resolve(input, origin, facts).map(Self::from_targets)
+    }
+
+    /// Checks a list's syntax without any outside fact, and says which facts resolving it
+    /// would need: for tools that record a list for later (a CI workflow, a new project's
+    /// Cargo.toml) on a machine other than the one that will build it.
+    ///
+    /// ```
+    /// use archbuild_arch::ArchList;
+    /// let needed = ArchList::check("8.6 native", "--archs").unwrap();
+    /// assert!(needed.devices && !needed.toolkit);
+    /// assert!(ArchList::check("Ampere", "--archs").unwrap().none());
+    /// assert!(ArchList::check("8.6 nativ", "--archs").is_err());
+    /// ```
+    pub fn check(input: &str, origin: &str) -> Result<FactsNeeded, Error> {
+        resolve::check(input, origin)
     }
 
     /// A list of exactly these targets (sorted, duplicates removed).
@@ -153,90 +119,6 @@ impl ArchList {
     pub fn union(&self, other: &ArchList) -> ArchList {
         Self::from_targets(self.targets.iter().chain(&other.targets).copied())
     }
-}
-
-/// `native`: every visible device's CC as a cubin, PTX for the highest, exactly what PyTorch
-/// does for an empty `TORCH_CUDA_ARCH_LIST`.
-fn native(ctx: &ResolveContext) -> Result<Vec<Target>, Error> {
-    let devices = ctx.visible_devices.unwrap_or(&[]);
-    let highest = devices
-        .iter()
-        .max()
-        .ok_or_else(|| Error::NoVisibleDevices {
-            origin: ctx.source.to_string(),
-        })?;
-    let mut out: Vec<Target> = devices
-        .iter()
-        .map(|cc| Target::cubin(Arch::new(*cc, Default::default())))
-        .collect();
-    out.push(Target::ptx(Arch::new(*highest, Default::default())));
-    Ok(out)
-}
-
-/// `all` / `all-major` with nvcc's meaning (checked against nvcc 13.5 `--dryrun`): cubins for
-/// every listed arch (`all`) or for the X.0 ones plus the oldest (`all-major`), and PTX for
-/// the highest X.0 arch ("the highest major virtual architecture": compute_120, not 121).
-fn all(ctx: &ResolveContext, word: &str, major_only: bool) -> Result<Vec<Target>, Error> {
-    let listed = ctx.toolkit_archs.unwrap_or(&[]);
-    // nvcc's `all` builds plain targets only, even from a list (like ptxas's) with `a`/`f`.
-    let mut archs: Vec<Arch> = listed
-        .iter()
-        .copied()
-        .filter(|a| a.variant == Variant::Plain)
-        .collect();
-    archs.sort();
-    archs.dedup();
-    let no_list = || Error::NoToolkitList {
-        word: word.to_string(),
-        origin: ctx.source.to_string(),
-    };
-    let oldest = *archs.first().ok_or_else(no_list)?;
-    let highest_major = archs
-        .iter()
-        .rev()
-        .find(|a| a.cc.minor == 0)
-        .or(archs.last())
-        .copied()
-        .ok_or_else(no_list)?;
-    let mut out: Vec<Target> = archs
-        .iter()
-        .filter(|a| !major_only || a.cc.minor == 0 || **a == oldest)
-        .map(|a| Target::cubin(*a))
-        .collect();
-    out.push(Target::ptx(highest_major));
-    Ok(out)
-}
-
-fn token_error(token: &str, origin: &str, e: TokenError) -> Error {
-    let input = token.to_string();
-    let origin = origin.to_string();
-    match e {
-        TokenError::Unknown => Error::UnknownArch {
-            suggestion: suggest::suggest_arch(token),
-            input,
-            origin,
-        },
-        TokenError::UnknownCc { cc, nearest } => Error::UnknownComputeCapability {
-            suggestion: nearest.map(|n| parse::replace_number(token, &n)),
-            known: known_list(),
-            input,
-            origin,
-            cc,
-        },
-        TokenError::Variant { cc, variant } => Error::VariantUnavailable {
-            input,
-            origin,
-            variant,
-            cc,
-        },
-    }
-}
-
-fn known_list() -> String {
-    tables::known_ccs()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl fmt::Display for ArchList {

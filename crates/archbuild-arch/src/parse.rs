@@ -171,7 +171,7 @@ fn parse_number(s: &str, dotted_ok: bool) -> Option<(ComputeCapability, Spelling
 
 /// The closest shipped CC of the same major (ties go to the lower one), else none.
 fn nearest_known(cc: ComputeCapability) -> Option<ComputeCapability> {
-    tables::known_ccs()
+    tables::shipped_ccs()
         .filter(|k| k.major == cc.major)
         .min_by_key(|k| (k.minor.abs_diff(cc.minor), k.minor))
 }

@@ -150,7 +150,7 @@ pub fn toolkit_can_build(cuda: CudaVersion, arch: Arch) -> bool {
 }
 
 /// Every compute capability NVIDIA has shipped, ascending (plain entries of the arch table).
-pub(crate) fn known_ccs() -> impl Iterator<Item = ComputeCapability> {
+pub(crate) fn shipped_ccs() -> impl Iterator<Item = ComputeCapability> {
     ARCH_TABLE
         .iter()
         .filter(|(_, variant, _, _)| *variant == Variant::Plain)
@@ -158,7 +158,7 @@ pub(crate) fn known_ccs() -> impl Iterator<Item = ComputeCapability> {
 }
 
 pub(crate) fn is_known_cc(cc: ComputeCapability) -> bool {
-    known_ccs().any(|k| k == cc)
+    shipped_ccs().any(|k| k == cc)
 }
 
 /// The CUDA versions that can build `arch`, as text for messages: "12.8 to 12.9", "13.0 and

@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
+use archbuild_arch::{Arch, ArchList, ComputeCapability, ListFacts};
 
 use crate::env::Env;
 use crate::error::Result;
@@ -195,7 +195,8 @@ pub fn choose_arch_list<E>(
     })
 }
 
-/// Parses one list (from any source) and checks the toolkit can build every target.
+/// Parses one list (from any source) and checks the toolkit can build every target. The GPUs
+/// are asked for only when an entry is `native` (the arch crate's parser decides).
 pub(crate) fn parse_checked(
     input: &str,
     source: ArchSource,
@@ -203,20 +204,32 @@ pub(crate) fn parse_checked(
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
     let origin = source.to_string();
-    let archs: Vec<Arch> = toolkit.archs();
-    let found;
-    let mut ctx = ResolveContext::new(&origin).with_toolkit(&archs);
-    if input.to_ascii_lowercase().contains("native") {
-        found = devices();
-        ctx = ctx.with_devices(&found);
-    }
-    let list = ArchList::parse(input, &ctx)?;
+    let mut facts = BuildFacts { toolkit, devices };
+    let list = ArchList::resolve(input, &origin, &mut facts)?;
     toolkit.check_targets(list.targets(), &origin)?;
     Ok(ResolvedArchs {
         list,
         source,
         input: input.to_owned(),
     })
+}
+
+/// The build's answers to the arch parser: the toolkit it builds with, and the device query.
+struct BuildFacts<'a> {
+    toolkit: &'a Toolkit,
+    devices: DeviceQuery<'a>,
+}
+
+impl ListFacts for BuildFacts<'_> {
+    type Error = crate::Error;
+
+    fn devices(&mut self) -> Result<Vec<ComputeCapability>> {
+        Ok((self.devices)())
+    }
+
+    fn toolkit_archs(&mut self) -> Result<Option<Vec<Arch>>> {
+        Ok(Some(self.toolkit.archs()))
+    }
 }
 
 /// A warning when `TORCH_CUDA_ARCH_LIST` holds something PyTorch itself rejects (archbuild
@@ -375,6 +388,41 @@ mod tests {
         let ctx = archbuild_arch::ResolveContext::new("--archs");
         let explain_err = archbuild_arch::ArchList::parse("", &ctx).unwrap_err();
         assert!(explain_err.to_string().contains("--archs"), "{explain_err}");
+    }
+
+    #[test]
+    fn the_gpus_are_asked_only_for_a_native_entry() {
+        let text = "Cuda compilation tools, release 13.5, V13.5.37\n--list-gpu-code\nsm_75\n\
+                    sm_80\nsm_86\nsm_90\n--list-gpu-arch\ncompute_75\ncompute_80\ncompute_86\n\
+                    compute_90\n";
+        let tk = Toolkit::from_query_text(
+            std::path::Path::new("/x/bin/nvcc"),
+            text,
+            crate::nvcc::FoundBy::Path,
+        )
+        .unwrap();
+        let asked = std::cell::Cell::new(0);
+        let gpus = || {
+            asked.set(asked.get() + 1);
+            vec![ComputeCapability::new(8, 6)]
+        };
+        let parse = |input: &str| parse_checked(input, ArchSource::Explicit, &tk, &gpus);
+        // Words that merely contain the letters are not `native`: no device query for them.
+        let err = parse("natives 8.6").unwrap_err();
+        assert!(err.to_string().contains("unknown arch `natives`"), "{err}");
+        assert_eq!(
+            parse("Ampere 9.0").unwrap().list.to_string(),
+            "8.0 8.6+PTX 9.0"
+        );
+        assert_eq!(asked.get(), 0, "no list above names `native`");
+        let native = parse("7.5 Native").unwrap();
+        assert_eq!(native.list.to_string(), "7.5 8.6+PTX");
+        assert_eq!(asked.get(), 1);
+        assert_eq!(
+            parse("all-major").unwrap().list.to_string(),
+            "7.5 8.0 9.0+PTX"
+        );
+        assert_eq!(asked.get(), 1);
     }
 
     #[test]

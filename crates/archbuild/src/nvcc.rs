@@ -89,7 +89,7 @@ impl Toolkit {
     }
 
     /// Builds a toolkit from the combined output of the three queries.
-    fn from_query_text(nvcc: &Path, text: &str, found_by: FoundBy) -> Result<Self> {
+    pub(crate) fn from_query_text(nvcc: &Path, text: &str, found_by: FoundBy) -> Result<Self> {
         let bad = |problem: String| Error::ToolkitQuery {
             nvcc: nvcc.to_path_buf(),
             args: "--version".into(),

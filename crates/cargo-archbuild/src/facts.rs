@@ -6,10 +6,35 @@ use archbuild::{
     toolkit::Discovery,
     Env, Toolkit,
 };
-use archbuild_arch::{Arch, ArchList, ComputeCapability, ResolveContext};
+use archbuild_arch::{Arch, ArchList, ComputeCapability, Error as ArchError, ListFacts};
 
 use crate::error::CliError;
 use crate::shell::Shell;
+
+/// The CLI's answers to the arch parser, remembering why the toolkit was missing so that the
+/// error of an `all` without one comes with the reason.
+struct Asked<'a> {
+    facts: &'a mut Facts,
+    no_toolkit: Option<String>,
+}
+
+impl ListFacts for Asked<'_> {
+    type Error = CliError;
+
+    fn devices(&mut self) -> Result<Vec<ComputeCapability>, CliError> {
+        Ok(self.facts.devices()?.to_vec())
+    }
+
+    fn toolkit_archs(&mut self) -> Result<Option<Vec<Arch>>, CliError> {
+        match self.facts.toolkit() {
+            Ok(t) => Ok(Some(t.archs())),
+            Err(why) => {
+                self.no_toolkit = Some(why);
+                Ok(None)
+            }
+        }
+    }
+}
 
 /// Lazily gathered toolkit and GPU facts.
 #[derive(Default)]
@@ -44,41 +69,28 @@ impl Facts {
         Ok(self.devices.as_deref().unwrap_or(&[]))
     }
 
-    /// Parses `text` (from `origin`), asking for GPUs or the toolkit only when the list says
-    /// `native`, `all` or `all-major`.
+    /// Parses `text` (from `origin`), asking for GPUs or the toolkit only when the arch parser
+    /// meets an entry that needs them (`native`; `all`/`all-major` or a compute capability
+    /// newer than its tables).
     pub(crate) fn resolve_list(
         &mut self,
         text: &str,
         origin: &str,
         shell: &Shell,
     ) -> Result<ArchList, CliError> {
-        let lower = text.to_ascii_lowercase();
-        let devices: Vec<ComputeCapability> = if lower.contains("native") {
-            self.devices()?.to_vec()
-        } else {
-            Vec::new()
+        let mut asked = Asked {
+            facts: self,
+            no_toolkit: None,
         };
-        let archs: Vec<Arch> = if lower.contains("all") {
-            match self.toolkit() {
-                Ok(t) => t.archs(),
-                Err(why) => {
-                    shell.warn(format!(
-                        "no CUDA toolkit to expand `all`/`all-major` against: {why}"
-                    ));
-                    Vec::new()
-                }
-            }
-        } else {
-            Vec::new()
-        };
-        let mut ctx = ResolveContext::new(origin);
-        if lower.contains("native") {
-            ctx = ctx.with_devices(&devices);
+        let list = ArchList::resolve(text, origin, &mut asked);
+        if let (Err(CliError::ArchList(ArchError::NoToolkitList { .. })), Some(why)) =
+            (&list, &asked.no_toolkit)
+        {
+            shell.warn(format!(
+                "no CUDA toolkit to expand `all`/`all-major` against: {why}"
+            ));
         }
-        if !archs.is_empty() {
-            ctx = ctx.with_toolkit(&archs);
-        }
-        Ok(ArchList::parse(text, &ctx)?)
+        list
     }
 
     /// The arch list a build would use, by archbuild's precedence ([`archbuild::config::choose_arch_list`]):

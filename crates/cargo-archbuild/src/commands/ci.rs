@@ -53,9 +53,9 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
         }
     };
     let archs = args.archs.clone().unwrap_or_default();
-    if !archs.trim().is_empty() && !matches!(archs.trim(), "native" | "all" | "all-major") {
-        let ctx = archbuild_arch::ResolveContext::new("the --archs argument");
-        archbuild_arch::ArchList::parse(&archs, &ctx)?;
+    // Checked here, where a typo is cheap to fix; resolved on the CI runner (blank: the default).
+    if !archs.trim().is_empty() {
+        archbuild_arch::ArchList::check(&archs, "the --archs argument")?;
     }
     let fleet = args.fleet.clone().unwrap_or_else(|| DEFAULT_FLEET.into());
     archbuild_runtime::gpus::parse_sim(&fleet).map_err(|why| {

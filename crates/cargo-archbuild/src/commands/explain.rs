@@ -3,8 +3,8 @@
 //! load (or that it would fail with "no kernel image is available" and what to add).
 
 use archbuild_arch::{
-    generation, select, target_runs_on, toolkits_for, ArchList, ComputeCapability, CudaVersion,
-    DeviceInfo, ImageInfo, Policy, Route, TargetKind,
+    generation, known_ccs, select, target_runs_on, toolkits_for, ArchList, ComputeCapability,
+    CudaVersion, DeviceInfo, ImageInfo, Policy, Route, TargetKind,
 };
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ use archbuild::config::Dialect;
 use crate::cli::ExplainArgs;
 use crate::error::CliError;
 use crate::facts::Facts;
-use crate::report::{known_ccs, some_devices, table, TargetJson};
+use crate::report::{some_devices, table, TargetJson};
 use crate::shell::{bold, Shell};
 
 #[derive(Debug, Serialize)]

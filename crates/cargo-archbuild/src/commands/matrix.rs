@@ -6,12 +6,11 @@
 //! the package's `[package.metadata.archbuild] archs`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`,
 //! `all-major`), so the shards cover exactly what the build scripts compile.
 //!
-//! The cubin and the PTX of one arch stay in one shard: the build driver compiles the PTX once
-//! and feeds it to ptxas, so splitting them would compile it twice. Shards are contiguous runs of
-//! archs balanced by their number of targets, and each shard's `archs` string is the canonical
-//! form of its part of the list, which `compile --archs` parses back to exactly those targets.
+//! The split is the arch crate's rule ([`ArchList::shards`]: an arch's cubin and PTX together,
+//! contiguous runs balanced by target count); each shard's `archs` string is the canonical form
+//! of its part of the list, which `compile --archs` parses back to exactly those targets.
 
-use archbuild_arch::{Arch, ArchList, Target};
+use archbuild_arch::ArchList;
 use serde::Serialize;
 
 use crate::cli::MatrixArgs;
@@ -85,18 +84,16 @@ pub(crate) fn run(args: &MatrixArgs, shell: &mut Shell) -> Result<(), CliError> 
     writeln!(anstream::stdout(), "{line}").map_err(CliError::stdout)
 }
 
-/// Splits `list` into at most `shards` contiguous groups of archs with balanced target counts.
+/// The matrix of `list` split into at most `shards` jobs ([`ArchList::shards`] decides the
+/// split; this names and numbers the jobs).
 pub(crate) fn split(list: &ArchList, shards: usize) -> Matrix {
-    let groups = arch_groups(list.targets());
-    let weights: Vec<usize> = groups.iter().map(Vec::len).collect();
-    let parts = balanced_partition(&weights, shards.min(groups.len()).max(1));
+    let parts = list.shards(shards);
     let of = parts.len();
     let include = parts
         .iter()
         .enumerate()
-        .map(|(i, range)| {
-            let targets: Vec<Target> = groups[range.clone()].iter().flatten().copied().collect();
-            let names: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+        .map(|(i, part)| {
+            let names = part.target_names();
             let name = match (names.first(), names.last()) {
                 (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
                 (Some(a), _) => a.clone(),
@@ -105,70 +102,13 @@ pub(crate) fn split(list: &ArchList, shards: usize) -> Matrix {
             Shard {
                 shard: i + 1,
                 of,
-                archs: ArchList::from_targets(targets).to_string(),
+                archs: part.to_string(),
                 targets: names.join(" "),
                 name,
             }
         })
         .collect();
     Matrix { include }
-}
-
-/// Targets grouped by arch, in list order (cubin and PTX of one arch together).
-fn arch_groups(targets: &[Target]) -> Vec<Vec<Target>> {
-    let mut groups: Vec<(Arch, Vec<Target>)> = Vec::new();
-    for &t in targets {
-        match groups.last_mut() {
-            Some((arch, g)) if *arch == t.arch => g.push(t),
-            _ => groups.push((t.arch, vec![t])),
-        }
-    }
-    groups.into_iter().map(|(_, g)| g).collect()
-}
-
-/// Splits `weights` into exactly `k` non-empty contiguous ranges minimising the largest sum
-/// (k ≤ weights.len()); ties keep earlier shards no lighter than later ones, so the split is
-/// deterministic.
-fn balanced_partition(weights: &[usize], k: usize) -> Vec<std::ops::Range<usize>> {
-    let n = weights.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let prefix: Vec<usize> = std::iter::once(0)
-        .chain(weights.iter().scan(0, |s, w| {
-            *s += w;
-            Some(*s)
-        }))
-        .collect();
-    let sum = |a: usize, b: usize| prefix[b] - prefix[a];
-    // best[j][i]: minimal largest part when the first i weights form j parts; cut[j][i]: where
-    // the last part starts.
-    let mut best = vec![vec![usize::MAX; n + 1]; k + 1];
-    let mut cut = vec![vec![0usize; n + 1]; k + 1];
-    best[0][0] = 0;
-    for j in 1..=k {
-        for i in j..=n {
-            for start in (j - 1)..i {
-                if best[j - 1][start] == usize::MAX {
-                    continue;
-                }
-                let cost = best[j - 1][start].max(sum(start, i));
-                if cost < best[j][i] {
-                    best[j][i] = cost;
-                    cut[j][i] = start;
-                }
-            }
-        }
-    }
-    let mut ranges = Vec::with_capacity(k);
-    let mut end = n;
-    for j in (1..=k).rev() {
-        let start = cut[j][end];
-        ranges.push(start..end);
-        end = start;
-    }
-    ranges.reverse();
-    ranges
 }
 
 #[cfg(test)]
@@ -202,12 +142,5 @@ mod tests {
         assert_eq!(m.include[1].targets, "sm_89 compute_89");
         assert_eq!(m.include[1].name, "sm_89-compute_89");
         assert!(m.include.iter().all(|s| s.of == 2));
-    }
-
-    #[test]
-    fn partition_minimises_the_largest_shard() {
-        assert_eq!(balanced_partition(&[1, 1, 1, 1, 2], 2), vec![0..3, 3..5]);
-        assert_eq!(balanced_partition(&[1, 1, 1], 1), vec![0..3]);
-        assert_eq!(balanced_partition(&[3, 1, 1, 1], 2), vec![0..1, 1..4]);
     }
 }

@@ -75,11 +75,9 @@ pub(crate) fn run(args: &NewArgs, shell: &mut Shell) -> Result<(), CliError> {
     let source = source(args)?;
     let archs_line = match &args.archs {
         Some(list) => {
-            // Parsed now so a typo is reported here, with the accepted forms, not at build time.
-            let ctx = archbuild_arch::ResolveContext::new("the --archs argument");
-            if !matches!(list.trim(), "native" | "all" | "all-major") {
-                archbuild_arch::ArchList::parse(list, &ctx)?;
-            }
+            // Checked now so a typo is reported here, with the accepted forms, not at build
+            // time; `native` and `all` are resolved by the build, on the machine that builds.
+            archbuild_arch::ArchList::check(list, "the --archs argument")?;
             format!("archs = {list:?}\n")
         }
         None => String::new(),

@@ -175,3 +175,108 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     }
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
 }
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Why `code` (one line, comments already skipped) decides something from an arch list's text
+/// instead of asking the arch parser, or `None`. `native` and `all-major` are arch-list words
+/// only; a bare `"all"` is also `ARCHBUILD_VERIFY`'s word, so only its substring test counts.
+fn sniffs_an_arch_word(code: &str) -> Option<String> {
+    let lower = code.to_ascii_lowercase();
+    for word in ["native", "all-major", "all"] {
+        let lit = format!("\"{word}\"");
+        if lower.contains(&format!("contains({lit})")) {
+            return Some(format!("a substring test for {lit}"));
+        }
+        if word == "all" {
+            continue;
+        }
+        let compared = [
+            format!("== {lit}"),
+            format!("!= {lit}"),
+            format!("{lit} =="),
+            format!("{lit} |"),
+            format!("| {lit}"),
+            format!("{lit} =>"),
+            format!("eq_ignore_ascii_case({lit})"),
+            format!("starts_with({lit})"),
+            format!("ends_with({lit})"),
+        ];
+        if let Some(c) = compared.iter().find(|c| lower.contains(c.as_str())) {
+            return Some(format!("a comparison with {lit} (`{c}`)"));
+        }
+    }
+    None
+}
+
+/// Whether a list needs this machine's GPUs or the toolkit is the arch parser's to say
+/// (`ArchList::resolve` asks lazily, `ArchList::check` answers without asking): text sniffing
+/// elsewhere (`contains("native")`, `matches!(s, "native" | "all-major")`) misreads lists such as
+/// `8.6 native` or a misspelt word, and drifts from the parser.
+#[test]
+fn no_arch_list_text_is_sniffed_outside_the_arch_parser() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let parser = crates.join("archbuild-arch").join("src");
+    let mut files = Vec::new();
+    for c in std::fs::read_dir(&crates).unwrap().map(Result::unwrap) {
+        let src = c.path().join("src");
+        if src.is_dir() && src != parser {
+            rust_files(&src, &mut files);
+        }
+    }
+    assert!(files.len() > 50, "found only {} source files", files.len());
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            // Doc comments and help text may name the words; only code decides.
+            if code.starts_with("//") || code.starts_with("#[doc") {
+                continue;
+            }
+            if let Some(why) = sniffs_an_arch_word(code) {
+                let shown = file.strip_prefix(&crates).unwrap_or(file);
+                found.push(format!("{}:{}: {why}: {}", shown.display(), i + 1, code));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "arch-list text decided outside archbuild-arch's parser (use ArchList::resolve with \
+         ListFacts, or ArchList::check):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_sniffing_patterns_catch_what_they_are_for_and_spare_help_text() {
+    for bad in [
+        "if input.to_ascii_lowercase().contains(\"native\") {",
+        "let archs = if lower.contains(\"all\") {",
+        "if !matches!(archs.trim(), \"native\" | \"all\" | \"all-major\") {",
+        "\"Native\" => devices(),",
+        "if word == \"all-major\" {",
+        "t.eq_ignore_ascii_case(\"native\")",
+    ] {
+        assert!(sniffs_an_arch_word(bad).is_some(), "{bad}");
+    }
+    for fine in [
+        "/// Arch list, e.g. \"7.5 8.6 8.9+PTX\", \"sm_90a\", \"Ampere\", \"native\", \"all-major\"",
+        "(\"all-major\".to_owned(), ArchSource::Default)",
+        "\"all\" | \"on\" | \"1\" | \"true\" | \"yes\" => Some(1.0),",
+        "#[arg(long, value_name = \"SHARE\", default_value = \"all\")]",
+        "help = \"e.g. native\",",
+    ] {
+        assert_eq!(sniffs_an_arch_word(fine), None, "{fine}");
+    }
+}

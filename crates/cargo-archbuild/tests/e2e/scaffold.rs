@@ -139,3 +139,53 @@ fn ci_writes_a_workflow_that_actionlint_accepts() {
     lint(&actionlint, &defaults);
     lint(&actionlint, &repo().join(".github/workflows/release.yml"));
 }
+
+/// `new` and `ci` record a list for another machine to build: they check its words, but a
+/// `native` or `all-major` among other entries is that machine's to resolve, not an error here
+/// (even where no GPU is visible), while a misspelt word still is.
+#[test]
+fn new_and_ci_check_a_list_without_resolving_its_machine_words() {
+    let dir = scratch();
+    let no_gpu = ("ARCHBUILD_SIMULATED_GPUS", "@13.0");
+    let (code, _, stderr) = run(cli().current_dir(dir.path()).env(no_gpu.0, no_gpu.1).args([
+        "new",
+        "demo",
+        "--archs",
+        "8.6 native",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let manifest = std::fs::read_to_string(dir.path().join("demo/Cargo.toml")).unwrap();
+    assert!(manifest.contains("archs = \"8.6 native\""), "{manifest}");
+    let (code, _, stderr) =
+        run(cli()
+            .current_dir(dir.path())
+            .args(["new", "typo", "--archs", "8.6 natives"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("unknown arch `natives`"), "{stderr}");
+
+    let (code, printed, stderr) = run(cli().current_dir(repo()).env(no_gpu.0, no_gpu.1).args([
+        "ci",
+        "--kernel-crate",
+        "vector_add",
+        "--archs",
+        "7.5,all-major",
+        "-o",
+        "-",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        printed.contains("ARCHBUILD_ARCHS: \"7.5,all-major\""),
+        "{printed}"
+    );
+    let (code, _, stderr) = run(cli().current_dir(repo()).args([
+        "ci",
+        "--kernel-crate",
+        "vector_add",
+        "--archs",
+        "7.5 al-major",
+        "-o",
+        "-",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("`al-major`"), "{stderr}");
+}
