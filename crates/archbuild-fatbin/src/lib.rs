@@ -29,7 +29,7 @@ mod writer;
 pub use embed::embedded_c_source;
 pub use error::Error;
 pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};
-pub use merge::merge;
+pub use merge::{merge, merge_named};
 pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind, COMPRESSION_WORDS};
 pub use reader::read_fatbin;
 pub use writer::FatbinWriter;

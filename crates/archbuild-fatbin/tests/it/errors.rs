@@ -2,7 +2,7 @@
 //! the fix. Messages are snapshotted (insta) so changes to them are reviewed.
 
 use archbuild_fatbin::{
-    merge, read_any, read_fatbin, Arch, CompressionChoice, Error, FatbinWriter, Target,
+    merge, merge_named, read_any, read_fatbin, Arch, CompressionChoice, Error, FatbinWriter, Target,
 };
 use insta::assert_snapshot;
 
@@ -134,6 +134,44 @@ fn merge_names_both_conflicting_entries() {
     // The same image stored differently is the same image: the first one is kept.
     let zstd = write(b"one", CompressionChoice::all_zstd());
     assert_eq!(merge(&[&one, &zstd]).unwrap(), one);
+}
+
+/// Errors of a merge name the inputs as the caller names them (a CLI, by their files), in the
+/// error's fields rather than by rewriting its text.
+#[test]
+fn merge_errors_name_the_inputs_as_given() {
+    let c = |text: &[u8]| elf_builder::cubin(86, 8, false, &kernels(), text);
+    let write = |cubin: &[u8]| {
+        FatbinWriter::new()
+            .add_cubin(cubin, arch("sm_86"))
+            .unwrap()
+            .write()
+            .unwrap()
+    };
+    let (one, two) = (write(&c(b"one")), write(&c(b"two")));
+    let err = merge_named(&[("`a.fatbin`", &one), ("`b.fatbin`", &two)]).unwrap_err();
+    let Error::Conflict { first, second, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(first.starts_with("`a.fatbin` container 0") && second.starts_with("`b.fatbin` "));
+
+    // A `fatbinary --concat` group (entry kind 0x100) cannot be carried into a merge.
+    let mut group = one.clone();
+    group[16..18].copy_from_slice(&0x100u16.to_le_bytes());
+    let err = merge(&[&two, &group]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MergeUnknownKind { ref input, offset: 16, kind: 0x100 } if input == "input 1"
+        ),
+        "{err:?}"
+    );
+    assert_snapshot!("merge_unknown_kind", err);
+    let err = merge_named(&[("`a.fatbin`", &two), ("`g.fatbin`", &group)]).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot merge `g.fatbin`: "),
+        "{err}"
+    );
 }
 
 #[test]
