@@ -121,6 +121,21 @@ pub enum Error {
         kind: u16,
     },
 
+    /// One container of a file does not read (`loadable_modules`); `location` names it.
+    #[error("{location}: {source}")]
+    InContainer {
+        /// `container 2`, `.nv_fatbin container 0`.
+        location: String,
+        source: Box<Error>,
+    },
+
+    /// A file that reads and holds no CUDA image at all.
+    #[error(
+        "no CUDA images: no .nv_fatbin section and no fat binary, cubin or PTX inside; build it \
+         with nvcc or `cargo archbuild compile`"
+    )]
+    NoImages,
+
     /// An image too large for the fat binary's 32-bit fields, or otherwise unrepresentable.
     #[error("cannot pack {what}: {reason}")]
     Unpackable { what: String, reason: String },

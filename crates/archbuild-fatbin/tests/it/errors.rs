@@ -219,3 +219,40 @@ fn unknown_files_and_compressions_list_what_is_accepted() {
         "fast".parse::<CompressionChoice>().unwrap_err()
     );
 }
+
+/// A host object is split as the CUDA runtime loads it: the executable `.nv_fatbin`'s
+/// containers only, named by section; one with no fat binary has no images.
+#[test]
+fn loadable_modules_of_a_host_object() {
+    use archbuild_fatbin::loadable_modules;
+    let fatbin = |text: &[u8]| {
+        let c = elf_builder::cubin(86, 8, false, &kernels(), text);
+        FatbinWriter::new()
+            .add_cubin(&c, arch("sm_86"))
+            .unwrap()
+            .write()
+            .unwrap()
+    };
+    let (a, b) = (fatbin(b"one"), fatbin(b"two"));
+    let mut two = a.clone();
+    two.extend_from_slice(&b);
+    let host = elf_builder::host_object(&[(".nv_fatbin", &two), ("__nv_relfatbin", &a)]);
+    let m = loadable_modules(&host).unwrap();
+    let got: Vec<_> = m
+        .iter()
+        .map(|m| (m.location.as_str(), m.has_kernels))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (".nv_fatbin container 0", true),
+            (".nv_fatbin container 1", true)
+        ]
+    );
+    assert_eq!((&m[0].bytes, &m[1].bytes), (&a, &b));
+    let rel_only = elf_builder::host_object(&[("__nv_relfatbin", &a)]);
+    let m = loadable_modules(&rel_only).unwrap();
+    assert_eq!(m[0].location, "__nv_relfatbin container 0");
+    let none = elf_builder::host_object(&[(".text", b"\x90")]);
+    assert!(matches!(loadable_modules(&none), Err(Error::NoImages)));
+}
