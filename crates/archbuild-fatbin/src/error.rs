@@ -107,6 +107,35 @@ pub enum Error {
         second_len: usize,
     },
 
+    /// A merge input holds an entry of a kind merge cannot carry (a `fatbinary --concat`
+    /// group, or a kind newer than this reader).
+    #[error(
+        "cannot merge {input}: its entry at offset {offset} has kind {kind:#x}, which merge \
+         cannot carry (it takes cubin, PTX and LTO-IR entries; 0x100 is a `fatbinary --concat` \
+         group); rebuild it without `--concat`, or merge the fat binaries it was made from"
+    )]
+    MergeUnknownKind {
+        /// The input's name: `input 0`, or the file it came from.
+        input: String,
+        offset: usize,
+        kind: u16,
+    },
+
+    /// One container of a file does not read (`loadable_modules`); `location` names it.
+    #[error("{location}: {source}")]
+    InContainer {
+        /// `container 2`, `.nv_fatbin container 0`.
+        location: String,
+        source: Box<Error>,
+    },
+
+    /// A file that reads and holds no CUDA image at all.
+    #[error(
+        "no CUDA images: no .nv_fatbin section and no fat binary, cubin or PTX inside; build it \
+         with nvcc or `cargo archbuild compile`"
+    )]
+    NoImages,
+
     /// An image too large for the fat binary's 32-bit fields, or otherwise unrepresentable.
     #[error("cannot pack {what}: {reason}")]
     Unpackable { what: String, reason: String },

@@ -7,7 +7,8 @@
 //!   decompresses on request with bounded allocation.
 //! - [`cubin::parse_cubin`], [`ptx::parse_ptx`] and [`host::scan_host_elf`] read cubins, PTX
 //!   headers and fat binaries embedded in `.o` files, executables and shared libraries;
-//!   [`read_any`] lists the images of any of these uniformly.
+//!   [`read_any`] lists the images of any of these uniformly; [`loadable_modules`] splits any
+//!   of them into the containers the driver loads one by one.
 //!
 //! Every reader takes `&[u8]`, checks each offset and size, and returns an [`Error`] instead of
 //! panicking. The byte layout is described in `docs/fatbin.md`.
@@ -20,6 +21,7 @@ mod error;
 pub mod host;
 mod inspect;
 mod layout;
+mod loadable;
 mod merge;
 mod model;
 pub mod ptx;
@@ -29,7 +31,8 @@ mod writer;
 pub use embed::embedded_c_source;
 pub use error::Error;
 pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};
-pub use merge::merge;
+pub use loadable::{loadable_modules, LoadableModule};
+pub use merge::{merge, merge_named};
 pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind, COMPRESSION_WORDS};
 pub use reader::read_fatbin;
 pub use writer::FatbinWriter;

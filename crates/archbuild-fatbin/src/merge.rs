@@ -16,25 +16,32 @@ use crate::{read_fatbin, Error};
 
 /// Combines `inputs` (each one or more containers) into one container. Identical duplicates
 /// (same kind, arch and image) collapse to the first; a different image for the same kind and
-/// arch is an error naming both places.
+/// arch is an error naming both places. Errors name the inputs `input 0`, `input 1`, …; see
+/// [`merge_named`] to name them otherwise.
 pub fn merge(inputs: &[&[u8]]) -> Result<Vec<u8>, Error> {
+    let names: Vec<String> = (0..inputs.len()).map(|i| format!("input {i}")).collect();
+    let named: Vec<(&str, &[u8])> = names
+        .iter()
+        .map(String::as_str)
+        .zip(inputs.iter().copied())
+        .collect();
+    merge_named(&named)
+}
+
+/// [`merge`], with each input's name (e.g. its file, `` `a.fatbin` ``) for the errors.
+pub fn merge_named(inputs: &[(&str, &[u8])]) -> Result<Vec<u8>, Error> {
     let mut chosen: BTreeMap<(Arch, EntryKind), (String, Entry<'_>)> = BTreeMap::new();
-    for (ii, input) in inputs.iter().enumerate() {
+    for &(name, input) in inputs {
         for (ci, container) in read_fatbin(input)?.into_iter().enumerate() {
             if let Some(&(offset, kind)) = container.unknown.first() {
-                return Err(Error::Unpackable {
-                    what: format!("input {ii}"),
-                    reason: format!(
-                        "its entry at offset {offset} has kind {kind:#x}, which archbuild cannot \
-                         merge (0x100 is a `fatbinary --concat` group); rebuild it without --concat"
-                    ),
+                return Err(Error::MergeUnknownKind {
+                    input: name.to_owned(),
+                    offset,
+                    kind,
                 });
             }
             for (ei, entry) in container.entries.into_iter().enumerate() {
-                let place = format!(
-                    "input {ii} container {ci} entry {ei} (offset {})",
-                    entry.offset
-                );
+                let place = format!("{name} container {ci} entry {ei} (offset {})", entry.offset);
                 match chosen.get(&(entry.arch, entry.kind)) {
                     None => {
                         chosen.insert((entry.arch, entry.kind), (place, entry));

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::driver::Failure;
+use crate::driver::{Failure, Status};
 use crate::plan::{Job, Module};
 
 /// One group of identical failures.
@@ -108,7 +108,7 @@ fn killed_silently(f: &Failure) -> bool {
         .output
         .lines()
         .all(|l| l.trim().is_empty() || l.trim() == "Killed");
-    quiet && (f.status.contains("signal: 9") || f.status.ends_with("exit status: 137"))
+    quiet && matches!(f.status, Status::Ended(e) if e.killed())
 }
 
 /// Why a build's compiles failed, when it is not the source's fault.
@@ -130,7 +130,12 @@ const NEARLY_FULL: u64 = 1 << 20;
 /// Classifies failures; `work` is the directory the compilers wrote to.
 pub(crate) fn cause(failures: &[(usize, &Failure)], work: &Path) -> Cause {
     for (_, f) in failures {
-        if f.status.ends_with("exit status: 127") || f.status == "not started" {
+        let missing_program = match f.status {
+            Status::Ended(e) => e.command_not_found(),
+            Status::NotStarted => true,
+            _ => false,
+        };
+        if missing_program {
             if let Some(line) = f
                 .output
                 .lines()
@@ -229,6 +234,56 @@ fn first_location(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process::Ended;
+
+    fn failure(status: Status, output: &str) -> Failure {
+        Failure {
+            command: "nvcc -ptx k.cu".into(),
+            status,
+            output: output.into(),
+        }
+    }
+
+    /// Each way a compiler ends is classified on how it ended, not on the words: killed by
+    /// SIGKILL without a word (directly, or exit 137 under nvcc) is the out-of-memory hint; a
+    /// missing program (exit 127, or not started) with `not found` is a broken toolkit.
+    #[test]
+    fn failures_are_classified_by_how_the_compiler_ended() {
+        let sig = |signal| {
+            Status::Ended(Ended::Signalled {
+                signal,
+                core_dumped: false,
+            })
+        };
+        let exit = |code| Status::Ended(Ended::Exited(code));
+        assert!(killed_silently(&failure(sig(9), "")));
+        assert!(killed_silently(&failure(exit(137), "Killed\n")));
+        assert!(!killed_silently(&failure(sig(9), "k.cu(3): error: x")));
+        assert!(!killed_silently(&failure(sig(11), "")));
+        assert!(!killed_silently(&failure(exit(1), "")));
+        assert!(!killed_silently(&failure(Status::NotStarted, "")));
+
+        // A directory that does not exist has no free space to measure: no disk-full guess.
+        let work = Path::new("/nonexistent-archbuild-work");
+        let broken = "sh: 1: /opt/cuda/bin/../nvvm/bin/cicc: not found";
+        for status in [exit(127), Status::NotStarted] {
+            assert_eq!(
+                cause(&[(0, &failure(status, broken))], work),
+                Cause::ToolkitBroken(broken.into()),
+                "{status}"
+            );
+        }
+        for status in [exit(1), sig(9), Status::Vanished] {
+            assert_eq!(
+                cause(&[(0, &failure(status, broken))], work),
+                Cause::Compile,
+                "{status}"
+            );
+        }
+        assert_eq!(sig(9).to_string(), "signal: 9 (SIGKILL)");
+        assert_eq!(exit(127).to_string(), "exit status: 127");
+        assert_eq!(Status::NotStarted.to_string(), "not started");
+    }
 
     #[test]
     fn masks_arch_names_and_finds_locations() {

@@ -9,6 +9,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::nvcc::{FoundBy, Toolkit};
 use crate::paths::Home;
+use crate::process::Spawns;
 use crate::provision::{self, ProvisionEvent, PINNED_RELEASE};
 use crate::store::Store;
 
@@ -88,10 +89,15 @@ impl Discovery {
     }
 
     /// The first toolkit found, queried (memoised in `store`).
-    pub(crate) fn locate_with(&self, env: &Env, store: Option<&Store>) -> Result<Toolkit> {
+    pub(crate) fn locate_with(
+        &self,
+        env: &Env,
+        store: Option<&Store>,
+        spawns: &Spawns,
+    ) -> Result<Toolkit> {
         let candidates = self.candidates(env)?;
         match candidates.iter().find(|c| c.exists) {
-            Some(c) => Toolkit::query(&c.nvcc, c.found_by.clone(), store),
+            Some(c) => Toolkit::query(&c.nvcc, c.found_by.clone(), store, spawns),
             None => Err(self.not_found(env)),
         }
     }
@@ -104,11 +110,22 @@ impl Discovery {
         provision: bool,
         progress: &mut dyn FnMut(&ProvisionEvent),
     ) -> Result<Toolkit> {
+        self.locate_counted(env, provision, progress, &Spawns::default())
+    }
+
+    /// [`Discovery::locate`], counting the toolkit queries in a build's `spawns`.
+    pub(crate) fn locate_counted(
+        &self,
+        env: &Env,
+        provision: bool,
+        progress: &mut dyn FnMut(&ProvisionEvent),
+        spawns: &Spawns,
+    ) -> Result<Toolkit> {
         let store = Store::new(self.home.cache_dir());
-        match self.locate_with(env, Some(&store)) {
+        match self.locate_with(env, Some(&store), spawns) {
             Err(Error::ToolkitNotFound { .. }) if provision || env.flag("ARCHBUILD_PROVISION") => {
                 let nvcc = provision::provision(env, &self.home, progress)?;
-                Toolkit::query(&nvcc, FoundBy::Provisioned, Some(&store))
+                Toolkit::query(&nvcc, FoundBy::Provisioned, Some(&store), spawns)
             }
             other => other,
         }

@@ -31,7 +31,7 @@ pub(crate) use host::HostObject;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -41,7 +41,7 @@ use crate::exec::{run_graph, Limiter, Outcome};
 use crate::keys;
 use crate::nvcc::Toolkit;
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
-use crate::process::Cmd;
+use crate::process::{Cmd, Ended, Spawns};
 use crate::report::JobRecord;
 use crate::spec::JobCallback;
 use crate::store::{Key, Store};
@@ -158,8 +158,40 @@ struct Ran {
 #[derive(Debug)]
 pub(crate) struct Failure {
     pub command: String,
-    pub status: String,
+    pub status: Status,
     pub output: String,
+}
+
+/// Why a job failed, matched on (not on its words) to tell a killed compiler, a broken toolkit
+/// and an entry that left the cache from a source's errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// The process ran and ended so (or left no output file).
+    Ended(Ended),
+    /// The process could not be started.
+    NotStarted,
+    /// The job's input left the cache while the build ran (`cache clean`, eviction by a
+    /// concurrent build): the build runs once more, which recompiles it.
+    Vanished,
+    /// A library source's compile left no stub or module ID.
+    NoHostSide,
+    /// A file the job writes could not be written.
+    Io,
+    /// nvcc planned host steps archbuild cannot split.
+    UnexpectedPlan,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Ended(e) => e.fmt(f),
+            Status::NotStarted => f.write_str("not started"),
+            Status::Vanished => f.write_str("cache entry vanished"),
+            Status::NoHostSide => f.write_str("no host-side output"),
+            Status::Io => f.write_str("i/o error"),
+            Status::UnexpectedPlan => f.write_str("unexpected plan"),
+        }
+    }
 }
 
 /// Everything a build's jobs share.
@@ -176,16 +208,15 @@ pub(crate) struct Compiler<'a> {
     ptxas_base: Key,
     tmp: tempfile::TempDir,
     limiter: Limiter,
-    pub spawned: AtomicUsize,
-    /// Preprocessor runs (preprocessor mode), part of `spawned`.
-    pub preprocessed: AtomicUsize,
+    /// The build's one count of processes started (shared with its preparation).
+    spawns: Spawns,
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     leads: HashSet<usize>,
     facts: &'a keys::Facts,
     verify: crate::verification::Verify,
-    /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`), and the processes that took.
+    /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`); their processes are not
+    /// the build's and are not counted.
     pub verified: AtomicUsize,
-    verified_runs: AtomicUsize,
     /// The first hit that differed from its fresh compile.
     pub mismatch: std::sync::Mutex<Option<Error>>,
 }
@@ -236,8 +267,7 @@ impl<'a> Compiler<'a> {
             ptxas_base,
             tmp,
             limiter: Limiter::new(env),
-            spawned: AtomicUsize::new(0),
-            preprocessed: AtomicUsize::new(0),
+            spawns: p.spawns.clone(),
             leads: jobs
                 .iter()
                 .filter(|j| matches!(j.phase, Phase::Cicc(_)))
@@ -246,7 +276,6 @@ impl<'a> Compiler<'a> {
             facts,
             verify: p.verify,
             verified: AtomicUsize::new(0),
-            verified_runs: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
         })
     }
@@ -309,7 +338,7 @@ impl<'a> Compiler<'a> {
             Phase::Ptxas(arch) => {
                 let missing = || Failure {
                     command: job.label(),
-                    status: VANISHED.into(),
+                    status: Status::Vanished,
                     output: "the PTX this job needs is missing from the cache".into(),
                 };
                 let input = input.ok_or_else(missing)?;
@@ -340,7 +369,7 @@ impl<'a> Compiler<'a> {
                     .and_then(|()| std::fs::write(&input_path, ptx))
                     .map_err(|e| Failure {
                         command: format!("write {}", input_path.display()),
-                        status: "i/o error".into(),
+                        status: Status::Io,
                         output: e.to_string(),
                     })?;
                 let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
@@ -370,38 +399,37 @@ impl<'a> Compiler<'a> {
         self.roots.in_toolkit(p)
     }
 
-    /// Runs a command under a token; returns the output file's bytes, the wall time and what
-    /// the process printed.
+    /// Runs a command of the build under a token; returns the output file's bytes, the wall
+    /// time and what the process printed.
     fn execute(&self, cmd: &Cmd, out: &Path) -> Result<Ran, Failure> {
-        self.execute_counted(cmd, out, &self.spawned)
+        self.execute_in(cmd, out, Some(&self.spawns))
     }
 
-    /// [`Compiler::execute`], counting the process in `counter`.
-    fn execute_counted(
-        &self,
-        cmd: &Cmd,
-        out: &Path,
-        counter: &AtomicUsize,
-    ) -> Result<Ran, Failure> {
+    /// [`Compiler::execute`], counting the process in the build's report when `spawns` is
+    /// given (verification runs are not the build's).
+    fn execute_in(&self, cmd: &Cmd, out: &Path, spawns: Option<&Spawns>) -> Result<Ran, Failure> {
         let _token = self.limiter.acquire();
         let start = Instant::now();
-        counter.fetch_add(1, Ordering::SeqCst);
-        let result = cmd.output();
+        let result = match spawns {
+            Some(s) => cmd.output_counted(s),
+            None => cmd.output(),
+        };
         let seconds = start.elapsed().as_secs_f64();
-        let fail = |status: String, output: String| Failure {
+        let fail = |status: Status, output: String| Failure {
             command: cmd.display(),
             status,
             output,
         };
-        let o = result.map_err(|e| fail("not started".into(), e.to_string()))?;
+        let o = result.map_err(|e| fail(Status::NotStarted, e.to_string()))?;
         let mut text = String::from_utf8_lossy(&o.stderr).into_owned();
         text.push_str(&String::from_utf8_lossy(&o.stdout));
+        let ended = Status::Ended(o.status);
         if !o.status.success() {
-            return Err(fail(o.status.to_string(), text));
+            return Err(fail(ended, text));
         }
         let bytes = std::fs::read(out).map_err(|e| {
             fail(
-                o.status.to_string(),
+                ended,
                 format!("{text}\nno output file {}: {e}", out.display()),
             )
         })?;
@@ -421,10 +449,6 @@ impl<'a> Compiler<'a> {
         self.tmp.path()
     }
 }
-
-/// The status of a job whose input left the cache while the build ran (`cache clean`, eviction
-/// by a concurrent build): the build runs once more, which recompiles it.
-pub(crate) const VANISHED: &str = "cache entry vanished";
 
 /// The cache namespace of compiler output, keyed like the output it came with.
 const LOG_NS: &str = "log";

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub use crate::process::Ended;
+
 /// Everything that can go wrong finding or provisioning a toolkit, configuring, compiling and
 /// packing.
 #[derive(Debug, thiserror::Error)]
@@ -71,7 +73,7 @@ pub enum Error {
     /// pip ran and failed.
     #[error("cannot provision the CUDA toolkit: pip failed ({status}); {hint}\npip said:\n{tail}")]
     PipFailed {
-        status: String,
+        status: Ended,
         hint: &'static str,
         tail: String,
     },
@@ -410,7 +412,7 @@ mod tests {
             ),
             (
                 Error::PipFailed {
-                    status: s(),
+                    status: Ended::Exited(1),
                     hint: "x",
                     tail: s(),
                 },

@@ -93,7 +93,10 @@ pub(crate) struct Limiter {
 /// Permission to run one process; returned when dropped.
 pub(crate) enum Token<'a> {
     Implicit(&'a Limiter),
-    Acquired(#[allow(dead_code)] jobserver::Acquired),
+    Acquired(
+        #[expect(dead_code, reason = "held for its Drop, which returns the token")]
+        jobserver::Acquired,
+    ),
     Pool,
 }
 

@@ -69,7 +69,7 @@ pub use builder::Build;
 pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use compiler_output::{CompilerMessage, MessageKind};
 pub use env::Env;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Ended, Error, ErrorKind, Result};
 pub use header_lib::HeaderLibrary;
 pub use host_link::Cudart;
 pub use library::Library;

@@ -11,7 +11,7 @@ use archbuild_arch::{
 };
 
 use crate::error::{Error, Result};
-use crate::process::Cmd;
+use crate::process::{Cmd, Spawns};
 use crate::store::{KeyBuilder, Store};
 
 /// How a toolkit was found (reported by `cargo archbuild toolkit which`).
@@ -51,14 +51,18 @@ pub struct Toolkit {
     version_text: String,
     targets: Vec<Target>,
     found_by: FoundBy,
-    /// Processes the query started (0 when memoised); the build report counts them.
-    pub(crate) query_processes: usize,
 }
 
 impl Toolkit {
     /// Queries the nvcc at `nvcc` (its directory must also hold ptxas). With a cache store the
     /// answers are memoised.
-    pub(crate) fn query(nvcc: &Path, found_by: FoundBy, store: Option<&Store>) -> Result<Self> {
+    /// The processes it starts are counted in `spawns`.
+    pub(crate) fn query(
+        nvcc: &Path,
+        found_by: FoundBy,
+        store: Option<&Store>,
+        spawns: &Spawns,
+    ) -> Result<Self> {
         // Resolve the directory but not a symlinked nvcc itself: ptxas and friends live next to
         // the nvcc named, which is what nvcc's own `$(_HERE_)` means too.
         let nvcc = match (nvcc.parent().map(std::fs::canonicalize), nvcc.file_name()) {
@@ -67,25 +71,21 @@ impl Toolkit {
         };
         let memo_key = store.and_then(|_| memo_key(&nvcc));
         let memo = memo_key.and_then(|k| store?.get("toolkit", &k));
-        let mut spawned = 0;
         let text = match memo.and_then(|m| String::from_utf8(m).ok()) {
             Some(t) => t,
             None => {
-                spawned = 3;
-                let mut text = run_query(&nvcc, "--version")?;
+                let mut text = run_query(&nvcc, "--version", spawns)?;
                 text.push_str("\n--list-gpu-code\n");
-                text.push_str(&run_query(&nvcc, "--list-gpu-code")?);
+                text.push_str(&run_query(&nvcc, "--list-gpu-code", spawns)?);
                 text.push_str("\n--list-gpu-arch\n");
-                text.push_str(&run_query(&nvcc, "--list-gpu-arch")?);
+                text.push_str(&run_query(&nvcc, "--list-gpu-arch", spawns)?);
                 if let (Some(store), Some(k)) = (store, memo_key) {
                     let _ = store.put("toolkit", &k, text.as_bytes());
                 }
                 text
             }
         };
-        let mut tk = Self::from_query_text(&nvcc, &text, found_by)?;
-        tk.query_processes = spawned;
-        Ok(tk)
+        Self::from_query_text(&nvcc, &text, found_by)
     }
 
     /// Builds a toolkit from the combined output of the three queries.
@@ -129,13 +129,12 @@ impl Toolkit {
             version_text,
             targets,
             found_by,
-            query_processes: 0,
         })
     }
 
     /// The toolkit whose nvcc is at this path, queried now (for tools and tests).
     pub fn from_nvcc(nvcc: impl AsRef<Path>) -> Result<Self> {
-        Self::query(nvcc.as_ref(), FoundBy::Explicit, None)
+        Self::query(nvcc.as_ref(), FoundBy::Explicit, None, &Spawns::default())
     }
 
     pub fn nvcc(&self) -> &Path {
@@ -224,10 +223,10 @@ impl Toolkit {
     }
 }
 
-fn run_query(nvcc: &Path, arg: &str) -> Result<String> {
+fn run_query(nvcc: &Path, arg: &str, spawns: &Spawns) -> Result<String> {
     let out = Cmd::new(nvcc)
         .arg(arg)
-        .output()
+        .output_counted(spawns)
         .map_err(|e| Error::ToolkitQuery {
             nvcc: nvcc.to_path_buf(),
             args: arg.into(),

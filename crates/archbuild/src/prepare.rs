@@ -15,7 +15,7 @@ use crate::manifest::PackageConfig;
 use crate::nvcc::Toolkit;
 use crate::paths::Home;
 use crate::plan::{Module, Settings};
-use crate::process::Cmd;
+use crate::process::{Cmd, Spawns};
 use crate::setup;
 use crate::spec::Spec;
 
@@ -38,7 +38,8 @@ pub(crate) struct Prepared {
     pub remote: Option<archbuild_store::RemoteConfig>,
     /// `[package.metadata.archbuild.variants]`, when Cargo.toml has the table.
     pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
-    pub spawned: usize,
+    /// The build's one count of processes started; its compiler jobs count into it too.
+    pub spawns: Spawns,
     pub watch: Vec<PathBuf>,
     /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
     pub verify: crate::verification::Verify,
@@ -81,15 +82,11 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         0
     };
     let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
-    let toolkit = toolkit(b, &env, &home)?;
-    let mut spawned = toolkit.query_processes;
-    let device_cell = std::cell::Cell::new(0usize);
+    let spawns = Spawns::default();
+    let toolkit = toolkit(b, &env, &home, &spawns)?;
     let devices = || match &b.devices {
         Some(d) => d.clone(),
-        None => {
-            device_cell.set(device_cell.get() + 1);
-            query_devices(&toolkit)
-        }
+        None => query_devices(&toolkit, &spawns),
     };
     let archs =
         crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
@@ -131,7 +128,6 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
     for m in &mut modules {
         m.host = library.is_some();
     }
-    spawned += device_cell.get();
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
     watch.push(toolkit.nvcc().to_path_buf());
     Ok(Prepared {
@@ -148,7 +144,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         cache_max,
         remote,
         pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
-        spawned,
+        spawns,
         watch,
         verify,
         library,
@@ -166,8 +162,8 @@ fn attach_headers(s: &mut Settings, libs: Vec<crate::header_tree::Resolved>) {
 
 /// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
 /// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
-fn query_devices(tk: &Toolkit) -> Vec<ComputeCapability> {
-    match Cmd::new(tk.tool("__nvcc_device_query")).output() {
+fn query_devices(tk: &Toolkit, spawns: &Spawns) -> Vec<ComputeCapability> {
+    match Cmd::new(tk.tool("__nvcc_device_query")).output_counted(spawns) {
         Ok(out) if out.status.success() => {
             parse_device_query(&String::from_utf8_lossy(&out.stdout))
         }
@@ -208,20 +204,17 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
 }
 
 /// The toolkit the caller queried, or the one found (and provisioned when asked) now.
-fn toolkit(b: &Spec, env: &Env, home: &Home) -> Result<Toolkit> {
+fn toolkit(b: &Spec, env: &Env, home: &Home, spawns: &Spawns) -> Result<Toolkit> {
     Ok(match &b.toolkit {
-        // Queried by the caller, before this build.
-        Some(t) => {
-            let mut t = t.clone();
-            t.query_processes = 0;
-            t
-        }
+        // Queried by the caller, before this build: no process of this build.
+        Some(t) => t.clone(),
         None => {
             let provision = b.provision.unwrap_or(false);
-            Discovery::new(home.clone()).locate(
+            Discovery::new(home.clone()).locate_counted(
                 env,
                 provision,
                 &mut crate::provision::stderr_progress,
+                spawns,
             )?
         }
     })

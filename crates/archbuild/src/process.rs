@@ -8,11 +8,14 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Once;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, Once};
 
 use crate::error::{Error, Result};
+
+mod ended;
+pub use ended::Ended;
 
 const SLOTS: usize = 512;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
@@ -97,67 +100,34 @@ impl Cmd {
             .join(" ")
     }
 
-    fn command(&self) -> Command {
-        let mut command = Command::new(&self.program);
-        if self.env_only {
-            command.env_clear();
-        }
-        command
-            .args(&self.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
-        command
+    /// Runs to completion, capturing stdout and stderr; not counted in a build's report.
+    pub fn output(&self) -> Result<Output> {
+        self.output_in(None)
     }
 
-    /// Runs to completion, capturing stdout and stderr.
-    pub fn output(&self) -> Result<Output> {
-        install_handlers();
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            return Err(Error::Interrupted);
-        }
-        let mut command = self.command();
-        if let Some(dir) = &self.cwd {
-            command.current_dir(dir);
-        }
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        isolate(&mut command);
-        let child = command.spawn().map_err(|source| Error::Spawn {
-            program: self.program.clone(),
-            source,
-        })?;
-        let slot = register(child.id() as i32);
-        let result = child.wait_with_output();
-        unregister(slot);
-        let out = result.map_err(|source| Error::Spawn {
-            program: self.program.clone(),
-            source,
-        })?;
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            return Err(Error::Interrupted);
-        }
-        Ok(out)
+    /// [`Cmd::output`], counting the process in `spawns` when it starts.
+    pub fn output_counted(&self, spawns: &Spawns) -> Result<Output> {
+        self.output_in(Some(spawns))
     }
+
+    fn output_in(&self, spawns: Option<&Spawns>) -> Result<Output> {
+        let (child, slot) = self.start(spawns)?;
+        let result = child.wait_with_output();
+        drop(slot);
+        let out = result.map_err(|source| self.spawn_error(source))?;
+        finished()?;
+        Ok(Output {
+            status: Ended::of(out.status),
+            stdout: out.stdout,
+            stderr: out.stderr,
+        })
+    }
+
     /// Runs to completion, handing each stdout line to `on_line` as it arrives (progress of
     /// long tools such as pip); stderr is captured and returned.
-    pub fn run_streaming(
-        &self,
-        on_line: &mut dyn FnMut(&str),
-    ) -> Result<(std::process::ExitStatus, String)> {
+    pub fn run_streaming(&self, on_line: &mut dyn FnMut(&str)) -> Result<(Ended, String)> {
         use std::io::{BufRead, Read};
-        install_handlers();
-        let mut command = self.command();
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        isolate(&mut command);
-        let mut child = command.spawn().map_err(|source| Error::Spawn {
-            program: self.program.clone(),
-            source,
-        })?;
-        let slot = register(child.id() as i32);
+        let (mut child, slot) = self.start(None)?;
         let mut stderr = child.stderr.take();
         let err_thread = std::thread::spawn(move || {
             let mut s = String::new();
@@ -172,16 +142,88 @@ impl Cmd {
             }
         }
         let status = child.wait();
-        unregister(slot);
+        drop(slot);
         let stderr = err_thread.join().unwrap_or_default();
-        let status = status.map_err(|source| Error::Spawn {
-            program: self.program.clone(),
-            source,
-        })?;
+        let status = status.map_err(|source| self.spawn_error(source))?;
+        finished()?;
+        Ok((Ended::of(status), stderr))
+    }
+
+    /// The one place a child starts: nothing starts once the build is interrupted; the child
+    /// gets its own process group, recorded until the returned slot is dropped, its stdio
+    /// piped, and is counted in `spawns` once it runs.
+    fn start(&self, spawns: Option<&Spawns>) -> Result<(std::process::Child, Slot)> {
+        install_handlers();
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(Error::Interrupted);
         }
-        Ok((status, stderr))
+        let mut command = Command::new(&self.program);
+        if self.env_only {
+            command.env_clear();
+        }
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = &self.cwd {
+            command.current_dir(dir);
+        }
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        isolate(&mut command);
+        let child = command.spawn().map_err(|source| self.spawn_error(source))?;
+        if let Some(s) = spawns {
+            s.0.fetch_add(1, Ordering::SeqCst);
+        }
+        let slot = Slot(register(child.id() as i32));
+        Ok((child, slot))
+    }
+
+    fn spawn_error(&self, source: std::io::Error) -> Error {
+        Error::Spawn {
+            program: self.program.clone(),
+            source,
+        }
+    }
+}
+
+/// An interrupt that arrived while the child ran is the build's outcome, not the child's.
+fn finished() -> Result<()> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        true => Err(Error::Interrupted),
+        false => Ok(()),
+    }
+}
+
+/// What a finished process left: how it ended and what it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Output {
+    pub status: Ended,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// Counts the processes a build starts. Clones share one count, so the build's preparation
+/// (toolkit and GPU queries) and its compiler jobs count into the one number the report reads.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Spawns(Arc<AtomicUsize>);
+
+impl Spawns {
+    /// Processes started so far.
+    pub fn started(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A child's entry in the table of process groups the signal handler kills; removed on drop.
+struct Slot(Option<usize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(i) = self.0 {
+            GROUPS[i].store(0, Ordering::SeqCst);
+        }
     }
 }
 
@@ -213,12 +255,6 @@ fn register(pid: i32) -> Option<usize> {
             .compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
     })
-}
-
-fn unregister(slot: Option<usize>) {
-    if let Some(i) = slot {
-        GROUPS[i].store(0, Ordering::SeqCst);
-    }
 }
 
 #[cfg(unix)]
@@ -273,5 +309,89 @@ mod tests {
         assert_eq!(out.stdout, b"hi\n");
         let err = Cmd::new("/nonexistent/tool").output().unwrap_err();
         assert!(err.to_string().contains("/nonexistent/tool"), "{err}");
+    }
+
+    /// `Ended` prints what the standard library prints for every exit code and signal, so
+    /// messages and snapshots keep their words.
+    #[cfg(unix)]
+    #[test]
+    fn ended_reads_like_the_standard_library() {
+        use std::os::unix::process::ExitStatusExt;
+        let raws = (0..=255)
+            .map(|code| code << 8)
+            .chain(1..=31)
+            .chain([9 | 0x80]);
+        for raw in raws {
+            let status = std::process::ExitStatus::from_raw(raw);
+            assert_eq!(
+                Ended::of(status).to_string(),
+                status.to_string(),
+                "raw {raw:#x}"
+            );
+        }
+        let killed = Ended::of(std::process::ExitStatus::from_raw(9));
+        assert_eq!(
+            killed,
+            Ended::Signalled {
+                signal: 9,
+                core_dumped: false
+            }
+        );
+    }
+
+    /// How a process ended is classified on the enum: killed by SIGKILL directly or under
+    /// nvcc (exit 137), a missing program (127), and everything else.
+    #[test]
+    fn ended_classifies_each_case() {
+        let sig = |signal| Ended::Signalled {
+            signal,
+            core_dumped: false,
+        };
+        assert!(sig(9).killed());
+        assert!(Ended::Exited(137).killed());
+        assert!(!sig(11).killed() && !Ended::Exited(1).killed() && !Ended::Exited(9).killed());
+        assert!(Ended::Exited(127).command_not_found());
+        assert!(!Ended::Exited(1).command_not_found() && !sig(127 - 64).command_not_found());
+        assert!(Ended::Exited(0).success() && !Ended::Exited(1).success() && !sig(9).success());
+    }
+
+    /// Both ways of running a command are the one spawn: counted, in the given directory,
+    /// with the child's status.
+    #[cfg(unix)]
+    #[test]
+    fn every_way_of_running_counts_and_honours_the_directory() {
+        let spawns = Spawns::default();
+        let mut pwd = Cmd::new("/bin/pwd");
+        pwd.cwd = Some("/".into());
+        let out = pwd.output_counted(&spawns).unwrap();
+        assert_eq!(
+            (out.status, &out.stdout[..]),
+            (Ended::Exited(0), &b"/\n"[..])
+        );
+        let mut lines = Vec::new();
+        let (ended, _) = pwd
+            .run_streaming(&mut |l| lines.push(l.to_owned()))
+            .unwrap();
+        assert_eq!((ended, lines), (Ended::Exited(0), vec!["/".to_owned()]));
+        let f = Cmd::new("/bin/sh")
+            .args(["-c", "exit 3"])
+            .output_counted(&spawns);
+        assert_eq!(f.unwrap().status, Ended::Exited(3));
+        assert_eq!(
+            spawns.started(),
+            2,
+            "output_counted counts; plain runs do not"
+        );
+        let clone = spawns.clone();
+        Cmd::new("/bin/true").output_counted(&clone).unwrap();
+        assert_eq!(spawns.started(), 3, "clones share the count");
+        assert!(Cmd::new("/nonexistent/tool")
+            .output_counted(&spawns)
+            .is_err());
+        assert_eq!(
+            spawns.started(),
+            3,
+            "a program that never started is not counted"
+        );
     }
 }

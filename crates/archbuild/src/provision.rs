@@ -150,7 +150,7 @@ pub fn provision(
     })?;
     if !status.success() {
         let _ = std::fs::remove_dir_all(&tmp);
-        return Err(pip_failed(status.to_string(), &stderr));
+        return Err(pip_failed(status, &stderr));
     }
 
     let tmp_nvcc = tmp.join("nvidia/cu13/bin/nvcc");
@@ -245,7 +245,7 @@ pub(crate) fn check_pip(python: &Path, env: &Env) -> Result<()> {
 }
 
 /// Classifies a pip failure so the hint names the likely fix.
-fn pip_failed(status: String, stderr: &str) -> Error {
+fn pip_failed(status: crate::process::Ended, stderr: &str) -> Error {
     const NETWORK: &[&str] = &[
         "NewConnectionError",
         "Failed to establish a new connection",
@@ -304,12 +304,12 @@ mod tests {
 
     #[test]
     fn pip_failures_are_classified() {
-        let e = pip_failed("exit status: 1".into(), "WARNING: Retrying ... NewConnectionError\nERROR: No matching distribution found for nvidia-cuda-nvcc==13.5.37");
+        let e = pip_failed(crate::process::Ended::Exited(1), "WARNING: Retrying ... NewConnectionError\nERROR: No matching distribution found for nvidia-cuda-nvcc==13.5.37");
         let s = e.to_string();
         assert!(s.contains("check the network connection"), "{s}");
         assert!(s.contains("No matching distribution"), "{s}");
         let e = pip_failed(
-            "exit status: 1".into(),
+            crate::process::Ended::Exited(1),
             "OSError: [Errno 28] No space left on device",
         );
         assert!(e.to_string().contains("disk is full"));

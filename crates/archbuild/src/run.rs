@@ -292,7 +292,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         jobs_planned: jobs.len(),
         jobs_run,
         cache_hits: jobs.len() - jobs_run,
-        processes_started: p.spawned + compiler.spawned.load(Ordering::SeqCst),
+        processes_started: p.spawns.started(),
         verified: compiler.verified.load(Ordering::SeqCst),
         jobserver: compiler.uses_jobserver(),
         workers,
@@ -333,7 +333,7 @@ fn finished<'a>(
             _ => None,
         })
         .collect();
-    let vanished = |f: &&Failure| f.status == crate::driver::VANISHED;
+    let vanished = |f: &&Failure| f.status == crate::driver::Status::Vanished;
     if retry && !failures.is_empty() && failures.iter().all(|(_, f)| vanished(f)) {
         return Ok(None);
     }

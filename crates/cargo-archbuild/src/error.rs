@@ -107,12 +107,10 @@ pub enum CliError {
     #[error("`{}` contains no CUDA images", path.display())]
     NoImages { path: PathBuf },
 
-    /// The fat binaries conflict; the library numbers the inputs, the message names the files.
-    #[error("fat binaries cannot be merged: {}", name_inputs(source, files))]
-    Merge {
-        files: Vec<PathBuf>,
-        source: archbuild_fatbin::Error,
-    },
+    /// The fat binaries do not merge; the library's error names the files (the CLI gives it
+    /// their names).
+    #[error("fat binaries cannot be merged: {source}")]
+    Merge { source: archbuild_fatbin::Error },
 
     /// The inputs' build records do not merge (the library says why in words only).
     #[error("fat binaries cannot be merged: {message}")]
@@ -170,15 +168,6 @@ pub enum CliError {
         message: String,
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
-}
-
-/// The library's message with "input N" replaced by the file name the user typed.
-fn name_inputs(e: &archbuild_fatbin::Error, files: &[PathBuf]) -> String {
-    let mut message = e.to_string();
-    for (i, f) in files.iter().enumerate().rev() {
-        message = message.replace(&format!("input {i} "), &format!("`{}` ", f.display()));
-    }
-    message
 }
 
 impl CliError {
@@ -475,8 +464,11 @@ mod tests {
             matches!(source, archbuild_fatbin::Error::Conflict { .. }),
             "{source:?}"
         );
-        // The library numbers the inputs; the CLI's message names the files instead.
-        assert!(source.to_string().contains("input 1 "), "{source}");
+        // The CLI names the inputs by their files, in the library's error itself.
+        assert!(
+            source.to_string().contains(&format!("`{}` ", b.display())),
+            "{source}"
+        );
         let text = e.to_string();
         assert!(
             text.starts_with("fat binaries cannot be merged: ")
@@ -486,6 +478,41 @@ mod tests {
         );
         assert_eq!((e.kind(), e.exit_code()), ("merge", exit::INPUT));
         assert!(!Path::new(&out).exists());
+    }
+
+    /// Every merge error names the file, not the library's `input N`: a `fatbinary --concat`
+    /// group in the second file is reported as that file.
+    #[test]
+    fn a_merge_input_merge_cannot_carry_is_named_by_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ptx = b".version 9.0\n.target sm_86\n.address_size 64\n";
+        let good = archbuild_fatbin::FatbinWriter::new()
+            .add_ptx(ptx, archbuild_arch::Arch::plain(8, 6))
+            .unwrap()
+            .write()
+            .unwrap();
+        let mut group = good.clone();
+        // The first entry's kind (its header follows the 16-byte container header): 0x100.
+        group[16..18].copy_from_slice(&0x100u16.to_le_bytes());
+        let (a, g) = (dir.path().join("a.fatbin"), dir.path().join("g.fatbin"));
+        std::fs::write(&a, &good).unwrap();
+        std::fs::write(&g, &group).unwrap();
+        let out = dir.path().join("out.fatbin");
+        let e = fails(&[
+            "merge".as_ref(),
+            a.as_os_str(),
+            g.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("`{}`: its entry at offset 16", g.display()))
+                && !text.contains("input 1"),
+            "{text}"
+        );
+        assert_eq!((e.kind(), e.exit_code()), ("merge", exit::INPUT));
+        assert!(!out.exists());
     }
 
     #[test]

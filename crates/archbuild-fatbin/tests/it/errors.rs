@@ -2,7 +2,7 @@
 //! the fix. Messages are snapshotted (insta) so changes to them are reviewed.
 
 use archbuild_fatbin::{
-    merge, read_any, read_fatbin, Arch, CompressionChoice, Error, FatbinWriter, Target,
+    merge, merge_named, read_any, read_fatbin, Arch, CompressionChoice, Error, FatbinWriter, Target,
 };
 use insta::assert_snapshot;
 
@@ -136,6 +136,44 @@ fn merge_names_both_conflicting_entries() {
     assert_eq!(merge(&[&one, &zstd]).unwrap(), one);
 }
 
+/// Errors of a merge name the inputs as the caller names them (a CLI, by their files), in the
+/// error's fields rather than by rewriting its text.
+#[test]
+fn merge_errors_name_the_inputs_as_given() {
+    let c = |text: &[u8]| elf_builder::cubin(86, 8, false, &kernels(), text);
+    let write = |cubin: &[u8]| {
+        FatbinWriter::new()
+            .add_cubin(cubin, arch("sm_86"))
+            .unwrap()
+            .write()
+            .unwrap()
+    };
+    let (one, two) = (write(&c(b"one")), write(&c(b"two")));
+    let err = merge_named(&[("`a.fatbin`", &one), ("`b.fatbin`", &two)]).unwrap_err();
+    let Error::Conflict { first, second, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(first.starts_with("`a.fatbin` container 0") && second.starts_with("`b.fatbin` "));
+
+    // A `fatbinary --concat` group (entry kind 0x100) cannot be carried into a merge.
+    let mut group = one.clone();
+    group[16..18].copy_from_slice(&0x100u16.to_le_bytes());
+    let err = merge(&[&two, &group]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MergeUnknownKind { ref input, offset: 16, kind: 0x100 } if input == "input 1"
+        ),
+        "{err:?}"
+    );
+    assert_snapshot!("merge_unknown_kind", err);
+    let err = merge_named(&[("`a.fatbin`", &two), ("`g.fatbin`", &group)]).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot merge `g.fatbin`: "),
+        "{err}"
+    );
+}
+
 #[test]
 fn corrupt_containers_name_the_offset() {
     let c = elf_builder::cubin(86, 8, false, &kernels(), b"one");
@@ -180,4 +218,41 @@ fn unknown_files_and_compressions_list_what_is_accepted() {
         "unknown_compression",
         "fast".parse::<CompressionChoice>().unwrap_err()
     );
+}
+
+/// A host object is split as the CUDA runtime loads it: the executable `.nv_fatbin`'s
+/// containers only, named by section; one with no fat binary has no images.
+#[test]
+fn loadable_modules_of_a_host_object() {
+    use archbuild_fatbin::loadable_modules;
+    let fatbin = |text: &[u8]| {
+        let c = elf_builder::cubin(86, 8, false, &kernels(), text);
+        FatbinWriter::new()
+            .add_cubin(&c, arch("sm_86"))
+            .unwrap()
+            .write()
+            .unwrap()
+    };
+    let (a, b) = (fatbin(b"one"), fatbin(b"two"));
+    let mut two = a.clone();
+    two.extend_from_slice(&b);
+    let host = elf_builder::host_object(&[(".nv_fatbin", &two), ("__nv_relfatbin", &a)]);
+    let m = loadable_modules(&host).unwrap();
+    let got: Vec<_> = m
+        .iter()
+        .map(|m| (m.location.as_str(), m.has_kernels))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (".nv_fatbin container 0", true),
+            (".nv_fatbin container 1", true)
+        ]
+    );
+    assert_eq!((&m[0].bytes, &m[1].bytes), (&a, &b));
+    let rel_only = elf_builder::host_object(&[("__nv_relfatbin", &a)]);
+    let m = loadable_modules(&rel_only).unwrap();
+    assert_eq!(m[0].location, "__nv_relfatbin container 0");
+    let none = elf_builder::host_object(&[(".text", b"\x90")]);
+    assert!(matches!(loadable_modules(&none), Err(Error::NoImages)));
 }

@@ -3,12 +3,11 @@
 //! preprocessed text is byte-identical to the lead's.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
 use archbuild_arch::Arch;
 
-use super::{keep_log, Compiler, Failure, HostSideOut, JobOut, Ran, RunLog};
+use super::{keep_log, Compiler, Failure, HostSideOut, JobOut, Ran, RunLog, Status};
 use crate::deps::{self, Lookup};
 use crate::keys;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
@@ -177,7 +176,6 @@ impl Compiler<'_> {
         let started = SystemTime::now();
         let clock = Instant::now();
         let text = self.execute(&cmd, &ii)?.bytes;
-        self.preprocessed.fetch_add(1, Ordering::SeqCst);
         Ok(Preprocessed {
             text,
             deps: self.read_deps(&depfile, module),
@@ -243,7 +241,7 @@ impl Compiler<'_> {
         let ran = self.execute(&cmd, &out)?;
         let host_side = read_host_side(module, &out, &keep).map_err(|e| Failure {
             command: cmd.display(),
-            status: "no host-side output".into(),
+            status: Status::NoHostSide,
             output: e,
         })?;
         let deps = self.read_deps(&depfile, module);

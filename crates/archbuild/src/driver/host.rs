@@ -8,14 +8,15 @@
 //!   3. `cudafe++` and the host compiler.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
-use super::{Compiler, Failure, HostSideOut, JobOut};
+use super::{Compiler, Failure, HostSideOut, JobOut, Status};
 use crate::deps::{self, Lookup};
 use crate::host_steps::{self, HostFiles};
 use crate::keys;
 use crate::plan::{Job, Module, Phase};
+use crate::process::Spawns;
 use crate::store::Key;
 
 /// Cache namespace of host objects.
@@ -51,7 +52,7 @@ impl Compiler<'_> {
         let module = &self.modules[m];
         let side = stub_source(m, jobs, done).ok_or_else(|| Failure {
             command: format!("host side of {}", module.name),
-            status: "no host-side output".into(),
+            status: Status::NoHostSide,
             output: "no cicc job of this source left its stub and module ID".into(),
         })?;
         let (object, key) = self.host_object_cached(m, side, fatbin, host_flags)?;
@@ -103,10 +104,9 @@ impl Compiler<'_> {
             }
         }
         let dir = self.tmp.path().join(format!("host-{m}"));
-        let (files, steps) = self.host_prepare(module, host_flags, &dir, &self.spawned)?;
+        let (files, steps) = self.host_prepare(module, host_flags, &dir, Some(&self.spawns))?;
         let started = SystemTime::now();
         let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
-        self.preprocessed.fetch_add(1, Ordering::SeqCst);
         let text = std::fs::read_to_string(&files.deps).unwrap_or_default();
         let mut deps = deps::parse_depfile(&text, &self.settings.base_dir);
         deps.push(self.settings.base_dir.join(&module.source));
@@ -131,7 +131,7 @@ impl Compiler<'_> {
             }
         }
         let (bytes, command, output) =
-            self.host_compile(side, fatbin, &files, &steps, &self.spawned)?;
+            self.host_compile(side, fatbin, &files, &steps, Some(&self.spawns))?;
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
             if store.put(OBJECT_NS, &pk, &bytes).is_ok() {
@@ -157,11 +157,11 @@ impl Compiler<'_> {
         module: &Module,
         host_flags: &[String],
         dir: &Path,
-        counter: &AtomicUsize,
+        spawns: Option<&Spawns>,
     ) -> Result<(HostFiles, host_steps::HostSteps), Failure> {
         std::fs::create_dir_all(dir).map_err(|e| io_failure(dir, e))?;
         let files = HostFiles::new(dir, &module.source);
-        let steps = self.host_steps(module, host_flags, &files, counter)?;
+        let steps = self.host_steps(module, host_flags, &files, spawns)?;
         Ok((files, steps))
     }
 
@@ -173,15 +173,15 @@ impl Compiler<'_> {
         fatbin: &[u8],
         files: &HostFiles,
         steps: &host_steps::HostSteps,
-        counter: &AtomicUsize,
+        spawns: Option<&Spawns>,
     ) -> Result<(Vec<u8>, String, String), Failure> {
         let dir = files.cpp.parent().unwrap_or(Path::new("."));
         write(&files.module_id, &side.module_id)?;
         write(&dir.join(&files.stub_name), &side.stub)?;
         let embedded = archbuild_fatbin::embedded_c_source(fatbin);
         write(&dir.join(&files.fatbin_c_name), embedded.as_bytes())?;
-        let fe = self.execute_counted(&steps.cudafe, &files.cpp, counter)?;
-        let cc = self.execute_counted(&steps.compile, &files.object, counter)?;
+        let fe = self.execute_in(&steps.cudafe, &files.cpp, spawns)?;
+        let cc = self.execute_in(&steps.compile, &files.object, spawns)?;
         let mut output = fe.log.output;
         output.push_str(&cc.log.output);
         Ok((cc.bytes, cc.log.command, output))
@@ -200,12 +200,11 @@ impl Compiler<'_> {
     ) {
         let module = &self.modules[m];
         let dir = self.tmp.path().join(format!("verify-host-{m}"));
-        let runs = &self.verified_runs;
         let fresh = self
-            .host_prepare(module, host_flags, &dir, runs)
+            .host_prepare(module, host_flags, &dir, None)
             .and_then(|(files, steps)| {
-                self.execute_counted(&steps.preprocess, &files.ii, runs)?;
-                self.host_compile(side, fatbin, &files, &steps, runs)
+                self.execute_in(&steps.preprocess, &files.ii, None)?;
+                self.host_compile(side, fatbin, &files, &steps, None)
             });
         let fresh = fresh.map(|(bytes, _, _)| bytes).unwrap_or_default();
         self.verified.fetch_add(1, Ordering::SeqCst);
@@ -248,21 +247,24 @@ impl Compiler<'_> {
         module: &Module,
         host_flags: &[String],
         files: &HostFiles,
-        counter: &AtomicUsize,
+        spawns: Option<&Spawns>,
     ) -> Result<host_steps::HostSteps, Failure> {
         let cmd =
             host_steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
-        counter.fetch_add(1, Ordering::SeqCst);
-        let o = cmd.output().map_err(|e| Failure {
+        let o = match spawns {
+            Some(s) => cmd.output_counted(s),
+            None => cmd.output(),
+        };
+        let o = o.map_err(|e| Failure {
             command: cmd.display(),
-            status: "not started".into(),
+            status: Status::NotStarted,
             output: e.to_string(),
         })?;
         let text = String::from_utf8_lossy(&o.stderr).into_owned();
         if !o.status.success() {
             return Err(Failure {
                 command: cmd.display(),
-                status: o.status.to_string(),
+                status: Status::Ended(o.status),
                 output: text,
             });
         }
@@ -276,7 +278,7 @@ impl Compiler<'_> {
         )
         .map_err(|e| Failure {
             command: cmd.display(),
-            status: "unexpected plan".into(),
+            status: Status::UnexpectedPlan,
             output: format!(
                 "{}; nvcc's plan for this source is not one archbuild knows how to split into \
                  host and device steps:\n{text}",
@@ -306,7 +308,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 fn io_failure(path: &Path, e: std::io::Error) -> Failure {
     Failure {
         command: format!("write {}", path.display()),
-        status: "i/o error".into(),
+        status: Status::Io,
         output: e.to_string(),
     }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use archbuild::prebuilt::{merge_records, record_path, Record};
-use archbuild_fatbin::{merge, read_any, read_fatbin};
+use archbuild_fatbin::{merge_named, read_any, read_fatbin};
 use serde::Serialize;
 
 use crate::cli::MergeArgs;
@@ -41,11 +41,18 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
         inputs.push(bytes);
     }
     let records = shard_records(&args.files, &inputs)?;
-    let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-    let merged = merge(&slices).map_err(|source| CliError::Merge {
-        files: args.files.clone(),
-        source,
-    })?;
+    // Errors name each input as the user typed it.
+    let names: Vec<String> = args
+        .files
+        .iter()
+        .map(|f| format!("`{}`", f.display()))
+        .collect();
+    let named: Vec<(&str, &[u8])> = names
+        .iter()
+        .map(String::as_str)
+        .zip(inputs.iter().map(Vec::as_slice))
+        .collect();
+    let merged = merge_named(&named).map_err(|source| CliError::Merge { source })?;
     let targets: Vec<String> = read_any(&merged)
         .map_err(|e| CliError::bug(format!("the merged fat binary does not read back: {e}"), e))?
         .iter()
