@@ -89,7 +89,10 @@ mod tests {
                 store.put(ns, &Key::of(&[i]), &[i; 100]).unwrap();
                 let old = SystemTime::now() - Duration::from_secs(3600 * u64::from(3 - i));
                 let path = store.entry_path(ns, &Key::of(&[i]));
-                std::fs::File::open(&path).unwrap().set_modified(old).unwrap();
+                std::fs::File::open(&path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
             }
             let entry = std::fs::metadata(store.entry_path(ns, &Key::of(&[0])))
                 .unwrap()
@@ -104,7 +107,10 @@ mod tests {
             );
             let trimmed = cache.trim();
             assert_eq!((trimmed.entries, trimmed.remaining), (1, 2 * entry));
-            assert!(!store.entry_path(ns, &Key::of(&[0])).exists(), "oldest first");
+            assert!(
+                !store.entry_path(ns, &Key::of(&[0])).exists(),
+                "oldest first"
+            );
             let cleaned = cache.clean();
             assert_eq!((cleaned.entries, cleaned.remaining), (2, 0));
             assert_eq!(cache.usage(), Usage::default());

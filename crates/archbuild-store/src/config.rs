@@ -341,7 +341,10 @@ mod tests {
         assert_eq!((e.origin, e.value.as_str()), (TIMEOUT_VAR, "10s"));
         assert!(e.error.to_string().contains("whole seconds"), "{}", e.error);
         let e = err(&[(URL_VAR, &format!("redis://:{SECRET}@h:1/x"))]);
-        assert_eq!((e.origin, e.value.as_str()), (URL_VAR, "redis://:***@h:1/x"));
+        assert_eq!(
+            (e.origin, e.value.as_str()),
+            (URL_VAR, "redis://:***@h:1/x")
+        );
     }
 
     #[test]

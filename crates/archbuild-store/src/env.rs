@@ -112,7 +112,9 @@ impl Env {
         let bytes = value.as_bytes();
         let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
         let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace())?;
-        Some(PathBuf::from(OsString::from_vec(bytes[start..=end].to_vec())))
+        Some(PathBuf::from(OsString::from_vec(
+            bytes[start..=end].to_vec(),
+        )))
     }
 
     /// A list variable (`PATH`, `PYTHONPATH`) split into its paths; empty when unset.
@@ -167,8 +169,14 @@ mod tests {
     #[test]
     fn non_utf8_text_reaches_its_parser_and_a_path_keeps_its_bytes() {
         let env = Env::from_vars([
-            (OsString::from("A"), OsString::from_vec(vec![b' ', 0xff, b'x', b' '])),
-            ("P".into(), OsString::from_vec(b" /opt/cu\xffda \t".to_vec())),
+            (
+                OsString::from("A"),
+                OsString::from_vec(vec![b' ', 0xff, b'x', b' ']),
+            ),
+            (
+                "P".into(),
+                OsString::from_vec(b" /opt/cu\xffda \t".to_vec()),
+            ),
             ("Q".into(), " \t ".into()),
             ("R".into(), "/a b/".into()),
         ]);
