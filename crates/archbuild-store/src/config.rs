@@ -85,7 +85,8 @@ pub struct RemoteSettings {
 pub struct SettingError {
     pub origin: &'static str,
     pub value: String,
-    pub error: Error,
+    /// Boxed: the error travels in every `Result` of the reader.
+    pub error: Box<Error>,
 }
 
 impl RemoteConfig {
@@ -113,7 +114,7 @@ impl RemoteConfig {
             move |error: Error| SettingError {
                 origin,
                 value,
-                error,
+                error: Box::new(error),
             }
         };
         let mut config = Self::from_url(url.clone(), origin)
@@ -135,10 +136,10 @@ impl RemoteConfig {
             let secs: u64 = t.parse().map_err(|_| SettingError {
                 origin: TIMEOUT_VAR,
                 value: t.clone(),
-                error: Error::BadTimeout {
+                error: Box::new(Error::BadTimeout {
                     origin: TIMEOUT_VAR.to_owned(),
                     value: t.clone(),
-                },
+                }),
             })?;
             // Zero would give up before the first byte: one second is the shortest bound.
             config = config.with_timeout(Duration::from_secs(secs.max(1)));
@@ -336,7 +337,7 @@ mod tests {
         };
         let e = err(&[(URL_VAR, "gha"), (MODE_VAR, "maybe")]);
         assert_eq!((e.origin, e.value.as_str()), (MODE_VAR, "maybe"));
-        assert!(matches!(e.error, Error::BadMode { .. }), "{e:?}");
+        assert!(matches!(*e.error, Error::BadMode { .. }), "{e:?}");
         let e = err(&[(URL_VAR, "gha"), (TIMEOUT_VAR, "10s")]);
         assert_eq!((e.origin, e.value.as_str()), (TIMEOUT_VAR, "10s"));
         assert!(e.error.to_string().contains("whole seconds"), "{}", e.error);

@@ -35,7 +35,7 @@ pub(crate) fn resolve(
             .map(|m| (m, manifest_origin)),
     };
     RemoteConfig::resolve(env.store(), &settings).map_err(|e| {
-        let (what, hint) = match e.error {
+        let (what, hint) = match *e.error {
             archbuild_store::Error::BadTimeout { .. } => (
                 "remote cache timeout",
                 "use whole seconds such as `10`, or unset it for the default of 10".to_owned(),
