@@ -7,8 +7,11 @@
 //! every entry carries its key and a BLAKE3 checksum of its cubin, both verified before every
 //! load, so a corrupted, truncated or swapped entry is never loaded (the loader recompiles and
 //! rewrites it); the size cap is kept by the store's least-recently-used eviction after every
-//! write (a hit touches the entry's mtime). Entries are not fsync'ed: after a crash an entry may
-//! be torn, which the checksum catches.
+//! write (a hit touches the entry's mtime). Entries are flushed best effort only: after a crash
+//! an entry may be torn, which the checksum catches. Its remote tier is configured by the
+//! store's one reader of `ARCHBUILD_REMOTE_CACHE*` (the build cache's too), and `cargo
+//! archbuild cache` manages it through the store's one cache-directory interface
+//! ([`JitCache::cache_dir`]).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -16,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use archbuild_store::{Env, Key, Remote, RemoteConfig, RemoteMode, RemoteStats, RemoteUrl, Store};
+use archbuild_store::{
+    CacheDir, Env, Key, Remote, RemoteConfig, RemoteSettings, RemoteStats, Store,
+};
 
 use crate::env;
 use crate::error::{Error, Result};
@@ -114,14 +119,20 @@ impl JitCache {
     /// `ARCHBUILD_JIT_CACHE_MAX_BYTES`.
     /// `Ok(None)` means caching is off (or there is no user cache directory).
     pub fn from_env() -> Result<Option<Self>> {
-        let vars = Env::process();
-        let dir = match vars.var(env::JIT_CACHE) {
-            Some(v) if archbuild_store::is_off(&v) => return Ok(None),
-            Some(v) => PathBuf::from(v),
-            None => match Self::default_dir() {
+        Self::from_vars(&Env::process())
+    }
+
+    /// [`JitCache::from_env`] for the variables of `vars` (a fixed set in tests and embedders).
+    pub fn from_vars(vars: &Env) -> Result<Option<Self>> {
+        let dir = if vars.is_off(env::JIT_CACHE) {
+            return Ok(None);
+        } else if let Some(dir) = vars.path(env::JIT_CACHE) {
+            dir
+        } else {
+            match default_dir(vars) {
                 Some(d) => d,
                 None => return Ok(None),
-            },
+            }
         };
         let max = vars
             .size(env::JIT_CACHE_MAX_BYTES)
@@ -133,7 +144,7 @@ impl JitCache {
                     .into(),
             })?
             .unwrap_or(DEFAULT_MAX_BYTES);
-        let remote = remote_from_env()?;
+        let remote = remote_from_env(vars)?;
         Ok(Some(
             Self::open(dir)?.with_max_bytes(max).with_remote(remote),
         ))
@@ -154,8 +165,12 @@ impl JitCache {
     /// `<ARCHBUILD_HOME>/jit`, the home being `<user cache dir>/archbuild` unless set
     /// (`~/.cache/archbuild/jit` on Linux), as for the build cache and toolkits.
     pub fn default_dir() -> Option<PathBuf> {
-        let home = Env::process().var(env::HOME);
-        Some(archbuild_store::home_dir(home.as_deref())?.join("jit"))
+        default_dir(&Env::process())
+    }
+
+    /// This cache as `cargo archbuild cache` manages it (the build cache's interface too).
+    pub fn cache_dir(&self) -> CacheDir {
+        CacheDir::new("jit", self.dir(), self.max_bytes)
     }
 
     /// Sets the size cap in bytes.
@@ -187,7 +202,7 @@ impl JitCache {
             Ok(Some(cubin)) => {
                 if self.store.remote().is_some() {
                     // A remote hit may have added an entry: keep the cap.
-                    self.keep_cap(Some(&self.entry_path(key)));
+                    self.keep_cap(&self.entry_path(key));
                 }
                 Lookup::Hit(cubin)
             }
@@ -208,7 +223,7 @@ impl JitCache {
                 action: "writing an entry",
                 source,
             })?;
-        self.keep_cap(Some(&path));
+        self.keep_cap(&path);
         Ok(())
     }
 
@@ -225,50 +240,30 @@ impl JitCache {
 
     /// Total bytes of the entries.
     pub fn size(&self) -> u64 {
-        self.entries().iter().map(|e| e.1).sum()
+        self.cache_dir().usage().bytes
     }
 
-    /// Applies the size cap now (`cargo archbuild cache trim`), least recently used first;
-    /// returns the entries and bytes removed.
-    pub fn trim(&self) -> (u64, u64) {
-        self.keep_cap(None)
-    }
-
-    fn keep_cap(&self, keep: Option<&Path>) -> (u64, u64) {
-        let e = self
-            .store
-            .evict_sparing(self.max_bytes, |e| Some(e.path.as_path()) == keep);
-        (e.entries, e.bytes)
+    /// Evicts least recently used entries until the cache fits its cap, sparing `keep` (the
+    /// entry just written or fetched).
+    fn keep_cap(&self, keep: &Path) {
+        self.store
+            .evict_sparing(self.max_bytes, |e| e.path.as_path() == keep);
     }
 }
 
-/// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none).
-fn remote_from_env() -> Result<Option<Arc<Remote>>> {
-    let vars = Env::process();
-    let Some(url) = vars
-        .var(env::REMOTE_CACHE)
-        .filter(|v| !archbuild_store::is_off(v))
-    else {
-        return Ok(None);
-    };
-    let bad = |var: &'static str, value: &str, e: archbuild_store::Error| Error::Env {
-        var,
-        value: value.to_owned(),
-        detail: e.to_string(),
-    };
-    let url = RemoteUrl::new(&url);
-    let mut config = RemoteConfig::from_url(url.clone(), env::REMOTE_CACHE)
-        .and_then(|c| {
-            c.with_credentials(
-                vars.var(env::REMOTE_CACHE_USERNAME),
-                vars.var(env::REMOTE_CACHE_PASSWORD),
-            )
-        })
-        .map_err(|e| bad(env::REMOTE_CACHE, &url.redacted(), e))?;
-    if let Some(m) = vars.var(env::REMOTE_CACHE_MODE) {
-        let mode = RemoteMode::parse(&m, env::REMOTE_CACHE_MODE)
-            .map_err(|e| bad(env::REMOTE_CACHE_MODE, &m, e))?;
-        config = config.with_mode(mode);
-    }
-    Ok(Some(Remote::open(config)))
+/// `<ARCHBUILD_HOME>/jit` for the home `vars` name.
+fn default_dir(vars: &Env) -> Option<PathBuf> {
+    Some(archbuild_store::home_dir(vars.var(env::HOME).as_deref())?.join("jit"))
+}
+
+/// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none), read by the store's
+/// one reader, as the build reads it (`ARCHBUILD_REMOTE_CACHE_TIMEOUT` included).
+fn remote_from_env(vars: &Env) -> Result<Option<Arc<Remote>>> {
+    let config =
+        RemoteConfig::resolve(vars, &RemoteSettings::default()).map_err(|e| Error::Env {
+            var: e.origin,
+            value: e.value,
+            detail: e.error.to_string(),
+        })?;
+    Ok(config.map(Remote::open))
 }

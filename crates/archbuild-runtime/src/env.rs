@@ -15,14 +15,8 @@ pub(crate) const NVJITLINK: &str = "ARCHBUILD_NVJITLINK";
 /// of the driver's major version when found), `driver` or `nvjitlink` (PTX too new for the
 /// driver always goes to nvJitLink).
 pub(crate) const JIT: &str = "ARCHBUILD_JIT";
-/// `ARCHBUILD_REMOTE_CACHE`: a shared cache the JIT cache reads (and writes) behind the local one.
-pub(crate) const REMOTE_CACHE: &str = "ARCHBUILD_REMOTE_CACHE";
-/// `ARCHBUILD_REMOTE_CACHE_MODE`: `read-write` (default) or `read-only`.
-pub(crate) const REMOTE_CACHE_MODE: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
-/// `ARCHBUILD_REMOTE_CACHE_USERNAME` / `_PASSWORD`: credentials for a Redis or WebDAV remote
-/// whose URL has none.
-pub(crate) const REMOTE_CACHE_USERNAME: &str = archbuild_store::USERNAME_VAR;
-pub(crate) const REMOTE_CACHE_PASSWORD: &str = archbuild_store::PASSWORD_VAR;
+// `ARCHBUILD_REMOTE_CACHE`, `_MODE`, `_TIMEOUT`, `_USERNAME` and `_PASSWORD` (the JIT cache's
+// remote tier) are read by `archbuild_store::RemoteConfig::resolve`, the build's reader too.
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
 pub(crate) const HOME: &str = archbuild_store::HOME_VAR;
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.

@@ -75,11 +75,11 @@ impl Located {
 pub fn candidates() -> Vec<PathBuf> {
     let vars = Env::process();
     let mut out = Vec::new();
-    if let Some(v) = vars.var(env::NVJITLINK) {
-        if archbuild_store::is_off(&v) {
-            return out;
-        }
-        out.push(PathBuf::from(v));
+    if vars.is_off(env::NVJITLINK) {
+        return out;
+    }
+    if let Some(path) = vars.path(env::NVJITLINK) {
+        out.push(path);
     }
     let home = archbuild_store::home_dir(vars.var(env::HOME).as_deref());
     if let Some(home) = home {
@@ -102,7 +102,7 @@ pub fn candidates() -> Vec<PathBuf> {
     py_roots.extend(vars.paths(env::PYTHONPATH));
     let mut prefixes: Vec<PathBuf> = [env::VIRTUAL_ENV, env::CONDA_PREFIX]
         .iter()
-        .filter_map(|v| vars.var(v).map(PathBuf::from))
+        .filter_map(|v| vars.path(v))
         .collect();
     if let Some(h) = dirs::home_dir() {
         prefixes.push(h.join(".local"));
@@ -131,8 +131,7 @@ pub fn candidates() -> Vec<PathBuf> {
         out.push(root.join("nvidia/nvjitlink/lib/libnvJitLink.so.12"));
     }
     for var in [env::CUDA_HOME, env::CUDA_PATH] {
-        if let Some(v) = vars.var(var) {
-            let root = Path::new(&v);
+        if let Some(root) = vars.path(var) {
             out.push(root.join("lib64/libnvJitLink.so"));
             out.push(root.join("lib/libnvJitLink.so"));
             // A pip `--target` directory (what archbuild provisions, and what `CUDA_HOME`

@@ -1,10 +1,12 @@
 //! What a remote cache is: a URL (which `endpoint` maps to a storage engine), whether this
 //! machine may write to it, how long one operation may take, and the credentials of its own
-//! variables.
+//! variables; and the one reader of its configuration ([`RemoteConfig::resolve`]), which the
+//! build cache and the JIT cache both use, so `ARCHBUILD_REMOTE_CACHE*` mean the same to both.
 
 use std::time::Duration;
 
-use crate::endpoint::{parse, Endpoint};
+use crate::endpoint::{parse, Endpoint, PASSWORD_VAR, USERNAME_VAR};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::remote_url::{scrub, Credentials, RemoteUrl};
 
@@ -54,6 +56,97 @@ pub struct RemoteConfig {
 
 /// Default bound on one remote operation.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The remote cache's URL (`off`, `none`, `0`, … turn off one named in Cargo.toml).
+pub const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
+/// `read-write` (default) or `read-only`.
+pub const MODE_VAR: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
+/// The longest one remote operation may take, in whole seconds (default 10).
+pub const TIMEOUT_VAR: &str = "ARCHBUILD_REMOTE_CACHE_TIMEOUT";
+
+/// The settings around the environment's: those a program gives (`Build::remote_cache`, the
+/// command line) win over the environment, those of Cargo.toml lose to it. The runtime has
+/// neither (`RemoteSettings::default()`).
+#[derive(Debug, Clone, Default)]
+pub struct RemoteSettings {
+    /// The URL a program gives, and where it comes from (`Build::remote_cache`).
+    pub url: Option<(RemoteUrl, &'static str)>,
+    /// The mode a program gives.
+    pub mode: Option<RemoteMode>,
+    /// The URL below the environment (Cargo.toml's `remote-cache`), and where it comes from.
+    pub fallback_url: Option<(String, &'static str)>,
+    /// The mode below the environment (Cargo.toml's `remote-cache-mode`), as written.
+    pub fallback_mode: Option<(String, &'static str)>,
+}
+
+/// A remote cache setting that is not usable: where it comes from (a variable or
+/// `Build::remote_cache`), its value as read (a URL redacted), and what is wrong with it.
+#[derive(Debug)]
+pub struct SettingError {
+    pub origin: &'static str,
+    pub value: String,
+    /// Boxed: the error travels in every `Result` of the reader.
+    pub error: Box<Error>,
+}
+
+impl RemoteConfig {
+    /// The remote cache configured by `settings` and `env`, checked but not connected:
+    /// `Ok(None)` when none is named or the winning setting is `off`. One precedence for every
+    /// setting: the program's, then the environment's (`ARCHBUILD_REMOTE_CACHE`, `_MODE`,
+    /// `_TIMEOUT`, `_USERNAME`, `_PASSWORD`), then Cargo.toml's.
+    pub fn resolve(
+        env: &Env,
+        settings: &RemoteSettings,
+    ) -> std::result::Result<Option<Self>, SettingError> {
+        let (url, origin) = if let Some((u, origin)) = &settings.url {
+            (u.clone(), *origin)
+        } else if let Some(u) = env.var(URL_VAR) {
+            (RemoteUrl::new(&u), URL_VAR)
+        } else if let Some((u, origin)) = &settings.fallback_url {
+            (RemoteUrl::new(u), *origin)
+        } else {
+            return Ok(None);
+        };
+        if url.is_off() {
+            return Ok(None);
+        }
+        let bad = |origin: &'static str, value: String| {
+            move |error: Error| SettingError {
+                origin,
+                value,
+                error: Box::new(error),
+            }
+        };
+        let mut config = Self::from_url(url.clone(), origin)
+            .and_then(|c| c.with_credentials(env.var(USERNAME_VAR), env.var(PASSWORD_VAR)))
+            .map_err(bad(origin, url.redacted()))?;
+        let mode = if let Some(m) = settings.mode {
+            Some(m)
+        } else if let Some(m) = env.var(MODE_VAR) {
+            Some(RemoteMode::parse(&m, MODE_VAR).map_err(bad(MODE_VAR, m.clone()))?)
+        } else if let Some((m, origin)) = &settings.fallback_mode {
+            Some(RemoteMode::parse(m, origin).map_err(bad(origin, m.clone()))?)
+        } else {
+            None
+        };
+        if let Some(m) = mode {
+            config = config.with_mode(m);
+        }
+        if let Some(t) = env.var(TIMEOUT_VAR) {
+            let secs: u64 = t.parse().map_err(|_| SettingError {
+                origin: TIMEOUT_VAR,
+                value: t.clone(),
+                error: Box::new(Error::BadTimeout {
+                    origin: TIMEOUT_VAR.to_owned(),
+                    value: t.clone(),
+                }),
+            })?;
+            // Zero would give up before the first byte: one second is the shortest bound.
+            config = config.with_timeout(Duration::from_secs(secs.max(1)));
+        }
+        Ok(Some(config))
+    }
+}
 
 impl RemoteConfig {
     /// A read-write remote at `url` (checked now, so a typo fails before any compile).
@@ -189,6 +282,70 @@ mod tests {
         );
         let c = creds("redis://h:1/0", None, Some("var-Pw-9")).unwrap();
         assert_eq!(c.scrub("AUTH var-Pw-9"), "AUTH ***");
+    }
+
+    fn resolve(vars: &[(&str, &str)], settings: &RemoteSettings) -> Option<RemoteConfig> {
+        RemoteConfig::resolve(&Env::from_vars(vars.iter().copied()), settings)
+            .unwrap_or_else(|e| panic!("{}", e.error))
+    }
+
+    #[test]
+    fn one_precedence_for_every_setting() {
+        let manifest = RemoteSettings {
+            fallback_url: Some(("redis://pkg:6379/0".into(), "Cargo.toml")),
+            fallback_mode: Some(("read-only".into(), "Cargo.toml")),
+            ..Default::default()
+        };
+        let c = resolve(&[], &manifest).unwrap();
+        assert_eq!(c.url.redacted(), "redis://pkg:6379/0");
+        assert_eq!((c.mode, c.timeout), (RemoteMode::ReadOnly, DEFAULT_TIMEOUT));
+        let env = [
+            (URL_VAR, " webdav://env:80/c "),
+            (MODE_VAR, "rw"),
+            (TIMEOUT_VAR, " 3 "),
+        ];
+        let c = resolve(&env, &manifest).unwrap();
+        assert_eq!(c.url.redacted(), "webdav://env:80/c");
+        assert_eq!(
+            (c.mode, c.timeout),
+            (RemoteMode::ReadWrite, Duration::from_secs(3))
+        );
+        let program = RemoteSettings {
+            url: Some((RemoteUrl::new("file:///shared"), "Build::remote_cache")),
+            mode: Some(RemoteMode::ReadOnly),
+            ..manifest.clone()
+        };
+        let c = resolve(&env, &program).unwrap();
+        assert_eq!(c.url, RemoteUrl::new("file:///shared"));
+        assert_eq!(c.mode, RemoteMode::ReadOnly);
+        for off in ["off", "none", "0", "false", "no", " OFF "] {
+            assert_eq!(resolve(&[(URL_VAR, off)], &manifest), None, "{off}");
+        }
+        assert_eq!(resolve(&[(URL_VAR, " ")], &RemoteSettings::default()), None);
+        let c = resolve(&[(URL_VAR, "gha"), (TIMEOUT_VAR, "0")], &manifest).unwrap();
+        assert_eq!(c.timeout, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_bad_setting_names_its_own_origin_and_value() {
+        let err = |vars: &[(&str, &str)]| {
+            RemoteConfig::resolve(
+                &Env::from_vars(vars.iter().copied()),
+                &RemoteSettings::default(),
+            )
+            .unwrap_err()
+        };
+        let e = err(&[(URL_VAR, "gha"), (MODE_VAR, "maybe")]);
+        assert_eq!((e.origin, e.value.as_str()), (MODE_VAR, "maybe"));
+        assert!(matches!(*e.error, Error::BadMode { .. }), "{e:?}");
+        let e = err(&[(URL_VAR, "gha"), (TIMEOUT_VAR, "10s")]);
+        assert_eq!((e.origin, e.value.as_str()), (TIMEOUT_VAR, "10s"));
+        assert!(e.error.to_string().contains("whole seconds"), "{}", e.error);
+        let e = err(&[(URL_VAR, &format!("redis://:{SECRET}@h:1/x"))]);
+        assert_eq!(
+            (e.origin, e.value.as_str()),
+            (URL_VAR, "redis://:***@h:1/x")
+        );
     }
 
     #[test]

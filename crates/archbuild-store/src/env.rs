@@ -2,9 +2,13 @@
 //! runtime and the CLI all read through [`Env`], so a variable means the same thing wherever it
 //! is read.
 //!
-//! Text values are trimmed, and unset, empty, all-blank or non-UTF-8 values read as unset; list
-//! variables (`PATH`, `PYTHONPATH`) split into paths; switches and sizes use the one vocabulary
-//! of [`is_on`], [`is_off`] and [`parse_size`]. An optional observer hears the name of every
+//! One rule set, the one `docs/environment.md` states: values are trimmed (text and paths alike),
+//! and unset, empty or all-blank values read as unset. Text that is not UTF-8 is read with its
+//! bad bytes replaced, so the setting's parser refuses it with the variable's name instead of
+//! the setting silently falling back to its default; a path keeps its bytes. List variables
+//! (`PATH`, `PYTHONPATH`) split into paths; switches and sizes use the one vocabulary of
+//! [`is_on`], [`is_off`] and [`parse_size`]. The build driver's `archbuild::Env` reads through
+//! this one (adding only Cargo's `rerun-if-env-changed` lines), as the runtime does. An optional observer hears the name of every
 //! variable read, so a build script can print `cargo:rerun-if-env-changed` for it. A fixed set
 //! of variables ([`Env::from_vars`]) stands in for the process environment in tests, which would
 //! otherwise race on the shared process environment.
@@ -19,6 +23,7 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -90,11 +95,26 @@ impl Env {
         }
     }
 
-    /// The value of `name`, trimmed; unset, empty, all-blank and non-UTF-8 values read as `None`.
+    /// The value of `name`, trimmed; unset, empty and all-blank values read as `None`. Bytes
+    /// that are not UTF-8 are replaced (U+FFFD), so a parser sees and refuses the value.
     pub fn var(&self, name: &str) -> Option<String> {
-        let value = self.var_os(name)?.into_string().ok()?;
+        let value = self.var_os(name)?;
+        let value = value.to_string_lossy();
         let value = value.trim();
         (!value.is_empty()).then(|| value.to_owned())
+    }
+
+    /// A variable holding one path, trimmed as text is (`CUDA_HOME=" /opt/cuda "` is
+    /// `/opt/cuda`); unset, empty and all-blank values read as `None` (`CUDA_HOME=" "` names no
+    /// directory). Bytes that are not UTF-8 are kept: they are a valid file name.
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        let value = self.var_os(name)?;
+        let bytes = value.as_bytes();
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+        let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace())?;
+        Some(PathBuf::from(OsString::from_vec(
+            bytes[start..=end].to_vec(),
+        )))
     }
 
     /// A list variable (`PATH`, `PYTHONPATH`) split into its paths; empty when unset.
@@ -146,13 +166,28 @@ mod tests {
         );
     }
 
-    #[cfg(unix)]
     #[test]
-    fn non_utf8_text_reads_as_unset() {
-        use std::os::unix::ffi::OsStringExt;
-        let env = Env::from_vars([(OsString::from("A"), OsString::from_vec(vec![0xff, b'x']))]);
-        assert_eq!(env.var("A"), None);
-        assert!(env.var_os("A").is_some());
+    fn non_utf8_text_reaches_its_parser_and_a_path_keeps_its_bytes() {
+        let env = Env::from_vars([
+            (
+                OsString::from("A"),
+                OsString::from_vec(vec![b' ', 0xff, b'x', b' ']),
+            ),
+            (
+                "P".into(),
+                OsString::from_vec(b" /opt/cu\xffda \t".to_vec()),
+            ),
+            ("Q".into(), " \t ".into()),
+            ("R".into(), "/a b/".into()),
+        ]);
+        assert_eq!(env.var("A").as_deref(), Some("\u{fffd}x"));
+        assert_eq!(
+            env.path("P").map(|p| p.into_os_string().into_vec()),
+            Some(b"/opt/cu\xffda".to_vec())
+        );
+        assert_eq!(env.path("Q"), None);
+        assert_eq!(env.path("R"), Some(PathBuf::from("/a b/")));
+        assert_eq!(env.path("UNSET"), None);
     }
 
     #[test]

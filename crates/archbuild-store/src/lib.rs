@@ -2,9 +2,11 @@
 //! (`archbuild-runtime`): keys built from every input that shapes an output, one verified entry
 //! format, a local tier of atomically written files, and a remote tier on storage people
 //! already run (Redis, WebDAV, S3, GCS, Azure Blob, the GitHub Actions cache, a shared
-//! directory) behind the `remote` feature. The one reader of environment variables ([`Env`]) and
-//! the words every switch and size accepts live here too, so all of archbuild reads and spells
-//! them alike.
+//! directory) behind the `remote` feature. The one reader of environment variables ([`Env`]),
+//! the words every switch and size accepts, the one remote cache configuration reader
+//! ([`RemoteConfig::resolve`]), the one cache-directory interface ([`CacheDir`]) and the one
+//! atomic writer ([`write_atomic`], [`stage`]) live here too, so all of archbuild reads, spells,
+//! manages and writes them alike.
 //!
 //! ```
 //! use archbuild_store::{Key, KeyBuilder, Store};
@@ -16,6 +18,7 @@
 //! ```
 
 mod atomic;
+mod cache_dir;
 mod config;
 mod endpoint;
 pub mod entry;
@@ -31,8 +34,12 @@ mod remote_url;
 mod tier;
 mod vocab;
 
-pub use atomic::{current_umask, write_atomic};
-pub use config::{RemoteConfig, RemoteMode, DEFAULT_TIMEOUT};
+pub use atomic::{current_umask, stage, write_atomic, Durability, Staged};
+pub use cache_dir::{CacheDir, Usage};
+pub use config::{
+    RemoteConfig, RemoteMode, RemoteSettings, SettingError, DEFAULT_TIMEOUT, MODE_VAR, TIMEOUT_VAR,
+    URL_VAR,
+};
 pub use endpoint::{endpoint, Endpoint, PASSWORD_VAR, USERNAME_VAR};
 pub use env::Env;
 pub use error::{Error, Result};

@@ -1,29 +1,36 @@
 //! The one way archbuild reads environment variables.
 //!
-//! Every variable goes through [`Env::var_os`], which remembers the name and, inside a build
-//! script, prints `cargo:rerun-if-env-changed=NAME` once (as cc-rs does), so Cargo reruns the
-//! build script when a variable that influenced the build changes; the value itself comes from
-//! `archbuild_store::Env`, the reader every archbuild crate shares. Tests inject a fixed set of
-//! variables with [`Env::from_vars`] instead of mutating the process environment, which would
-//! race between parallel tests. Every variable is documented in `docs/environment.md`.
+//! The rules (trimming, blank = unset, the on/off and size words) are `archbuild_store::Env`'s,
+//! the reader every archbuild crate shares: this `Env` wraps one and adds only what a build
+//! needs, the names read. Every read reaches the store's reader through [`Env::var_os`]'s
+//! observer, which remembers the name and, inside a build script, prints
+//! `cargo:rerun-if-env-changed=NAME` once (as cc-rs does), so Cargo reruns the build script
+//! when a variable that influenced the build changes. Tests inject a fixed set of variables with
+//! [`Env::from_vars`] instead of mutating the process environment, which would race between
+//! parallel tests. Every variable is documented in `docs/environment.md`.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Variables read without `cargo:rerun-if-env-changed` (see the module docs).
 const UNTRACKED: &[&str] = &["PATH"];
 
+/// The names read so far, and whether new ones are announced to Cargo.
+#[derive(Debug, Default, Clone)]
+struct Reads {
+    names: BTreeSet<String>,
+    cargo_metadata: bool,
+}
+
 /// A source of environment variables that records (and in build scripts announces) each read.
 #[derive(Debug)]
 pub struct Env {
-    /// The process environment, or a fixed set (tests, embedding tools).
+    /// The store's reader (the process environment or a fixed set), observed by `reads`.
     vars: archbuild_store::Env,
-    /// Print `cargo:rerun-if-env-changed` lines.
-    cargo_metadata: bool,
-    read: Mutex<BTreeSet<String>>,
+    reads: Arc<Mutex<Reads>>,
 }
 
 impl Default for Env {
@@ -33,16 +40,22 @@ impl Default for Env {
 }
 
 impl Clone for Env {
+    /// A clone remembers what was read so far and records its own reads from then on.
     fn clone(&self) -> Self {
-        Self {
-            vars: self.vars.clone(),
-            cargo_metadata: self.cargo_metadata,
-            read: Mutex::new(self.read.lock().map(|r| r.clone()).unwrap_or_default()),
-        }
+        let reads = self.reads.lock().map(|r| r.clone()).unwrap_or_default();
+        Self::observing(self.vars.clone(), reads)
     }
 }
 
 impl Env {
+    /// `vars` with an observer recording into fresh `reads`.
+    fn observing(vars: archbuild_store::Env, reads: Reads) -> Self {
+        let reads = Arc::new(Mutex::new(reads));
+        let log = Arc::clone(&reads);
+        let vars = vars.with_observer(move |name| note(&log, name));
+        Self { vars, reads }
+    }
+
     /// The process environment. Cargo metadata lines are printed when this process looks like a
     /// build script (Cargo sets `OUT_DIR`, `TARGET` and `HOST` only for build scripts).
     pub fn process() -> Self {
@@ -50,11 +63,13 @@ impl Env {
         let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
             .iter()
             .all(|k| vars.var_os(k).is_some());
-        Self {
+        Self::observing(
             vars,
-            cargo_metadata: in_build_script,
-            read: Mutex::new(BTreeSet::new()),
-        }
+            Reads {
+                cargo_metadata: in_build_script,
+                ..Reads::default()
+            },
+        )
     }
 
     /// A fixed set of variables; nothing else is visible and no metadata is printed.
@@ -63,70 +78,63 @@ impl Env {
         K: Into<OsString>,
         V: Into<OsString>,
     {
-        Self {
-            vars: archbuild_store::Env::from_vars(vars),
-            cargo_metadata: false,
-            read: Mutex::new(BTreeSet::new()),
-        }
+        Self::observing(archbuild_store::Env::from_vars(vars), Reads::default())
     }
 
     /// Turns `cargo:rerun-if-env-changed` lines on or off.
-    pub fn with_cargo_metadata(mut self, on: bool) -> Self {
-        self.cargo_metadata = on;
+    pub fn with_cargo_metadata(self, on: bool) -> Self {
+        if let Ok(mut r) = self.reads.lock() {
+            r.cargo_metadata = on;
+        }
         self
     }
 
     /// Whether this environment prints Cargo build-script metadata.
     pub fn cargo_metadata(&self) -> bool {
-        self.cargo_metadata
+        self.reads.lock().is_ok_and(|r| r.cargo_metadata)
     }
 
-    /// Reads a variable: the one place this crate reads the environment.
+    /// The store's reader, recording into this `Env`: for readers that live in
+    /// `archbuild-store` and serve the runtime too (the remote cache's configuration).
+    pub(crate) fn store(&self) -> &archbuild_store::Env {
+        &self.vars
+    }
+
+    /// Reads a variable as the environment holds it: every other reader goes through this one.
     pub fn var_os(&self, name: &str) -> Option<OsString> {
-        let first_read = self
-            .read
-            .lock()
-            .map(|mut r| r.insert(name.to_owned()))
-            .unwrap_or(false);
-        if first_read && self.cargo_metadata && !UNTRACKED.contains(&name) {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
-        }
         self.vars.var_os(name)
     }
 
-    /// Reads a variable as text (non-UTF-8 bytes are replaced). Empty or all-blank values count
-    /// as unset, so a CI matrix can leave `ARCHBUILD_ARCHS=` empty to mean "the default".
+    /// Reads a variable as text, trimmed; empty or all-blank values count as unset (so a CI
+    /// matrix can leave `ARCHBUILD_ARCHS=` empty to mean "the default"), and bytes that are
+    /// not UTF-8 are replaced, so the setting's parser names the variable.
     pub fn var(&self, name: &str) -> Option<String> {
-        let v = self.var_os(name)?;
-        let s = v.to_string_lossy().into_owned();
-        if s.trim().is_empty() {
-            None
-        } else {
-            Some(s)
-        }
+        self.vars.var(name)
     }
 
-    /// Reads a variable holding a path; empty or all-blank counts as unset, as for every variable
-    /// (`docs/environment.md`) and as the runtime reads the same variables (`CUDA_HOME=" "` is
-    /// no toolkit root in either).
+    /// Reads a variable holding a path, trimmed; empty or all-blank counts as unset, as the
+    /// runtime reads the same variables (`CUDA_HOME=" "` is no toolkit root in either).
     pub fn path(&self, name: &str) -> Option<PathBuf> {
-        self.var_os(name)
-            .filter(|v| !v.to_string_lossy().trim().is_empty())
-            .map(PathBuf::from)
+        self.vars.path(name)
     }
 
     /// Reads a boolean-ish flag in the one on/off vocabulary of every archbuild switch
     /// ([`archbuild_store::is_on`]: `1`, `true`, `yes`, `on`, any case).
     pub fn flag(&self, name: &str) -> bool {
-        self.var(name).is_some_and(|v| archbuild_store::is_on(&v))
+        self.vars.flag(name)
+    }
+
+    /// Whether `name` is set to one of the "off" words ([`archbuild_store::is_off`]: `off`,
+    /// `0`, `false`, `no`, `none`, any case).
+    pub fn is_off(&self, name: &str) -> bool {
+        self.vars.is_off(name)
     }
 
     /// Every variable read so far, sorted (the build report lists them).
     pub fn read_names(&self) -> Vec<String> {
-        self.read
+        self.reads
             .lock()
-            .map(|r| r.iter().cloned().collect())
+            .map(|r| r.names.iter().cloned().collect())
             .unwrap_or_default()
     }
 
@@ -175,6 +183,16 @@ impl Env {
     }
 }
 
+/// Records a read of `name`; the first read of a tracked name inside a build script is
+/// announced to Cargo.
+fn note(reads: &Mutex<Reads>, name: &str) {
+    let Ok(mut r) = reads.lock() else { return };
+    if r.names.insert(name.to_owned()) && r.cargo_metadata && !UNTRACKED.contains(&name) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +204,75 @@ mod tests {
         assert_eq!(env.path("CUDA_HOME"), Some(PathBuf::from("/opt/cuda")));
         assert_eq!(env.var("NVCC"), None);
         assert_eq!(env.read_names(), ["ARCHBUILD_ARCHS", "CUDA_HOME", "NVCC"]);
+    }
+
+    /// The build (this `Env`) and the runtime (`archbuild_store::Env`, which every runtime
+    /// read goes through) read the same values for the same environment: blank, padded,
+    /// non-UTF-8, and every spelling of the on/off words `docs/environment.md` lists.
+    #[test]
+    fn the_build_and_the_runtime_read_the_same_values() {
+        use std::os::unix::ffi::OsStringExt;
+        let mut vars: Vec<(OsString, OsString)> = [
+            ("BLANK", " "),
+            ("EMPTY", ""),
+            ("TABS", "\t \n"),
+            ("PADDED", "  /opt/cuda  "),
+            ("CUDA_HOME", " "),
+            ("CUDA_PATH", "/usr/local/cuda "),
+            ("SIZE", " 512M "),
+            ("BAD_SIZE", "lots"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+        vars.push(("NON_UTF8".into(), OsString::from_vec(b" /x\xff ".to_vec())));
+        let words = [
+            "1", "true", "yes", "on", "On", "TRUE", " yes ", "0", "false", "no", "off", "none",
+            "OFF", "None", " off ", "No", "maybe",
+        ];
+        for (i, w) in words.iter().enumerate() {
+            vars.push((format!("WORD_{i}").into(), (*w).into()));
+        }
+        let names: Vec<String> = vars
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .chain(["UNSET".to_owned()])
+            .collect();
+        let build = Env::from_vars(vars.clone());
+        let runtime = archbuild_store::Env::from_vars(vars);
+        for name in &names {
+            assert_eq!(build.var(name), runtime.var(name), "{name}");
+            assert_eq!(build.path(name), runtime.path(name), "{name}");
+            assert_eq!(build.flag(name), runtime.flag(name), "{name}");
+            assert_eq!(build.is_off(name), runtime.is_off(name), "{name}");
+            assert_eq!(build.store().size(name), runtime.size(name), "{name}");
+        }
+        // What the rules are, as docs/environment.md states them.
+        assert_eq!(build.var("BLANK"), None);
+        assert_eq!(build.path("CUDA_HOME"), None);
+        assert_eq!(build.path("TABS"), None);
+        assert_eq!(build.var("PADDED").as_deref(), Some("/opt/cuda"));
+        assert_eq!(
+            build.path("CUDA_PATH"),
+            Some(PathBuf::from("/usr/local/cuda"))
+        );
+        assert_eq!(build.var("NON_UTF8").as_deref(), Some("/x\u{fffd}"));
+        for (i, w) in words.iter().enumerate() {
+            let name = format!("WORD_{i}");
+            let (on, off) = (build.flag(&name), build.is_off(&name));
+            assert_eq!((on, off), (i < 7, (7..16).contains(&i)), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn a_clone_keeps_what_was_read_and_records_on_its_own() {
+        let env = Env::from_vars([("A", "1")]);
+        env.var("A");
+        let clone = env.clone();
+        clone.var("B");
+        env.var("C");
+        assert_eq!(clone.read_names(), ["A", "B"]);
+        assert_eq!(env.read_names(), ["A", "C"]);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The build cache's size cap (`ARCHBUILD_CACHE_MAX_BYTES`, default 2 GiB), applied once per
 //! build after every fat binary is packed, by the store's least-recently-used eviction
 //! (`archbuild_store::Store::evict`, which spares this build's entries and anything used since
-//! it started).
+//! it started). `cargo archbuild cache` sees the build cache as a [`CacheDir`] ([`cache_dir`]).
 
 use std::time::SystemTime;
+
+use archbuild_store::CacheDir;
 
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -36,27 +38,11 @@ pub fn max_bytes(env: &Env) -> Result<u64> {
 
 pub(crate) use archbuild_store::parse_size;
 
-/// Statistics of a build cache directory: `(entries, bytes)`.
-pub fn stats(home: &Home) -> (u64, u64) {
-    let (entries, _) = archbuild_store::scan(home.cache_dir(), SystemTime::now());
-    (entries.len() as u64, entries.iter().map(|e| e.len).sum())
-}
-
-/// Applies the size cap now (`cargo archbuild cache trim`): removes stale temp files, then the
-/// least recently used entries until the build cache fits `max_bytes`. Entries used in the last
-/// couple of seconds (a build running now) are spared.
-pub fn trim(home: &Home, max_bytes: u64) -> CacheEviction {
-    evict(&Store::new(home.cache_dir()), max_bytes, SystemTime::now())
-}
-
-/// Removes every entry of the build cache (`cargo archbuild cache clean`) — and nothing a build
-/// running now needs: its temp directory (`tmp/.tmp-build-*`, younger than a day) and young
-/// temp files stay, and files not laid out as entries are not touched. An entry a running
-/// build was about to read is then a miss, and that build compiles it again.
-pub fn clean(home: &Home) -> CacheEviction {
-    // Entries used "since" a start time in the future: none, so every entry may go.
-    let later = SystemTime::now() + std::time::Duration::from_secs(24 * 60 * 60);
-    evict(&Store::new(home.cache_dir()), 0, later)
+/// The build cache as `cargo archbuild cache` manages it, through the store's one
+/// cache-directory interface (the JIT cache's too): its directory and its cap
+/// ([`max_bytes`]).
+pub fn cache_dir(home: &Home, env: &Env) -> Result<CacheDir> {
+    Ok(CacheDir::new("build", home.cache_dir(), max_bytes(env)?))
 }
 
 /// Removes leftover temp files, then least recently used entries until the store fits
@@ -107,6 +93,16 @@ mod tests {
         ] {
             assert_eq!(parse_size(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_build_cache_dir_is_the_homes_with_its_cap() {
+        let env = Env::from_vars([("ARCHBUILD_CACHE_DIR", "/c"), (MAX_BYTES_VAR, "512M")]);
+        let dir = cache_dir(&Home::from_env(&env), &env).unwrap();
+        assert_eq!(
+            (dir.name(), dir.dir(), dir.max_bytes()),
+            ("build", std::path::Path::new("/c"), 512 << 20)
+        );
     }
 
     #[test]

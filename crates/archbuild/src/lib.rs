@@ -111,7 +111,7 @@ pub mod config {
 
 /// The build cache, as `cargo archbuild cache` sees it.
 pub mod cache {
-    pub use crate::evict::{clean, max_bytes, stats, trim};
+    pub use crate::evict::{cache_dir, max_bytes};
     pub use crate::report::CacheEviction;
 }
 

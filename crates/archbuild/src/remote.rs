@@ -7,69 +7,48 @@
 //! `ARCHBUILD_REMOTE_CACHE_PASSWORD`; the URL is only ever shown redacted.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use archbuild_store::{Remote, RemoteConfig, RemoteMode, RemoteUrl, PASSWORD_VAR, USERNAME_VAR};
+use archbuild_store::{Remote, RemoteConfig, RemoteSettings};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::manifest::PackageConfig;
 use crate::spec::Spec;
 
-pub(crate) const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
-pub(crate) const MODE_VAR: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
-pub(crate) const TIMEOUT_VAR: &str = "ARCHBUILD_REMOTE_CACHE_TIMEOUT";
-
-/// The remote configured for this build, if any (checked, not yet connected).
+/// The remote configured for this build, if any (checked, not yet connected): the program's
+/// settings and Cargo.toml's around the environment's, read by the store's one reader (the
+/// JIT cache's too).
 pub(crate) fn resolve(
     b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
 ) -> Result<Option<RemoteConfig>> {
     let manifest_origin = "Cargo.toml [package.metadata.archbuild]";
-    let (url, origin) = if let Some(u) = &b.remote_cache {
-        (u.clone(), "Build::remote_cache")
-    } else if let Some(u) = env.var(URL_VAR) {
-        (RemoteUrl::new(&u), URL_VAR)
-    } else if let Some(u) = pkg.and_then(|p| p.remote_cache.as_deref()) {
-        (RemoteUrl::new(u), manifest_origin)
-    } else {
-        return Ok(None);
+    let settings = RemoteSettings {
+        url: b.remote_cache.clone().map(|u| (u, "Build::remote_cache")),
+        mode: b.remote_cache_mode,
+        fallback_url: pkg
+            .and_then(|p| p.remote_cache.clone())
+            .map(|u| (u, manifest_origin)),
+        fallback_mode: pkg
+            .and_then(|p| p.remote_cache_mode.clone())
+            .map(|m| (m, manifest_origin)),
     };
-    if url.is_off() {
-        return Ok(None);
-    }
-    let store_err = |e: archbuild_store::Error| Error::Config {
-        what: "remote cache setting",
-        origin: origin.to_owned(),
-        value: url.redacted(),
-        hint: e.to_string(),
-    };
-    let mut config = RemoteConfig::from_url(url.clone(), origin)
-        .and_then(|c| c.with_credentials(env.var(USERNAME_VAR), env.var(PASSWORD_VAR)))
-        .map_err(store_err)?;
-    let mode = if let Some(m) = b.remote_cache_mode {
-        Some(m)
-    } else if let Some(m) = env.var(MODE_VAR) {
-        Some(RemoteMode::parse(&m, MODE_VAR).map_err(store_err)?)
-    } else if let Some(m) = pkg.and_then(|p| p.remote_cache_mode.clone()) {
-        Some(RemoteMode::parse(&m, manifest_origin).map_err(store_err)?)
-    } else {
-        None
-    };
-    if let Some(m) = mode {
-        config = config.with_mode(m);
-    }
-    if let Some(t) = env.var(TIMEOUT_VAR) {
-        let secs: u64 = t.trim().parse().map_err(|_| Error::Config {
-            what: "remote cache timeout",
-            origin: TIMEOUT_VAR.to_owned(),
-            value: t.clone(),
-            hint: "use whole seconds such as `10`, or unset it for the default of 10".into(),
-        })?;
-        config = config.with_timeout(Duration::from_secs(secs.max(1)));
-    }
-    Ok(Some(config))
+    RemoteConfig::resolve(env.store(), &settings).map_err(|e| {
+        let (what, hint) = match *e.error {
+            archbuild_store::Error::BadTimeout { .. } => (
+                "remote cache timeout",
+                "use whole seconds such as `10`, or unset it for the default of 10".to_owned(),
+            ),
+            other => ("remote cache setting", other.to_string()),
+        };
+        Error::Config {
+            what,
+            origin: e.origin.to_owned(),
+            value: e.value,
+            hint,
+        }
+    })
 }
 
 /// Opens the remote tier (lazily: nothing connects until a local miss).
@@ -79,6 +58,12 @@ pub(crate) fn open(config: Option<RemoteConfig>) -> Option<Arc<Remote>> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use archbuild_store::{
+        RemoteMode, RemoteUrl, MODE_VAR, PASSWORD_VAR, TIMEOUT_VAR, URL_VAR, USERNAME_VAR,
+    };
+
     use super::*;
 
     #[test]
@@ -135,7 +120,18 @@ mod tests {
         );
         let env = Env::from_vars([(URL_VAR, "gha"), (MODE_VAR, "maybe")]);
         let e = resolve(&b, &env, None).unwrap_err().to_string();
-        assert!(e.contains(MODE_VAR) && e.contains("read-only"), "{e}");
+        assert!(
+            e.starts_with("invalid remote cache setting in ARCHBUILD_REMOTE_CACHE_MODE: `maybe`"),
+            "{e}"
+        );
+        assert!(e.contains("read-only"), "{e}");
+        let env = Env::from_vars([(URL_VAR, "gha"), (TIMEOUT_VAR, "ten")]);
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid remote cache timeout in ARCHBUILD_REMOTE_CACHE_TIMEOUT: `ten`; use whole \
+             seconds such as `10`, or unset it for the default of 10"
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Reading inputs and writing outputs the safe way: outputs go to a temporary file in the
-//! destination directory and are renamed into place, so a failed or interrupted command never
-//! leaves a half-written fat binary where a later step would trust it. Every output of every
-//! command goes through [`write_atomic`], which replaces only a regular file this user may
-//! write (following a symbolic link to it) and refuses anything else; commands refuse an
-//! output that is one of their inputs ([`refuse_input_as_output`]).
+//! destination directory and are renamed into place (archbuild's one atomic writer,
+//! `archbuild_store::stage`, flushed to disk before the rename), so a failed or interrupted
+//! command never leaves a half-written fat binary where a later step would trust it. Every
+//! output of every command goes through [`write_atomic`], which replaces only a regular file
+//! this user may write (following a symbolic link to it) and refuses anything else; commands
+//! refuse an output that is one of their inputs ([`refuse_input_as_output`]).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use archbuild_store::{stage, Durability};
 
 use crate::error::CliError;
 
@@ -96,11 +98,11 @@ pub(crate) fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<(), CliError>
         .collect::<Result<Vec<_>, _>>()?;
     let mut staged = Vec::with_capacity(files.len());
     for ((path, bytes), target) in files.iter().zip(&targets) {
-        staged.push(stage(path, target, bytes)?);
+        let tmp = stage(target, bytes, Durability::Synced).map_err(|e| write_error(path, e))?;
+        staged.push(tmp);
     }
-    for ((path, _), (tmp, target)) in files.iter().zip(staged.into_iter().zip(&targets)) {
-        tmp.persist(target)
-            .map_err(|e| write_error(path, e.error))?;
+    for ((path, _), tmp) in files.iter().zip(staged) {
+        tmp.commit().map_err(|e| write_error(path, e))?;
     }
     Ok(())
 }
@@ -111,25 +113,6 @@ fn write_error(path: &Path, source: std::io::Error) -> CliError {
         path: path.to_path_buf(),
         source: without_temp_path(source),
     }
-}
-
-/// A complete temporary copy of `bytes` beside `target`, for the rename onto it.
-fn stage(path: &Path, target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, CliError> {
-    let err = |source| write_error(path, source);
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    // 0666 less the umask, as nvcc creates its outputs (a bare temp file would be 0600).
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".archbuild-")
-        .suffix(".tmp")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(err)?;
-    tmp.as_file_mut().write_all(bytes).map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    Ok(tmp)
 }
 
 /// The file an output path has archbuild write, or why it must not: a regular file (or none
@@ -306,7 +289,7 @@ mod tests {
     #[test]
     fn outputs_honour_the_umask() {
         use std::os::unix::fs::PermissionsExt;
-        let Some(umask) = archbuild_store_umask() else {
+        let Some(umask) = archbuild_store::current_umask() else {
             return;
         };
         let dir = tempfile::tempdir().unwrap();
@@ -314,12 +297,6 @@ mod tests {
         write_atomic(&out, b"x").unwrap();
         let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o666 & !umask);
-    }
-
-    fn archbuild_store_umask() -> Option<u32> {
-        let status = std::fs::read_to_string("/proc/self/status").ok()?;
-        let line = status.lines().find(|l| l.starts_with("Umask:"))?;
-        u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
     }
 
     #[test]

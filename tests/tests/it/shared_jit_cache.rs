@@ -71,3 +71,45 @@ fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
     // Kept locally: B's next start makes no network round trip.
     assert_eq!(home_b.entries().len(), 1);
 }
+
+/// The JIT cache honours `ARCHBUILD_REMOTE_CACHE_TIMEOUT` as the build does (it read the other
+/// remote variables but not this one, so a fleet that set 1 s still waited the default 10 s per
+/// load): against a server on 127.0.0.1 that accepts connections and never answers, a lookup
+/// with the timeout set to 1 s gives up within a bound well under the default, warns once
+/// naming the bound, and the cache carries on locally.
+#[test]
+fn the_jit_cache_gives_up_on_a_silent_remote_after_its_timeout() {
+    use std::time::{Duration, Instant};
+
+    use archbuild_runtime::jit::{CacheKey, Lookup};
+    use archbuild_store::Env;
+
+    // Never accepted: the kernel completes the handshakes, and nobody ever reads a request.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "webdav://127.0.0.1:{}/c",
+        silent.local_addr().unwrap().port()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let vars = Env::from_vars([
+        ("ARCHBUILD_JIT_CACHE", dir.path().to_str().unwrap()),
+        ("ARCHBUILD_REMOTE_CACHE", url.as_str()),
+        ("ARCHBUILD_REMOTE_CACHE_TIMEOUT", "1"),
+    ]);
+    let cache = JitCache::from_vars(&vars).unwrap().unwrap();
+    let key = CacheKey::new(b".version 8.0\n", "sm_90", "driver CUDA 13.0");
+    let start = Instant::now();
+    assert_eq!(cache.get(&key), Lookup::Miss);
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "a 1 s timeout waited {took:?} (the default is 10 s)"
+    );
+    let stats = cache.remote_stats().unwrap();
+    assert!(stats.disabled, "{stats:?}");
+    assert_eq!(stats.warnings.len(), 1, "{stats:?}");
+    assert!(stats.warnings[0].contains("longer than 1s"), "{stats:?}");
+    cache.put(&key, b"cubin").unwrap();
+    assert_eq!(cache.get(&key), Lookup::Hit(b"cubin".to_vec()));
+    drop(silent);
+}

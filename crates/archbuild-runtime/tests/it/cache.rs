@@ -289,3 +289,49 @@ fn cache_off_still_loads() {
     let r = loader.load(&fatbin(&["compute_80"]), 0).unwrap().report;
     assert_eq!((r.path, r.cache), (LoadPath::DriverJit, CacheStatus::Off));
 }
+
+/// The JIT cache reads its remote tier with the build's reader: a timeout that is not whole
+/// seconds is an error naming `ARCHBUILD_REMOTE_CACHE_TIMEOUT` (it was ignored), as a bad mode
+/// or URL is, and `off` or blank means no remote.
+#[test]
+fn the_remote_settings_are_read_as_the_build_reads_them() {
+    use archbuild_store::Env;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("jit");
+    let dir = dir.to_str().unwrap();
+    let open = |extra: &[(&str, &str)]| {
+        let mut vars = vec![("ARCHBUILD_JIT_CACHE", dir)];
+        vars.extend_from_slice(extra);
+        JitCache::from_vars(&Env::from_vars(vars))
+    };
+    for (var, value) in [
+        ("ARCHBUILD_REMOTE_CACHE_TIMEOUT", "10s"),
+        ("ARCHBUILD_REMOTE_CACHE_MODE", "sometimes"),
+    ] {
+        let e = open(&[("ARCHBUILD_REMOTE_CACHE", "gha"), (var, value)]).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("invalid {var} `{value}`")) && text.contains("hint:"),
+            "{text}"
+        );
+    }
+    for off in ["off", " none ", " "] {
+        let cache = open(&[
+            ("ARCHBUILD_REMOTE_CACHE", off),
+            ("ARCHBUILD_REMOTE_CACHE_TIMEOUT", "10s"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(cache.remote_stats().is_none(), "{off:?}");
+    }
+    let cache = open(&[
+        ("ARCHBUILD_REMOTE_CACHE", " gha "),
+        ("ARCHBUILD_REMOTE_CACHE_TIMEOUT", " 3 "),
+    ])
+    .unwrap()
+    .unwrap();
+    assert_eq!(cache.remote_stats().unwrap().url, "gha");
+    // The JIT cache and `cargo archbuild cache` see one directory through one interface.
+    assert_eq!(cache.cache_dir().dir(), cache.dir());
+    assert_eq!(cache.cache_dir().max_bytes(), cache.max_bytes());
+}

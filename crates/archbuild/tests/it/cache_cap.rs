@@ -5,7 +5,14 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use archbuild_store::{CacheDir, Usage};
+
 use crate::support::fake::Fake;
+
+/// What the build cache of `home` holds, as `cargo archbuild cache stats` sees it.
+fn usage(home: &archbuild::config::Home) -> Usage {
+    CacheDir::new("build", home.cache_dir(), u64::MAX).usage()
+}
 
 /// Every file under `dir`, as if last used an hour ago.
 fn age_everything(dir: &Path) {
@@ -39,7 +46,7 @@ fn a_build_over_the_cap_evicts_older_entries_and_keeps_its_own() {
     assert!(!old.to_string().contains("evict"), "{old}");
     // `Home::at(dir)`'s cache is `<dir>/cache`, the one `Fake::build` uses.
     let home = archbuild::config::Home::at(f.dir.path());
-    let (entries, _) = archbuild::cache::stats(&home);
+    let entries = usage(&home).entries;
     assert!(entries >= 4, "{entries}");
     age_everything(home.cache_dir());
 
@@ -55,7 +62,7 @@ fn a_build_over_the_cap_evicts_older_entries_and_keeps_its_own() {
         evicted.remaining > 1,
         "the new build's own entries stay: {evicted:?}"
     );
-    assert_eq!(archbuild::cache::stats(&home).1, evicted.remaining);
+    assert_eq!(usage(&home).bytes, evicted.remaining);
     assert!(
         new.to_string().contains("least recently used entries"),
         "{new}"

@@ -4,11 +4,11 @@
 //! Both caches verify entries before use, so clearing is never needed for correctness — only
 //! to reclaim space. Both have a size cap (`ARCHBUILD_CACHE_MAX_BYTES`,
 //! `ARCHBUILD_JIT_CACHE_MAX_BYTES`) enforced by evicting the least recently used entries.
-
-use std::path::Path;
+//! Both are `archbuild_store::CacheDir`s, so every action runs one code path for the two.
 
 use archbuild::{cache, config::Home};
 use archbuild_runtime::jit::JitCache;
+use archbuild_store::CacheDir;
 use serde::Serialize;
 
 use crate::building::cli_env;
@@ -54,61 +54,18 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
             return super::build::run(&args, shell);
         }
     };
-    let mut caches = Vec::new();
+    // Both caches through the store's one interface; `None`: the JIT cache is off.
+    let mut wanted: Vec<(&'static str, Option<CacheDir>)> = Vec::new();
     if want_build {
-        let (entries, bytes) = cache::stats(&home);
-        let mut c = CacheJson {
-            name: "build",
-            dir: Some(home.cache_dir().display().to_string()),
-            entries,
-            bytes,
-            max_bytes: Some(cache::max_bytes(&env)?),
-            removed_entries: 0,
-            removed_bytes: 0,
-        };
-        if action == "clean" {
-            // Entry by entry: a build running now keeps its temp directory (deleting it failed
-            // that build).
-            let e = archbuild::cache::clean(&home);
-            (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
-            (c.entries, c.bytes) = cache::stats(&home);
-        } else if action == "trim" {
-            let e = cache::trim(&home, c.max_bytes.unwrap_or(u64::MAX));
-            (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
-            (c.entries, c.bytes) = cache::stats(&home);
-        }
-        caches.push(c);
+        wanted.push(("build", Some(cache::cache_dir(&home, &env)?)));
     }
     if want_jit {
-        let mut c = CacheJson {
-            name: "jit",
-            dir: None,
-            entries: 0,
-            bytes: 0,
-            max_bytes: None,
-            removed_entries: 0,
-            removed_bytes: 0,
-        };
-        if let Some(cache) = &jit {
-            let entries = cache.entries();
-            c.dir = Some(cache.dir().display().to_string());
-            c.max_bytes = Some(cache.max_bytes());
-            c.entries = entries.len() as u64;
-            c.bytes = entries.iter().map(|e| e.1).sum();
-            if action == "clean" {
-                for (path, len, _) in &entries {
-                    remove_file(path)?;
-                    c.removed_entries += 1;
-                    c.removed_bytes += len;
-                }
-            } else if action == "trim" {
-                (c.removed_entries, c.removed_bytes) = cache.trim();
-            }
-            c.entries = c.entries.saturating_sub(c.removed_entries);
-            c.bytes = c.bytes.saturating_sub(c.removed_bytes);
-        }
-        caches.push(c);
+        wanted.push(("jit", jit.as_ref().map(JitCache::cache_dir)));
     }
+    let caches: Vec<CacheJson> = wanted
+        .into_iter()
+        .map(|(name, dir)| apply(action, name, dir.as_ref()))
+        .collect();
     if shell.is_json() {
         return shell.json(&CacheReport {
             reason: "cache",
@@ -150,13 +107,29 @@ pub(crate) fn run(cmd: &CacheCommand, shell: &mut Shell) -> Result<(), CliError>
     Ok(())
 }
 
-fn remove_file(path: &Path) -> Result<(), CliError> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(CliError::Write {
-            path: path.to_path_buf(),
-            source,
-        }),
+/// Runs `action` on one cache (nothing when it is off) and says what it holds afterwards.
+fn apply(action: &str, name: &'static str, cache: Option<&CacheDir>) -> CacheJson {
+    let mut c = CacheJson {
+        name,
+        dir: None,
+        entries: 0,
+        bytes: 0,
+        max_bytes: None,
+        removed_entries: 0,
+        removed_bytes: 0,
+    };
+    let Some(cache) = cache else { return c };
+    let removed = match action {
+        "clean" => Some(cache.clean()),
+        "trim" => Some(cache.trim()),
+        _ => None,
+    };
+    if let Some(e) = removed {
+        (c.removed_entries, c.removed_bytes) = (e.entries, e.bytes);
     }
+    let usage = cache.usage();
+    c.dir = Some(cache.dir().display().to_string());
+    c.max_bytes = Some(cache.max_bytes());
+    (c.entries, c.bytes) = (usage.entries, usage.bytes);
+    c
 }

@@ -185,7 +185,7 @@ fn a_full_cache_disk_and_a_full_output_disk_exit_8_naming_the_disk_and_the_fix()
     assert!(
         err.contains(&format!("cannot write `{}`: No space left", out.display()))
             && err.contains("disk is full")
-            && !err.contains(".archbuild-"),
+            && !err.contains(".tmp-"),
         "{err}"
     );
 }

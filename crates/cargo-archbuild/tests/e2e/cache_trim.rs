@@ -107,3 +107,38 @@ fn clean_removes_entries_but_not_a_running_builds_temp_directory() {
         "a running build's temp directory survives a clean"
     );
 }
+
+/// `clean` runs one code path for both caches: in each, every entry goes, a killed writer's
+/// temp file (over an hour old) goes, and a running writer's young temp file stays. (The JIT
+/// cache's own path removed entries only, leaving a killed loader's temp files for ever.)
+#[test]
+fn clean_treats_both_caches_alike() {
+    let dir = scratch();
+    let (build, jit) = (dir.path().join("cache"), dir.path().join("jit"));
+    let hex = format!("cd{}", "0".repeat(62));
+    let mut entries = Vec::new();
+    let (mut stale, mut young) = (Vec::new(), Vec::new());
+    for (root, ns) in [(&build, "cubin"), (&jit, "jit")] {
+        let shard = root.join(ns).join(&hex[..2]);
+        entries.push(entry(&shard.join(&hex[2..]), 3));
+        stale.push(entry(&shard.join(".tmp-killed"), 2));
+        young.push(entry(&shard.join(".tmp-running"), 0));
+    }
+    let (code, stdout, stderr) = run(cli()
+        .env("ARCHBUILD_CACHE_DIR", &build)
+        .env("ARCHBUILD_JIT_CACHE", &jit)
+        .args(["cache", "clean", "--message-format", "json"]));
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for (i, name) in ["build", "jit"].iter().enumerate() {
+        let c = &v["caches"][i];
+        assert_eq!(c["name"].as_str(), Some(*name), "{v}");
+        let counts = ["removed_entries", "removed_bytes", "entries", "bytes"]
+            .map(|k| c[k].as_u64().unwrap());
+        assert_eq!(counts, [1, 1000, 0, 0], "{name}: {v}");
+    }
+    let gone = |paths: &[PathBuf]| paths.iter().map(|p| !p.exists()).collect::<Vec<_>>();
+    assert_eq!(gone(&entries), [true, true]);
+    assert_eq!(gone(&stale), [true, true], "a killed writer's temp file");
+    assert_eq!(gone(&young), [false, false], "a running writer's temp file");
+}
