@@ -311,7 +311,9 @@ impl Build {
     }
 
     /// Resolves the configuration and lists the commands a cold build would run, without
-    /// running or writing anything (apart from toolkit queries).
+    /// running or writing anything (apart from toolkit and GPU queries): it provisions no
+    /// toolkit, installs no header library (one not installed yet is an error naming the build
+    /// that installs it) and prints nothing.
     pub fn try_plan(&mut self, name: &str) -> Result<crate::run::PlanListing> {
         crate::run::plan_only(&self.spec, name)
     }

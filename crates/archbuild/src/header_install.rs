@@ -208,6 +208,18 @@ fn check_declaration(package: &str, version: &str, sha256: Option<&str>) -> Resu
     })
 }
 
+/// `package==version` as installed and unchanged, if it is; installs nothing.
+pub(crate) fn find_installed(
+    home: &Home,
+    package: &str,
+    version: &str,
+    sha256: Option<&str>,
+) -> Result<Option<InstalledHeaders>> {
+    check_declaration(package, version, sha256)?;
+    let stem = format!("{}-{version}", package.to_ascii_lowercase());
+    verified(&headers_dir(home).join(stem), package, version, sha256)
+}
+
 /// Installs `package==version` (or finds it installed and unchanged) and returns its marker.
 pub(crate) fn install(
     env: &Env,

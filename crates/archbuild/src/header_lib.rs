@@ -113,6 +113,7 @@ pub(crate) fn resolve_all(
     base: &Path,
     env: &Env,
     home: &Home,
+    may_write: bool,
     progress: &mut dyn FnMut(&HeaderEvent),
 ) -> Result<Vec<Resolved>> {
     let mut libs: Vec<HeaderLibrary> = Vec::new();
@@ -121,7 +122,7 @@ pub(crate) fn resolve_all(
         libs.push(lib.clone().rooted(base));
     }
     libs.iter()
-        .map(|l| resolve(l, env, home, progress))
+        .map(|l| resolve(l, env, home, may_write, progress))
         .collect()
 }
 
@@ -133,10 +134,12 @@ fn bad(name: &str, problem: impl Into<String>, fix: impl Into<String>) -> Error 
     }
 }
 
+/// One library, installed when `may_write` (a build) or found installed (a plan).
 fn resolve(
     lib: &HeaderLibrary,
     env: &Env,
     home: &Home,
+    may_write: bool,
     progress: &mut dyn FnMut(&HeaderEvent),
 ) -> Result<Resolved> {
     let name = &lib.name;
@@ -163,14 +166,24 @@ fn resolve(
     }
     match &lib.source {
         Source::Pypi { package, version } => {
-            let installed = header_install::install(
-                env,
-                home,
-                package,
-                version,
-                lib.sha256.as_deref(),
-                progress,
-            )?;
+            let installed = match may_write {
+                true => header_install::install(
+                    env,
+                    home,
+                    package,
+                    version,
+                    lib.sha256.as_deref(),
+                    progress,
+                )?,
+                false => header_install::find_installed(home, package, version, lib.sha256.as_deref())?
+                    .ok_or_else(|| {
+                        bad(
+                            name,
+                            format!("`{package}` {version} is not installed yet, and a plan installs nothing"),
+                            "run the build once (`cargo build`, or `cargo archbuild build`), which installs it into archbuild's home",
+                        )
+                    })?,
+            };
             let rel: Vec<String> = if lib.include.is_empty() {
                 known_layout(package, &installed.dir).map_err(|layouts| {
                     let known: Vec<&str> = KNOWN_PACKAGES.iter().map(|k| k.0).collect();
@@ -232,7 +245,7 @@ fn resolve(
                     .collect()
             };
             let dirs = existing(name, dir, &rel)?;
-            let content = header_tree::local_content(home, &dirs).map_err(|e| {
+            let content = header_tree::local_content(home, &dirs, may_write).map_err(|e| {
                 bad(
                     name,
                     format!("cannot read its headers: {e}"),

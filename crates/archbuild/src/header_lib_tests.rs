@@ -108,6 +108,7 @@ fn a_directory_is_hashed_by_content_and_edits_change_it() {
             tmp.path(),
             &env,
             &home,
+            true,
             &mut |_| {},
         )
     };
@@ -187,6 +188,7 @@ fn a_git_pin_is_checked_against_head_with_or_without_git() {
             tmp.path(),
             &env,
             &home,
+            true,
             &mut |_| {},
         )
     };
@@ -234,6 +236,7 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
             tmp.path(),
             &env,
             &home,
+            true,
             &mut |e| events.push(e.clone()),
         )
     };
@@ -333,7 +336,7 @@ fn bad_pins_are_refused_before_pip_runs() {
             "leaves the library",
         ),
     ] {
-        let err = resolve_all(&[], &[lib], Path::new("/"), &env, &home, &mut |_| {})
+        let err = resolve_all(&[], &[lib], Path::new("/"), &env, &home, true, &mut |_| {})
             .unwrap_err()
             .to_string();
         assert!(err.contains(want), "{err}");

@@ -126,9 +126,9 @@ pub(crate) fn read_marker<T: serde::de::DeserializeOwned>(path: &Path) -> Option
 }
 
 /// The content hash of a directory the user provides, re-read only when its stat fingerprint
-/// differs from the one remembered in `<home>/headers/local/`. A home that cannot be written
-/// only costs the shortcut.
-pub(crate) fn local_content(home: &Home, dirs: &[PathBuf]) -> io::Result<String> {
+/// differs from the one remembered in `<home>/headers/local/` (remembered only when
+/// `may_write`). A home that cannot be written only costs the shortcut.
+pub(crate) fn local_content(home: &Home, dirs: &[PathBuf], may_write: bool) -> io::Result<String> {
     let joined: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let id = blake3::hash(joined.join("\0").as_bytes()).to_hex();
     let marker = home
@@ -140,7 +140,7 @@ pub(crate) fn local_content(home: &Home, dirs: &[PathBuf]) -> io::Result<String>
         return Ok(m.content);
     }
     let tree = hash(dirs)?;
-    if let Ok(bytes) = serde_json::to_vec_pretty(&tree) {
+    if let Some(bytes) = serde_json::to_vec_pretty(&tree).ok().filter(|_| may_write) {
         let _ = crate::paths::write_atomic(&marker, &bytes);
     }
     Ok(tree.content)

@@ -1,6 +1,8 @@
-//! A build's configuration, resolved before anything runs: the environment, `Cargo.toml`'s
-//! table, the home and cache, the toolkit, the arch list, flags and modules, gathered into one
-//! [`Prepared`] the rest of the pipeline reads.
+//! A build's configuration, resolved once before anything runs: the environment, `Cargo.toml`'s
+//! table, the home and cache, the toolkit, the arch list, flags and modules, the outputs and
+//! the variant groups, gathered into one [`Prepared`]. The pipeline reads that and never the
+//! `Spec` again. Resolving for a plan ([`Mode::Plan`]) neither provisions a toolkit, installs
+//! a header library nor writes anything; what a build announces is [`announce`]'s, once.
 
 use std::path::PathBuf;
 
@@ -19,7 +21,18 @@ use crate::process::{Cmd, Spawns};
 use crate::setup;
 use crate::spec::Spec;
 
+/// What resolving may do besides reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// A build: provisions the toolkit when asked and installs header libraries.
+    Build,
+    /// A plan (`try_plan`): writes nothing; a toolkit or header library that is not there yet
+    /// is an error naming the build that would provision it.
+    Plan,
+}
+
 /// Everything resolved before any compile runs.
+#[derive(Clone)]
 pub(crate) struct Prepared {
     pub env: Env,
     pub toolkit: Toolkit,
@@ -36,8 +49,19 @@ pub(crate) struct Prepared {
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
     pub remote: Option<archbuild_store::RemoteConfig>,
-    /// `[package.metadata.archbuild.variants]`, when Cargo.toml has the table.
-    pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
+    /// The variant groups: the build script's, then Cargo.toml's.
+    pub groups: Vec<(String, Vec<String>)>,
+    /// `<OUT_DIR>` (`Build::out_dir`, else `OUT_DIR`); a build needs it, a plan does not.
+    pub out_root: Option<PathBuf>,
+    /// Where CI-made fat binaries are taken from (`Build::prebuilt`, else `ARCHBUILD_PREBUILT`);
+    /// never for a library, whose host objects need every source's stub.
+    pub prebuilt_dir: Option<PathBuf>,
+    /// Worker threads (`Build::jobs`, `ARCHBUILD_JOBS`, the CPUs).
+    pub workers: usize,
+    pub on_job: Option<crate::spec::JobCallback>,
+    /// Whether to write the `include!` module.
+    pub rust_module: bool,
+    pub quiet: bool,
     /// The build's one count of processes started; its compiler jobs count into it too.
     pub spawns: Spawns,
     pub watch: Vec<PathBuf>,
@@ -47,8 +71,8 @@ pub(crate) struct Prepared {
     pub library: Option<crate::host_link::ResolvedLibrary>,
 }
 
-/// Resolves everything a build needs; writes nothing (a plan uses it too).
-pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
+/// Resolves everything a build needs, once.
+pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let mut env = b.env.clone().unwrap_or_else(Env::process);
     if let Some(on) = b.cargo_metadata {
         env = env.with_cargo_metadata(on);
@@ -83,7 +107,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
     };
     let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
-    let toolkit = toolkit(b, &env, &home, &spawns)?;
+    let toolkit = toolkit(b, &env, &home, &spawns, mode)?;
     let devices = || match &b.devices {
         Some(d) => d.clone(),
         None => query_devices(&toolkit, &spawns),
@@ -92,13 +116,6 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
     // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
     let arch_warnings = archs.source.dialect().warnings(&archs.input);
-    if let Some(line) = archs.announcement().filter(|_| !b.quiet) {
-        if env.cargo_metadata() {
-            println!("cargo:warning=archbuild: {line}");
-        } else {
-            eprintln!("archbuild: {line}");
-        }
-    }
     let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
     let headers = crate::header_lib::resolve_all(
         pkg.as_ref().map_or(&[][..], |p| &p.headers),
@@ -106,6 +123,7 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         &base_dir,
         &env,
         &home,
+        mode == Mode::Build,
         &mut crate::header_install::stderr_progress,
     )?;
     attach_headers(&mut settings, headers);
@@ -130,6 +148,19 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
     }
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`).
     watch.push(toolkit.nvcc().to_path_buf());
+    let groups = crate::variants::groups(
+        &b.variants,
+        pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
+    );
+    let out_root = b.out_dir.clone().or_else(|| env.path("OUT_DIR"));
+    let prebuilt_dir = match library {
+        Some(_) => None,
+        None => b
+            .prebuilt
+            .clone()
+            .or_else(|| env.path(crate::prebuilt::PREBUILT_VAR)),
+    };
+    let workers = crate::exec::parallelism(&env, b.jobs)?;
     Ok(Prepared {
         env,
         toolkit,
@@ -143,12 +174,30 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
         share_cicc,
         cache_max,
         remote,
-        pkg_variants: pkg.as_ref().map(|p| p.variants.clone()),
+        groups,
+        out_root,
+        prebuilt_dir,
+        workers,
+        on_job: b.on_job.clone(),
+        rust_module: !b.no_rust_module && library.is_none(),
+        quiet: b.quiet,
         spawns,
         watch,
         verify,
         library,
     })
+}
+
+/// What a build says before it compiles: the arch list, when it is the portable default (in a
+/// build script as a `cargo:warning`, elsewhere on stderr), unless quiet.
+pub(crate) fn announce(p: &Prepared) {
+    if let Some(line) = p.archs.announcement().filter(|_| !p.quiet) {
+        if p.env.cargo_metadata() {
+            println!("cargo:warning=archbuild: {line}");
+        } else {
+            eprintln!("archbuild: {line}");
+        }
+    }
 }
 
 /// Adds the libraries to the settings: their include directories come after the user's and
@@ -203,13 +252,14 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
     }
 }
 
-/// The toolkit the caller queried, or the one found (and provisioned when asked) now.
-fn toolkit(b: &Spec, env: &Env, home: &Home, spawns: &Spawns) -> Result<Toolkit> {
+/// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)
+/// now.
+fn toolkit(b: &Spec, env: &Env, home: &Home, spawns: &Spawns, mode: Mode) -> Result<Toolkit> {
     Ok(match &b.toolkit {
         // Queried by the caller, before this build: no process of this build.
         Some(t) => t.clone(),
         None => {
-            let provision = b.provision.unwrap_or(false);
+            let provision = mode == Mode::Build && b.provision.unwrap_or(false);
             Discovery::new(home.clone()).locate_counted(
                 env,
                 provision,

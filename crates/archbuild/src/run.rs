@@ -1,6 +1,7 @@
-//! What `Build::try_compile` does, start to end: resolve the configuration, plan, run the jobs
-//! (cache first), pack one fat binary per module, generate the Rust module, and tell Cargo what
-//! to watch.
+//! What `Build::try_compile` does, start to end: resolve the configuration once, announce it,
+//! then attempt the build (plan, run the jobs cache first, pack one fat binary per module,
+//! generate the Rust module, tell Cargo what to watch) — a second time only when a cache entry
+//! vanished under the first.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -10,13 +11,12 @@ use crate::archs::ArchSource;
 use crate::codegen::{self, ModuleCode};
 use crate::deps::{self, Roots};
 use crate::driver::{Compiler, Failure, JobOut};
-use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::exec::{self, Outcome};
+use crate::exec::Outcome;
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module, Phase};
-use crate::prebuilt::{take_prebuilt, write_record, Taken, PREBUILT_VAR};
-use crate::prepare::{prepare, Prepared};
+use crate::prebuilt::{take_prebuilt, write_record, Taken};
+use crate::prepare::{announce, resolve, Mode, Prepared};
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::spec::Spec;
 use crate::store::Store;
@@ -45,15 +45,9 @@ pub struct PlannedJob {
     pub command: String,
 }
 
-fn out_dir(b: &Spec, env: &Env) -> Result<PathBuf> {
-    b.out_dir
-        .clone()
-        .or_else(|| env.path("OUT_DIR"))
-        .ok_or(Error::NoOutDir)
-}
-
+/// The commands a cold build would run; provisions, installs and writes nothing.
 pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
-    let p = prepare(b, name)?;
+    let p = resolve(b, name, Mode::Plan)?;
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let tmp = Path::new("<tmp>");
     let listing = jobs
@@ -96,7 +90,22 @@ pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
 
 pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
     // Cache entries used since then are this build's (or a concurrent one's): never evicted.
-    compile_attempt(b, name, true, SystemTime::now())
+    let started = SystemTime::now();
+    let start = Instant::now();
+    let p = resolve(b, name, Mode::Build)?;
+    let out_root = p.out_root.clone().ok_or(Error::NoOutDir)?;
+    announce(&p);
+    // A cache entry that vanished mid-build (`cache clean`, or a corrupt entry deleted when
+    // packing) is not the build's fault: the second attempt recompiles exactly what is missing,
+    // and a second vanishing is an error.
+    for retry in [true, false] {
+        if let Some(report) = attempt(p.clone(), name, &out_root, retry, started, start)? {
+            return Ok(report);
+        }
+    }
+    Err(Error::CacheUnstable {
+        dir: p.home.cache_dir().to_path_buf(),
+    })
 }
 
 /// The error of a build whose jobs failed: a broken toolkit, a full disk, or the compile errors
@@ -168,15 +177,16 @@ fn write_rust_module(
     Ok(path)
 }
 
-/// One go at a build. `retry`: whether a cache entry that vanished mid-build (`cache clean`, or
-/// a corrupt entry deleted when packing) may start it once more, which recompiles exactly the
-/// missing outputs.
-fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Result<BuildReport> {
-    let start = Instant::now();
-    let env0 = b.env.clone().unwrap_or_else(Env::process);
-    let out_root = out_dir(b, &env0)?;
+/// One go at a build; `None` when a cache entry vanished under it and `retry` allows another.
+fn attempt(
+    mut p: Prepared,
+    name: &str,
+    out_root: &Path,
+    retry: bool,
+    started: SystemTime,
+    start: Instant,
+) -> Result<Option<BuildReport>> {
     let out = out_root.join(name);
-    let mut p = prepare(b, name)?;
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
     let roots = Roots {
         base: deps::lexical(&p.settings.base_dir),
@@ -198,11 +208,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
             message: message.clone(),
         })
         .collect();
-    // A library's host objects need every source's stub, which only its cicc jobs write.
-    let prebuilt_dir = match p.library {
-        Some(_) => None,
-        None => b.prebuilt.clone().or_else(|| p.env.path(PREBUILT_VAR)),
-    };
+    let prebuilt_dir = p.prebuilt_dir.clone();
     let mut taken = match &prebuilt_dir {
         Some(dir) => take_prebuilt(&mut p, dir, &out, &settings_key, &roots)?,
         None => Taken::default(),
@@ -210,16 +216,16 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     warnings.append(&mut taken.warnings);
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let compiler = Compiler::new(&p, &jobs, store, &facts)?;
-    let workers = exec::parallelism(&p.env, b.jobs)?;
-    let outcomes = compiler.run(workers, b.on_job.as_ref());
+    let workers = p.workers;
+    let outcomes = compiler.run(workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
         return Err(e);
     }
     let Some(done) = finished(&outcomes, &jobs, &p, &compiler, retry)? else {
-        return compile_attempt(b, name, false, started);
+        return Ok(None);
     };
-    let Some(packed) = pack_all(b, &p, &jobs, &done, &out, &compiler, &settings_key, retry)? else {
-        return compile_attempt(b, name, false, started);
+    let Some(packed) = pack_all(&p, &jobs, &done, &out, &compiler, &settings_key, retry)? else {
+        return Ok(None);
     };
     let mut modules = taken.modules;
     modules.extend(packed.modules);
@@ -229,7 +235,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     let library = match &p.library {
         Some(lib) => {
             let stage = crate::host_stage::run(
-                &compiler, &p, &jobs, &done, &modules, lib, &out_root, workers,
+                &compiler, &p, &jobs, &done, &modules, lib, out_root, workers,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
                 return Err(e);
@@ -242,14 +248,13 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
     deps.sort();
     deps.dedup();
     warnings.extend(no_kernel_warnings(&modules));
-    let groups =
-        crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default());
-    let variant_reports = crate::variants::check(&groups, &modules)?;
-    warnings.extend(crate::coverage::check(&mut modules, &groups));
+    let groups = &p.groups;
+    let variant_reports = crate::variants::check(groups, &modules)?;
+    warnings.extend(crate::coverage::check(&mut modules, groups));
     tell_cargo(&p, &taken.names, prebuilt_dir.as_deref(), &warnings, &deps);
-    let rust_module = match b.no_rust_module || p.library.is_some() {
-        true => None,
-        false => Some(write_rust_module(&p, &modules, &groups, &out_root, name)?),
+    let rust_module = match p.rust_module {
+        true => Some(write_rust_module(&p, &modules, groups, out_root, name)?),
+        false => None,
     };
     // Once per build, after everything is packed; a build that stored nothing adds nothing to
     // evict for, and an unchanged rebuild stays a few milliseconds.
@@ -259,7 +264,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         .filter(|s| s.wrote())
         .map(|s| crate::evict::evict(s, p.cache_max, started))
         .filter(|e| e.entries > 0);
-    if let Some(e) = cache_eviction.filter(|_| !b.quiet) {
+    if let Some(e) = cache_eviction.filter(|_| !p.quiet) {
         eprintln!("archbuild: {e}");
     }
     let remote_stats = remote.map(|r| r.stats());
@@ -282,7 +287,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         }
     }
     let jobs_run = records.iter().filter(|r| !r.cached).count();
-    Ok(BuildReport {
+    Ok(Some(BuildReport {
         name: name.to_owned(),
         archs: p.archs.list.to_string(),
         arch_source: p.archs.source.to_string(),
@@ -310,7 +315,7 @@ fn compile_attempt(b: &Spec, name: &str, retry: bool, started: SystemTime) -> Re
         seconds: start.elapsed().as_secs_f64(),
         library,
         arch_list: p.archs.list.clone(),
-    })
+    }))
 }
 
 /// Every job's output once all succeeded; `None` when the build should run once more (an
@@ -364,7 +369,6 @@ struct Packed {
 /// vanished or was corrupt (and is now deleted) and the build should run once more.
 #[allow(clippy::too_many_arguments)]
 fn pack_all(
-    b: &Spec,
     p: &Prepared,
     jobs: &[plan::Job],
     done: &[&JobOut],
@@ -389,11 +393,12 @@ fn pack_all(
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
-        let module_groups: Vec<(String, Vec<String>)> =
-            crate::variants::groups(&b.variants, p.pkg_variants.as_deref().unwrap_or_default())
-                .into_iter()
-                .filter(|(_, ks)| ks.iter().any(|k| report.kernels.contains(k)))
-                .collect();
+        let module_groups: Vec<(String, Vec<String>)> = p
+            .groups
+            .iter()
+            .filter(|(_, ks)| ks.iter().any(|k| report.kernels.contains(k)))
+            .cloned()
+            .collect();
         write_record(
             compiler,
             module,

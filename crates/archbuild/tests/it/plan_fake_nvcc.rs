@@ -313,6 +313,46 @@ fn a_plan_writes_nothing_with_or_without_an_output_directory() {
     assert!(!f.dir.path().join("cache").exists());
 }
 
+/// A plan provisions nothing and writes nothing, in archbuild's home either: a header library
+/// it would install is an error naming the build that installs it, and a directory library's
+/// content hash is not remembered.
+#[test]
+fn a_plan_installs_and_remembers_nothing_in_the_home() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.write("vendor/lib/lib.h", "// a header library\n");
+    let home = f.dir.path().join("home");
+    let plan = |lib: archbuild::HeaderLibrary| {
+        archbuild::Build::new()
+            .toolkit(f.toolkit.clone())
+            .env(f.env(&[]))
+            .manifest_dir(f.pkg())
+            .home(archbuild::config::Home::at(&home))
+            .file("kernels/add.cu")
+            .header_library(lib)
+            .archs("8.6")
+            .try_plan("k")
+    };
+    let listing = plan(archbuild::HeaderLibrary::path("vendor", "vendor/lib")).unwrap();
+    assert!(
+        listing
+            .jobs
+            .iter()
+            .any(|j| j.command.contains("vendor/lib")),
+        "{:?}",
+        listing.jobs
+    );
+    assert!(!home.exists(), "try_plan wrote into archbuild's home");
+    let err = plan(archbuild::HeaderLibrary::pypi("nvidia-cutlass", "4.2.0"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("not installed yet") && err.contains("cargo archbuild build"),
+        "{err}"
+    );
+    assert!(!home.exists(), "try_plan installed into archbuild's home");
+}
+
 #[test]
 fn flags_defines_includes_and_launcher_reach_the_commands() {
     let f = Fake::new();
