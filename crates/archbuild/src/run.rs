@@ -201,23 +201,13 @@ fn attempt(
         .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
     let facts = crate::keys::Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref());
     let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
-    let mut warnings: Vec<Warning> = p
-        .arch_warnings
-        .iter()
-        .map(|message| Warning::ArchListDialect {
-            message: message.clone(),
-        })
-        .collect();
-    let prebuilt_dir = p.prebuilt_dir.clone();
-    let mut taken = match &prebuilt_dir {
-        Some(dir) => take_prebuilt(&mut p, dir, &out, &settings_key, &roots)?,
+    let mut taken = match p.prebuilt_dir.clone() {
+        Some(dir) => take_prebuilt(&mut p, &dir, &out, &settings_key, &roots)?,
         None => Taken::default(),
     };
-    warnings.append(&mut taken.warnings);
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let compiler = Compiler::new(&p, &jobs, store, &facts)?;
-    let workers = p.workers;
-    let outcomes = compiler.run(workers, p.on_job.as_ref());
+    let outcomes = compiler.run(p.workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
         return Err(e);
     }
@@ -227,15 +217,15 @@ fn attempt(
     let Some(packed) = pack_all(&p, &jobs, &done, &out, &compiler, &settings_key, retry)? else {
         return Ok(None);
     };
-    let mut modules = taken.modules;
+    let mut modules = std::mem::take(&mut taken.modules);
     modules.extend(packed.modules);
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
-    let mut deps = taken.deps;
+    let mut deps = std::mem::take(&mut taken.deps);
     deps.extend(packed.deps);
     let library = match &p.library {
         Some(lib) => {
             let stage = crate::host_stage::run(
-                &compiler, &p, &jobs, &done, &modules, lib, out_root, workers,
+                &compiler, &p, &jobs, &done, &modules, lib, out_root, p.workers,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
                 return Err(e);
@@ -247,13 +237,68 @@ fn attempt(
     };
     deps.sort();
     deps.dedup();
+    let ran = Ran {
+        compiler: &compiler,
+        jobs: &jobs,
+        done: &done,
+        modules,
+        deps,
+        library,
+        taken,
+        remote,
+        roots,
+    };
+    conclude(&p, name, out_root, ran, started, start).map(Some)
+}
+
+/// What an attempt that ran to the end made.
+struct Ran<'a> {
+    compiler: &'a Compiler<'a>,
+    jobs: &'a [plan::Job],
+    done: &'a [&'a JobOut],
+    modules: Vec<ModuleReport>,
+    deps: Vec<PathBuf>,
+    library: Option<crate::report::LibraryReport>,
+    taken: Taken,
+    remote: Option<std::sync::Arc<archbuild_store::Remote>>,
+    roots: Roots,
+}
+
+/// The checks on what was built (variant groups, coverage, modules without kernels), what a
+/// build script tells Cargo, the Rust module, eviction, and the report.
+fn conclude(
+    p: &Prepared,
+    name: &str,
+    out_root: &Path,
+    ran: Ran<'_>,
+    started: SystemTime,
+    start: Instant,
+) -> Result<BuildReport> {
+    let Ran {
+        compiler,
+        jobs,
+        done,
+        mut modules,
+        deps,
+        library,
+        taken,
+        remote,
+        roots,
+    } = ran;
+    let mut warnings: Vec<Warning> = p
+        .arch_warnings
+        .iter()
+        .map(|message| Warning::ArchListDialect {
+            message: message.clone(),
+        })
+        .collect();
+    warnings.extend(taken.warnings);
     warnings.extend(no_kernel_warnings(&modules));
-    let groups = &p.groups;
-    let variant_reports = crate::variants::check(groups, &modules)?;
-    warnings.extend(crate::coverage::check(&mut modules, groups));
-    tell_cargo(&p, &taken.names, prebuilt_dir.as_deref(), &warnings, &deps);
+    let variant_reports = crate::variants::check(&p.groups, &modules)?;
+    warnings.extend(crate::coverage::check(&mut modules, &p.groups));
+    tell_cargo(p, &taken.names, p.prebuilt_dir.as_deref(), &warnings, &deps);
     let rust_module = match p.rust_module {
-        true => Some(write_rust_module(&p, &modules, groups, out_root, name)?),
+        true => Some(write_rust_module(p, &modules, &p.groups, out_root, name)?),
         false => None,
     };
     // Once per build, after everything is packed; a build that stored nothing adds nothing to
@@ -287,7 +332,7 @@ fn attempt(
         }
     }
     let jobs_run = records.iter().filter(|r| !r.cached).count();
-    Ok(Some(BuildReport {
+    Ok(BuildReport {
         name: name.to_owned(),
         archs: p.archs.list.to_string(),
         arch_source: p.archs.source.to_string(),
@@ -300,7 +345,7 @@ fn attempt(
         processes_started: p.spawns.started(),
         verified: compiler.verified.load(Ordering::SeqCst),
         jobserver: compiler.uses_jobserver(),
-        workers,
+        workers: p.workers,
         jobs: records,
         modules,
         rust_module,
@@ -315,7 +360,7 @@ fn attempt(
         seconds: start.elapsed().as_secs_f64(),
         library,
         arch_list: p.archs.list.clone(),
-    }))
+    })
 }
 
 /// Every job's output once all succeeded; `None` when the build should run once more (an
