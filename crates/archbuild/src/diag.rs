@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::driver::{Failure, Status};
+use crate::jobs::{Failure, Status};
 use crate::plan::{Job, Module};
 
 /// One group of identical failures.

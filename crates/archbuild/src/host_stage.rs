@@ -1,14 +1,14 @@
 //! The host stage of a library build (`Library`), after its fat binaries are packed: each
-//! source's host object (`driver/host.rs`) on the build's workers, the archive, and the lines
+//! source's host object (`jobs/host.rs`) on the build's workers, the archive, and the lines
 //! that link it (`host_link.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::driver::{Compiler, HostObject, JobOut};
 use crate::error::{Error, Result};
 use crate::host_link::{self, ResolvedLibrary};
+use crate::jobs::{HostObject, JobOut, JobRunner};
 use crate::plan::Job;
 use crate::prepare::Prepared;
 use crate::report::{HostObjectRecord, LibraryReport, ModuleReport};
@@ -25,7 +25,7 @@ pub(crate) struct HostStage {
     reason = "the stage's inputs are the build's: its compiler, preparation, jobs, outputs and names"
 )]
 pub(crate) fn run(
-    compiler: &Compiler,
+    compiler: &JobRunner,
     p: &Prepared,
     jobs: &[Job],
     done: &[&JobOut],
@@ -95,7 +95,7 @@ pub(crate) fn run(
 }
 
 fn object(
-    compiler: &Compiler,
+    compiler: &JobRunner,
     p: &Prepared,
     jobs: &[Job],
     done: &[&JobOut],

@@ -14,8 +14,8 @@ use archbuild_arch::{Target, TargetKind};
 use archbuild_fatbin::{CompressionChoice, FatbinWriter};
 use serde::{Deserialize, Serialize};
 
-use crate::driver::JobOut;
 use crate::error::{Error, Result};
+use crate::jobs::JobOut;
 use crate::paths::{file_stamp, write_if_changed};
 use crate::plan::{Job, Module, Phase};
 use crate::report::ModuleReport;

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use archbuild_arch::Target;
 
 use crate::deps::{self, FileHashes, Inputs, Roots};
-use crate::driver::Compiler;
 use crate::error::{Error, Result};
+use crate::jobs::JobRunner;
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module};
 use crate::prepare::Prepared;
@@ -347,7 +347,7 @@ fn use_prebuilt(
 
 /// Writes the record beside a fat binary this build packed, unless an identical one is there.
 pub(crate) fn write_record(
-    compiler: &Compiler<'_>,
+    compiler: &JobRunner<'_>,
     module: &Module,
     report: &ModuleReport,
     module_deps: &[PathBuf],

@@ -1,5 +1,5 @@
 //! What of a preprocessed source (`nvcc -E` output) decides its PTX, for preprocessor mode
-//! (`driver.rs`): a tokeniser over preprocessed C++ — string literals with their prefixes and
+//! (`jobs.rs`): a tokeniser over preprocessed C++ — string literals with their prefixes and
 //! raw strings, character literals, escapes, comments (kept by `-C`), numbers with digit
 //! separators, line markers — and the rules built on it. No I/O.
 //!

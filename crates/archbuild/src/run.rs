@@ -10,9 +10,9 @@ use std::time::{Instant, SystemTime};
 use crate::archs::ArchSource;
 use crate::codegen::{self, ModuleCode};
 use crate::deps::{self, Roots};
-use crate::driver::{Compiler, Failure, JobOut};
 use crate::error::{Error, Result};
 use crate::exec::Outcome;
+use crate::jobs::{Failure, JobOut, JobRunner};
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module, Phase};
 use crate::prebuilt::{take_prebuilt, write_record, Taken};
@@ -111,11 +111,11 @@ pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
 /// The error of a build whose jobs failed: a broken toolkit, a full disk, or the compile errors
 /// grouped once.
 fn failure_error(
-    failures: &[(usize, &crate::driver::Failure)],
+    failures: &[(usize, &crate::jobs::Failure)],
     skipped: usize,
     jobs: &[plan::Job],
     p: &Prepared,
-    compiler: &Compiler,
+    compiler: &JobRunner,
 ) -> Error {
     let tmp = compiler.tmp_dir();
     match crate::diag::cause(failures, tmp) {
@@ -206,7 +206,7 @@ fn attempt(
         None => Taken::default(),
     };
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
-    let compiler = Compiler::new(&p, &jobs, store, &facts)?;
+    let compiler = JobRunner::new(&p, &jobs, store, &facts)?;
     let outcomes = compiler.run(p.workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
         return Err(e);
@@ -253,7 +253,7 @@ fn attempt(
 
 /// What an attempt that ran to the end made.
 struct Ran<'a> {
-    compiler: &'a Compiler<'a>,
+    compiler: &'a JobRunner<'a>,
     jobs: &'a [plan::Job],
     done: &'a [&'a JobOut],
     modules: Vec<ModuleReport>,
@@ -369,7 +369,7 @@ fn finished<'a>(
     outcomes: &'a [Outcome<JobOut, Failure>],
     jobs: &[plan::Job],
     p: &Prepared,
-    compiler: &Compiler,
+    compiler: &JobRunner,
     retry: bool,
 ) -> Result<Option<Vec<&'a JobOut>>> {
     if crate::process::interrupted() {
@@ -383,7 +383,7 @@ fn finished<'a>(
             _ => None,
         })
         .collect();
-    let vanished = |f: &&Failure| f.status == crate::driver::Status::Vanished;
+    let vanished = |f: &&Failure| f.status == crate::jobs::Status::Vanished;
     if retry && !failures.is_empty() && failures.iter().all(|(_, f)| vanished(f)) {
         return Ok(None);
     }
@@ -418,7 +418,7 @@ fn pack_all(
     jobs: &[plan::Job],
     done: &[&JobOut],
     out: &Path,
-    compiler: &Compiler,
+    compiler: &JobRunner,
     settings_key: &str,
     retry: bool,
 ) -> Result<Option<Packed>> {

@@ -1,6 +1,6 @@
 //! Which cache hits a build compiles again to prove its key (`ARCHBUILD_VERIFY`,
 //! `Build::verify`): a share of them, chosen by each output's key so a rerun checks the same
-//! jobs. The check itself is the driver's (`driver/verify.rs`).
+//! jobs. The check itself is the job runner's (`jobs/verify.rs`).
 
 use crate::env::Env;
 use crate::error::{Error, Result};

@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use archbuild_fatbin::Error;
-pub(crate) use archbuild_fatbin::LoadableModule as Module;
+use archbuild_fatbin::LoadableModule;
 
 use crate::error::CliError;
 
 /// Splits `bytes` (the contents of `path`) into modules.
-pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<Module>, CliError> {
+pub(crate) fn modules_of(path: &Path, bytes: &[u8]) -> Result<Vec<LoadableModule>, CliError> {
     archbuild_fatbin::loadable_modules(bytes).map_err(|e| match e {
         // The module's location stands where the path would (the file is named above it).
         Error::InContainer { location, source } => CliError::Format {

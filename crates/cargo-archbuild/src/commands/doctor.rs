@@ -19,7 +19,9 @@ use crate::error::CliError;
 use crate::facts::Facts;
 use crate::files::read_input;
 use crate::gpus::{DriverFacts, GpuVerdict, Gpus};
-use crate::modules::{modules_of, Module};
+use archbuild_fatbin::LoadableModule;
+
+use crate::modules::modules_of;
 use crate::shell::{bad, bold, good, human_bytes, Shell};
 
 #[derive(Debug, Serialize)]
@@ -191,7 +193,7 @@ fn toolkit_json() -> ToolJson {
 
 fn check_file(
     path: &Path,
-    modules: &[Module],
+    modules: &[LoadableModule],
     gpus: &Gpus,
     facts: &DriverFacts,
     policy: Option<Policy>,
@@ -275,7 +277,7 @@ fn lto_verdict(
 }
 
 /// The LTO-IR images of a module (`lto_90`), listed as `inspect` reads them.
-fn lto_images(m: &Module) -> Vec<String> {
+fn lto_images(m: &LoadableModule) -> Vec<String> {
     archbuild_fatbin::read_any(&m.bytes)
         .unwrap_or_default()
         .iter()

@@ -9,12 +9,12 @@ use std::sync::atomic::Ordering;
 
 use archbuild_arch::Arch;
 
-use super::{Compiler, JobOut};
+use super::{JobOut, JobRunner};
 use crate::error::Error;
 use crate::keys;
 use crate::plan::{cicc_command, ptxas_command, Phase, PTXAS_IN, PTXAS_OUT};
 
-impl Compiler<'_> {
+impl JobRunner<'_> {
     /// Compiles job `j` again without the cache when its hit is in the sample, and compares.
     pub(super) fn verify_hit(&self, j: usize, input: Option<&JobOut>, out: &JobOut) {
         let Some(key) = out.key.filter(|k| out.cached && self.verify.samples(k)) else {

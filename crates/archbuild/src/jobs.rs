@@ -195,7 +195,7 @@ impl std::fmt::Display for Status {
 }
 
 /// Everything a build's jobs share.
-pub(crate) struct Compiler<'a> {
+pub(crate) struct JobRunner<'a> {
     pub tk: &'a Toolkit,
     pub settings: &'a Settings,
     pub modules: &'a [Module],
@@ -221,7 +221,7 @@ pub(crate) struct Compiler<'a> {
     pub mismatch: std::sync::Mutex<Option<Error>>,
 }
 
-impl<'a> Compiler<'a> {
+impl<'a> JobRunner<'a> {
     pub fn new(
         p: &'a crate::prepare::Prepared,
         jobs: &'a [Job],
@@ -405,7 +405,7 @@ impl<'a> Compiler<'a> {
         self.execute_in(cmd, out, Some(&self.spawns))
     }
 
-    /// [`Compiler::execute`], counting the process in the build's report when `spawns` is
+    /// [`JobRunner::execute`], counting the process in the build's report when `spawns` is
     /// given (verification runs are not the build's).
     fn execute_in(&self, cmd: &Cmd, out: &Path, spawns: Option<&Spawns>) -> Result<Ran, Failure> {
         let _token = self.limiter.acquire();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
-use super::{Compiler, Failure, HostSideOut, JobOut, Status};
+use super::{Failure, HostSideOut, JobOut, JobRunner, Status};
 use crate::deps::{self, Lookup};
 use crate::host_steps::{self, HostFiles};
 use crate::keys;
@@ -38,7 +38,7 @@ pub(crate) struct HostObject {
     pub deps: Vec<PathBuf>,
 }
 
-impl Compiler<'_> {
+impl JobRunner<'_> {
     /// The host object of library source `m`, from its cicc jobs' host side and its packed fat
     /// binary. A hit in `ARCHBUILD_VERIFY`'s sample is compiled again and compared.
     pub(crate) fn host_object(

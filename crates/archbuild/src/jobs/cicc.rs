@@ -7,7 +7,7 @@ use std::time::{Instant, SystemTime};
 
 use archbuild_arch::Arch;
 
-use super::{keep_log, Compiler, Failure, HostSideOut, JobOut, Ran, RunLog, Status};
+use super::{keep_log, Failure, HostSideOut, JobOut, JobRunner, Ran, RunLog, Status};
 use crate::deps::{self, Lookup};
 use crate::keys;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
@@ -31,7 +31,7 @@ struct Preprocessed {
     seconds: f64,
 }
 
-impl Compiler<'_> {
+impl JobRunner<'_> {
     /// A cicc job: direct mode, then preprocessor mode, then the compile.
     pub(super) fn run_cicc(
         &self,
