@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::jobs::JobRunner;
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module};
-use crate::prepare::Prepared;
+use crate::prepare::{Prepared, PREBUILT_VAR};
 use crate::report::ModuleReport;
 use crate::store::Key;
 
@@ -280,9 +280,6 @@ pub(crate) fn take_prebuilt(
     p.modules = rest;
     Ok(taken)
 }
-
-/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
-pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
 
 /// Writes a prebuilt fat binary (and its record) into the output directory; returns its report
 /// and the inputs to watch.

@@ -21,6 +21,9 @@ use crate::process::{Cmd, Spawns};
 use crate::setup;
 use crate::spec::Spec;
 
+/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
+pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
+
 /// What resolving may do besides reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -158,7 +161,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         None => b
             .prebuilt
             .clone()
-            .or_else(|| env.path(crate::prebuilt::PREBUILT_VAR)),
+            .or_else(|| env.path(PREBUILT_VAR)),
     };
     let workers = crate::exec::parallelism(&env, b.jobs)?;
     Ok(Prepared {
