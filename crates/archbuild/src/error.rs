@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::process::Ended;
+pub use crate::ended::Ended;
 
 /// Everything that can go wrong finding or provisioning a toolkit, configuring, compiling and
 /// packing.

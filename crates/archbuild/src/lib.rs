@@ -26,6 +26,7 @@ mod coverage;
 mod deps;
 mod diag;
 mod discover;
+mod ended;
 mod env;
 mod error;
 mod evict;

@@ -158,10 +158,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let out_root = b.out_dir.clone().or_else(|| env.path("OUT_DIR"));
     let prebuilt_dir = match library {
         Some(_) => None,
-        None => b
-            .prebuilt
-            .clone()
-            .or_else(|| env.path(PREBUILT_VAR)),
+        None => b.prebuilt.clone().or_else(|| env.path(PREBUILT_VAR)),
     };
     let workers = crate::exec::parallelism(&env, b.jobs)?;
     Ok(Prepared {

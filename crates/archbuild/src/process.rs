@@ -14,8 +14,7 @@ use std::sync::{Arc, Once};
 
 use crate::error::{Error, Result};
 
-mod ended;
-pub use ended::Ended;
+pub use crate::ended::Ended;
 
 const SLOTS: usize = 512;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
