@@ -209,7 +209,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fatbin = dir.path().join("k.fatbin");
         let path = record_path(&fatbin);
-        let shown = |e: Error| e.to_string().replace(&dir.path().display().to_string(), "[DIR]");
+        let shown = |e: Error| {
+            e.to_string()
+                .replace(&dir.path().display().to_string(), "[DIR]")
+        };
 
         let missing = Record::read(&path).unwrap_err();
         assert!(matches!(&missing, Error::RecordMissing { path: p } if *p == path));
@@ -231,7 +234,10 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir(&path).unwrap();
         let unreadable = Record::read(&path).unwrap_err();
-        assert!(matches!(&unreadable, Error::RecordUnreadable { .. }), "{unreadable:?}");
+        assert!(
+            matches!(&unreadable, Error::RecordUnreadable { .. }),
+            "{unreadable:?}"
+        );
         std::fs::remove_dir(&path).unwrap();
 
         let good = record("k", "s", &[("b:k.cu", "aa")], b"fatbin");
@@ -265,7 +271,10 @@ mod tests {
         let b = record("b", "s", &[("b:kernels/k.cu", "11")], b"bb");
         let merged = merge_records(&[a.clone(), b.clone()], b"ab", "m").unwrap();
         assert_eq!(merged.targets, ["sm_1", "sm_2"]);
-        assert_eq!((merged.module.as_str(), merged.settings.as_str()), ("m", "s"));
+        assert_eq!(
+            (merged.module.as_str(), merged.settings.as_str()),
+            ("m", "s")
+        );
         merged.describes(Path::new("m.fatbin"), b"ab").unwrap();
 
         let flags = record("c", "other", &[("b:kernels/k.cu", "11")], b"c");
