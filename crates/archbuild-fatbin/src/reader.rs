@@ -346,4 +346,3 @@ mod tests {
         assert_eq!((c.len(), c[0].len, c[0].entries.len()), (1, 16, 0));
     }
 }
-
