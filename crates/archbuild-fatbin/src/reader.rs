@@ -80,148 +80,237 @@ pub(crate) fn parse_container(bytes: &[u8], offset: usize) -> Result<Container<'
         if bytes[pos..end].iter().all(|&b| b == 0) {
             break;
         }
-        let (entry, next) = parse_entry(&bytes[..end], pos)?;
-        match entry {
-            Ok(e) => container.entries.push(e),
-            Err(kind) => container.unknown.push((pos, kind)),
+        let Parsed { found, next } = parse_entry(&bytes[..end], pos)?;
+        match found {
+            Found::Entry(e) => container.entries.push(e),
+            Found::Unknown(kind) => container.unknown.push((pos, kind)),
         }
         pos = next;
     }
     Ok(container)
 }
 
-/// Parses the entry header at `pos` (bounds: `bytes` ends where the container does). Returns the
-/// entry, or `Err(kind)` for a well-formed entry of an unmodelled kind, and the next entry's offset.
-#[allow(clippy::type_complexity)]
-fn parse_entry(bytes: &[u8], pos: usize) -> Result<(Result<Entry<'_>, u16>, usize), Error> {
-    let what = "fat binary entry header";
-    slice(bytes, pos, ENTRY_FIXED as u64, what)?;
-    let kind_code = u16_at(bytes, pos, what)?;
-    let header_size = u32_at(bytes, pos + 4, what)? as usize;
-    let padded = u64_at(bytes, pos + 8, what)?;
-    let compressed_size = u32_at(bytes, pos + 16, what)? as usize;
-    let options_offset = u32_at(bytes, pos + 20, what)? as usize;
-    let minor = u16_at(bytes, pos + 24, what)?;
-    let major = u16_at(bytes, pos + 26, what)?;
-    let sm = u32_at(bytes, pos + 28, what)?;
-    let ident_offset = u32_at(bytes, pos + 32, what)? as usize;
-    let ident_len = u32_at(bytes, pos + 36, what)? as usize;
-    let flags = u64_at(bytes, pos + 40, what)?;
-    let reserved = u64_at(bytes, pos + 48, what)?;
-    let uncompressed = u64_at(bytes, pos + 56, what)?;
-    let bad = |reason: String| Error::BadEntry {
-        offset: pos,
-        reason,
-        hint: HINT_CORRUPT,
-    };
-    if header_size < ENTRY_FIXED {
-        return Err(bad(format!(
-            "header size {header_size} is below the fixed 64 bytes"
-        )));
-    }
-    let header = slice(bytes, pos, header_size as u64, what)?;
-    let payload_full = slice(bytes, pos + header_size, padded, "fat binary entry payload")?;
-    let next = pos + header_size + payload_full.len();
+/// What [`parse_entry`] found at an offset.
+enum Found<'a> {
+    /// An entry of a modelled kind.
+    Entry(Entry<'a>),
+    /// A well-formed entry of an unmodelled kind (its kind code).
+    Unknown(u16),
+}
 
-    let kind = match kind_code {
+/// One parsed entry and where the next one starts.
+struct Parsed<'a> {
+    found: Found<'a>,
+    next: usize,
+}
+
+/// The fixed 64 bytes of an entry header, as the file says (nothing checked yet but that they
+/// are there).
+struct Fixed {
+    kind_code: u16,
+    header_size: usize,
+    padded: u64,
+    compressed_size: usize,
+    options_offset: usize,
+    minor: u16,
+    major: u16,
+    sm: u32,
+    ident_offset: usize,
+    ident_len: usize,
+    flags: u64,
+    reserved: u64,
+    uncompressed: u64,
+}
+
+impl Fixed {
+    fn read(bytes: &[u8], pos: usize) -> Result<Self, Error> {
+        let what = "fat binary entry header";
+        slice(bytes, pos, ENTRY_FIXED as u64, what)?;
+        Ok(Fixed {
+            kind_code: u16_at(bytes, pos, what)?,
+            header_size: u32_at(bytes, pos + 4, what)? as usize,
+            padded: u64_at(bytes, pos + 8, what)?,
+            compressed_size: u32_at(bytes, pos + 16, what)? as usize,
+            options_offset: u32_at(bytes, pos + 20, what)? as usize,
+            minor: u16_at(bytes, pos + 24, what)?,
+            major: u16_at(bytes, pos + 26, what)?,
+            sm: u32_at(bytes, pos + 28, what)?,
+            ident_offset: u32_at(bytes, pos + 32, what)? as usize,
+            ident_len: u32_at(bytes, pos + 36, what)? as usize,
+            flags: u64_at(bytes, pos + 40, what)?,
+            reserved: u64_at(bytes, pos + 48, what)?,
+            uncompressed: u64_at(bytes, pos + 56, what)?,
+        })
+    }
+}
+
+/// A whole entry header (fixed part and variable area), for reading the strings it holds.
+struct Header<'a> {
+    /// The entry's offset, which errors name.
+    pos: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Header<'a> {
+    fn bad(&self, reason: String) -> Error {
+        Error::BadEntry {
+            offset: self.pos,
+            reason,
+            hint: HINT_CORRUPT,
+        }
+    }
+
+    /// A string inside the variable area: `off..off+len`, with off past the fixed header.
+    fn area(&self, off: usize, len: usize, name: &str) -> Result<&'a [u8], Error> {
+        let size = self.bytes.len();
+        if off < ENTRY_FIXED || off.checked_add(len).is_none_or(|e| e > size) {
+            return Err(self.bad(format!(
+                "{name} at {off}+{len} lies outside the {size}-byte header"
+            )));
+        }
+        Ok(&self.bytes[off..off + len])
+    }
+
+    fn utf8(&self, b: &'a [u8], name: &str) -> Result<&'a str, Error> {
+        std::str::from_utf8(b).map_err(|_| self.bad(format!("{name} is not UTF-8")))
+    }
+
+    fn identifier(&self, f: &Fixed) -> Result<Option<&'a str>, Error> {
+        if f.ident_offset == 0 {
+            return Ok(None);
+        }
+        let b = self.area(f.ident_offset, f.ident_len, "identifier")?;
+        self.utf8(b, "identifier").map(Some)
+    }
+
+    /// The options string and the `.nv.compat` copy, when the header has them.
+    fn options(&self, f: &Fixed) -> Result<(Option<&'a str>, Option<&'a [u8]>), Error> {
+        if f.options_offset == 0 {
+            return Ok((None, None));
+        }
+        let desc = self.area(f.options_offset, 8, "options descriptor")?;
+        let str_off = u32::from_le_bytes([desc[0], desc[1], desc[2], desc[3]]) as usize;
+        let len = u32::from_le_bytes([desc[4], desc[5], desc[6], desc[7]]) as usize;
+        if f.flags & FLAG_COMPAT_COPY == 0 {
+            let b = self.area(str_off, len, "options string")?;
+            return Ok((Some(self.utf8(b, "options string")?), None));
+        }
+        // fatbinary: the options string (NUL-terminated, usually empty) at `str_off`, the
+        // `.nv.compat` copy right after its NUL, and `len` is the copy's length.
+        let rest = self.area(
+            str_off,
+            self.bytes.len().saturating_sub(str_off),
+            "options string",
+        )?;
+        let nul = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.bad("options string has no terminating NUL".into()))?;
+        let options = self.utf8(&rest[..nul], "options string")?;
+        let compat = self.area(str_off + nul + 1, len, "`.nv.compat` copy")?;
+        Ok((Some(options), Some(compat)))
+    }
+
+    fn compression(&self, flags: u64) -> Result<Compression, Error> {
+        Ok(match (flags & FLAG_ZSTD != 0, flags & FLAG_LZ4 != 0) {
+            (false, false) => Compression::None,
+            (true, false) => Compression::Zstd { level: 0 },
+            (false, true) => Compression::Lz4,
+            (true, true) => {
+                return Err(self.bad(format!("flags {flags:#x} claim both zstd and lz4")))
+            }
+        })
+    }
+
+    /// The payload proper and its uncompressed size: a compressed payload is cut to its
+    /// compressed size; an uncompressed one to its content (PTX text, the ELF's extent).
+    fn payload(
+        &self,
+        f: &Fixed,
+        kind: EntryKind,
+        compression: Compression,
+        padded: &'a [u8],
+    ) -> Result<(&'a [u8], u64), Error> {
+        if compression != Compression::None {
+            if f.compressed_size > padded.len() {
+                return Err(self.bad(format!(
+                    "compressed size {} exceeds the {}-byte payload",
+                    f.compressed_size,
+                    padded.len()
+                )));
+            }
+            let p = if f.compressed_size == 0 {
+                padded
+            } else {
+                &padded[..f.compressed_size]
+            };
+            return Ok((p, f.uncompressed));
+        }
+        let p = match kind {
+            EntryKind::Ptx => ptx_text(padded),
+            EntryKind::Elf => elf_extent(padded).map_or(padded, |n| &padded[..n]),
+            EntryKind::LtoIr => padded,
+        };
+        Ok((p, p.len() as u64))
+    }
+}
+
+/// Parses the entry header at `pos` (bounds: `bytes` ends where the container does): the entry,
+/// or the kind of a well-formed entry of an unmodelled kind, and the next entry's offset.
+fn parse_entry(bytes: &[u8], pos: usize) -> Result<Parsed<'_>, Error> {
+    let f = Fixed::read(bytes, pos)?;
+    if f.header_size < ENTRY_FIXED {
+        return Err(Error::BadEntry {
+            offset: pos,
+            reason: format!("header size {} is below the fixed 64 bytes", f.header_size),
+            hint: HINT_CORRUPT,
+        });
+    }
+    let header = Header {
+        pos,
+        bytes: slice(bytes, pos, f.header_size as u64, "fat binary entry header")?,
+    };
+    let padded = slice(
+        bytes,
+        pos + f.header_size,
+        f.padded,
+        "fat binary entry payload",
+    )?;
+    let next = pos + f.header_size + padded.len();
+    let kind = match f.kind_code {
         KIND_PTX => EntryKind::Ptx,
         KIND_ELF => EntryKind::Elf,
         KIND_LTOIR => EntryKind::LtoIr,
-        other => return Ok((Err(other), next)),
-    };
-    // A string inside the variable area: `off..off+len`, with off past the fixed header.
-    let area = |off: usize, len: usize, name: &str| -> Result<&[u8], Error> {
-        if off < ENTRY_FIXED || off.checked_add(len).is_none_or(|e| e > header_size) {
-            return Err(bad(format!(
-                "{name} at {off}+{len} lies outside the {header_size}-byte header"
-            )));
+        other => {
+            return Ok(Parsed {
+                found: Found::Unknown(other),
+                next,
+            })
         }
-        Ok(&header[off..off + len])
     };
-    let utf8 = |b: &'_ [u8], name: &str| -> Result<(), Error> {
-        std::str::from_utf8(b)
-            .map(|_| ())
-            .map_err(|_| bad(format!("{name} is not UTF-8")))
-    };
-    let identifier = if ident_offset != 0 {
-        let b = area(ident_offset, ident_len, "identifier")?;
-        utf8(b, "identifier")?;
-        std::str::from_utf8(b).ok()
-    } else {
-        None
-    };
-    let (mut options, mut compat) = (None, None);
-    if options_offset != 0 {
-        let desc = area(options_offset, 8, "options descriptor")?;
-        let str_off = u32::from_le_bytes([desc[0], desc[1], desc[2], desc[3]]) as usize;
-        let len = u32::from_le_bytes([desc[4], desc[5], desc[6], desc[7]]) as usize;
-        if flags & FLAG_COMPAT_COPY != 0 {
-            // fatbinary: the options string (NUL-terminated, usually empty) at `str_off`, the
-            // `.nv.compat` copy right after its NUL, and `len` is the copy's length.
-            let rest = area(
-                str_off,
-                header_size.saturating_sub(str_off),
-                "options string",
-            )?;
-            let nul = rest
-                .iter()
-                .position(|&b| b == 0)
-                .ok_or_else(|| bad("options string has no terminating NUL".into()))?;
-            utf8(&rest[..nul], "options string")?;
-            options = std::str::from_utf8(&rest[..nul]).ok();
-            compat = Some(area(str_off + nul + 1, len, "`.nv.compat` copy")?);
-        } else {
-            let b = area(str_off, len, "options string")?;
-            utf8(b, "options string")?;
-            options = std::str::from_utf8(b).ok();
-        }
-    }
-    let compression = match (flags & FLAG_ZSTD != 0, flags & FLAG_LZ4 != 0) {
-        (false, false) => Compression::None,
-        (true, false) => Compression::Zstd { level: 0 },
-        (false, true) => Compression::Lz4,
-        (true, true) => return Err(bad(format!("flags {flags:#x} claim both zstd and lz4"))),
-    };
-    let (payload, uncompressed_size) = if compression != Compression::None {
-        if compressed_size > payload_full.len() {
-            return Err(bad(format!(
-                "compressed size {compressed_size} exceeds the {}-byte payload",
-                payload_full.len()
-            )));
-        }
-        let p = if compressed_size == 0 {
-            payload_full
-        } else {
-            &payload_full[..compressed_size]
-        };
-        (p, uncompressed)
-    } else {
-        let p = match kind {
-            EntryKind::Ptx => ptx_text(payload_full),
-            EntryKind::Elf => match elf_extent(payload_full) {
-                Some(n) => &payload_full[..n],
-                None => payload_full,
-            },
-            EntryKind::LtoIr => payload_full,
-        };
-        (p, p.len() as u64)
-    };
+    let identifier = header.identifier(&f)?;
+    let (options, compat) = header.options(&f)?;
+    let compression = header.compression(f.flags)?;
+    let (payload, uncompressed_size) = header.payload(&f, kind, compression, padded)?;
     let entry = Entry {
         offset: pos,
         kind,
-        arch: arch_from_header(sm, flags),
-        version_major: major,
-        version_minor: minor,
-        flags,
+        arch: arch_from_header(f.sm, f.flags),
+        version_major: f.major,
+        version_minor: f.minor,
+        flags: f.flags,
         compression,
         payload,
         uncompressed_size,
         identifier,
         options,
         compat,
-        header_reserved: reserved,
+        header_reserved: f.reserved,
     };
-    Ok((Ok(entry), next))
+    Ok(Parsed {
+        found: Found::Entry(entry),
+        next,
+    })
 }
 
 #[cfg(test)]

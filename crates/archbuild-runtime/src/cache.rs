@@ -4,7 +4,7 @@
 //! It is an `archbuild_store::Store` (the build cache's store, with its own entry magic), so the
 //! guarantees are the store's: the directory is private (0700, checked here); an entry is
 //! written to a temporary file and renamed into place, so readers see a whole entry or none;
-//! every entry carries its key and a BLAKE3 checksum of its cubin, both verified before every
+//! every entry carries its key and an XXH3-128 checksum of its cubin, both verified before every
 //! load, so a corrupted, truncated or swapped entry is never loaded (the loader recompiles and
 //! rewrites it); the size cap is kept by the store's least-recently-used eviction after every
 //! write (a hit touches the entry's mtime). Entries are flushed best effort only: after a crash
@@ -22,6 +22,9 @@ use std::time::SystemTime;
 use archbuild_store::{
     CacheDir, Env, Key, Remote, RemoteConfig, RemoteSettings, RemoteStats, Store,
 };
+
+/// Why the store refused an entry (its `Display` is the reason people read).
+pub use archbuild_store::entry::Rejection;
 
 use crate::env;
 use crate::error::{Error, Result};
@@ -79,8 +82,8 @@ pub enum Lookup {
     Hit(Vec<u8>),
     /// No entry.
     Miss,
-    /// An entry existed but failed verification (it was removed); the reason says why.
-    Rejected(String),
+    /// An entry existed but failed verification (it was removed); the store says why.
+    Rejected(Rejection),
 }
 
 /// A JIT cache directory, optionally in front of a remote tier shared by a fleet.
@@ -207,7 +210,7 @@ impl JitCache {
                 Lookup::Hit(cubin)
             }
             Ok(None) => Lookup::Miss,
-            Err(why) => Lookup::Rejected(why.to_string()),
+            Err(why) => Lookup::Rejected(why),
         }
     }
 

@@ -58,7 +58,7 @@ pub use error::{Error, PtxTooNew, Result};
 pub use fatbinary::{EmbeddedFatbin, FatBinary, Image};
 pub use loader::{Loaded, Loader};
 pub use report::{
-    CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
+    BadEntry, CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
 };
 
 /// Re-exported so callers name policies and arch types without a direct dependency.

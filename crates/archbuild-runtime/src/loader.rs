@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::fatbinary::FatBinary;
 use crate::locate::{self, Located};
 use crate::nvjitlink::NvJitLink;
-use crate::report::{CacheStatus, Compiler, LoadPath, LoadReport, Plan, PlannedRoute};
+use crate::report::{BadEntry, CacheStatus, Compiler, LoadPath, LoadReport, Plan, PlannedRoute};
 
 /// Who compiles PTX that the driver could compile itself. PTX newer than the driver always
 /// goes to nvJitLink.
@@ -437,12 +437,10 @@ impl<D: Driver> Loader<D> {
                             String::new(),
                         ))
                     }
-                    Err(e) => {
-                        CacheStatus::Replaced(format!("the driver refused the cached cubin: {e}"))
-                    }
+                    Err(e) => CacheStatus::Replaced(BadEntry::DriverRefused(e.to_string())),
                 },
                 Lookup::Miss => CacheStatus::Stored,
-                Lookup::Rejected(why) => CacheStatus::Replaced(why),
+                Lookup::Rejected(why) => CacheStatus::Replaced(BadEntry::Rejected(why)),
             };
         }
         let ptx = fatbin.image_data(index)?;

@@ -62,10 +62,29 @@ pub enum CacheStatus {
     Hit,
     /// Not in the cache; compiled and stored.
     Stored,
-    /// An entry failed verification (why), was removed, recompiled and stored again.
-    Replaced(String),
+    /// An entry failed verification or loading (why), was removed, recompiled and stored
+    /// again.
+    Replaced(BadEntry),
     /// Compiled, but storing failed (why); the load itself succeeded.
     NotStored(String),
+}
+
+/// Why a JIT cache entry was replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadEntry {
+    /// The store refused it: truncated, of another key, or its checksum does not match.
+    Rejected(crate::jit::Rejection),
+    /// It verified, but the driver refused to load it (the driver's error).
+    DriverRefused(String),
+}
+
+impl fmt::Display for BadEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadEntry::Rejected(why) => write!(f, "{why}"),
+            BadEntry::DriverRefused(e) => write!(f, "the driver refused the cached cubin: {e}"),
+        }
+    }
 }
 
 /// The full account of one load.

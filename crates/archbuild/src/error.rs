@@ -264,6 +264,82 @@ pub enum Error {
         known: String,
     },
 
+    /// No build record beside a fat binary.
+    #[error(
+        "no build record `{}`: archbuild writes one beside each fat binary it builds \
+         (`<file>.archbuild.json`), and a fat binary without one is never taken as prebuilt; \
+         keep the record beside its fat binary, or rebuild the fat binary to write it again",
+        path.display()
+    )]
+    RecordMissing { path: PathBuf },
+
+    /// A build record that exists but cannot be read.
+    #[error(
+        "cannot read the build record `{}`: {source}; make it readable by this user, or delete \
+         it and rebuild the fat binary to write it again",
+        path.display()
+    )]
+    RecordUnreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    /// A file where a build record belongs that is not one.
+    #[error(
+        "`{}` is not an archbuild build record ({detail}); a record is the JSON archbuild writes \
+         beside each fat binary (`<file>.archbuild.json`): rebuild the fat binary to write it \
+         again, or delete the file",
+        path.display()
+    )]
+    RecordInvalid { path: PathBuf, detail: String },
+
+    /// A build record of a format this archbuild does not read.
+    #[error(
+        "the build record `{}` has format {found}, and this archbuild reads format {accepted} \
+         only; rebuild the fat binary with this archbuild to write a record it reads",
+        path.display()
+    )]
+    RecordFormat {
+        path: PathBuf,
+        found: u32,
+        accepted: u32,
+    },
+
+    /// A fat binary that is not the one its build record describes.
+    #[error(
+        "`{}` does not match its record `{}`: its BLAKE3 hash is not the one the record holds \
+         (it was replaced or damaged after it was built, or the record belongs to another \
+         build); rebuild it to write the fat binary and its record together",
+        fatbin.display(),
+        record.display()
+    )]
+    RecordMismatch { fatbin: PathBuf, record: PathBuf },
+
+    /// Merging build records was asked with none to merge.
+    #[error(
+        "no build records to merge: a merged record is made from the records of one or more \
+         shards; pass the shards' fat binaries with their `.archbuild.json` beside them"
+    )]
+    RecordsNone,
+
+    /// Build records of shards built with different settings.
+    #[error(
+        "the shards were built with different flags, include dirs, defines or compression \
+         (`{first}` and `{other}`), and shards merge only when built alike; build every shard \
+         with the same settings"
+    )]
+    RecordSettingsDiffer { first: String, other: String },
+
+    /// Build records of shards that read different contents of one input.
+    #[error(
+        "the shards saw different contents of `{input}`, and shards merge only when built from \
+         the same sources; build every shard from the same commit"
+    )]
+    RecordInputsDiffer {
+        /// The input, as a path relative to its root.
+        input: String,
+    },
+
     /// A file operation failed.
     #[error("cannot {op} {}: {source}", path.display())]
     Io {
@@ -333,7 +409,17 @@ impl Error {
             | Error::VariantMissing { .. }
             | Error::VariantUnknown { .. }
             | Error::HeaderLibrary { .. } => ErrorKind::Config,
-            Error::SourceMissing { .. } => ErrorKind::Input,
+            // A build record is an input of `merge`, `inspect` and `doctor`, and what a
+            // prebuilt fat binary is checked against.
+            Error::SourceMissing { .. }
+            | Error::RecordMissing { .. }
+            | Error::RecordUnreadable { .. }
+            | Error::RecordInvalid { .. }
+            | Error::RecordFormat { .. }
+            | Error::RecordMismatch { .. }
+            | Error::RecordsNone
+            | Error::RecordSettingsDiffer { .. }
+            | Error::RecordInputsDiffer { .. } => ErrorKind::Input,
             Error::Compile(_) | Error::Pack { .. } => ErrorKind::Compile,
             Error::DiskFull { .. } | Error::CacheUnstable { .. } | Error::Io { .. } => {
                 ErrorKind::Output
@@ -553,6 +639,45 @@ mod tests {
                 },
                 K::Output,
             ),
+            (Error::RecordMissing { path: p() }, K::Input),
+            (
+                Error::RecordUnreadable {
+                    path: p(),
+                    source: io(),
+                },
+                K::Input,
+            ),
+            (
+                Error::RecordInvalid {
+                    path: p(),
+                    detail: s(),
+                },
+                K::Input,
+            ),
+            (
+                Error::RecordFormat {
+                    path: p(),
+                    found: 2,
+                    accepted: 1,
+                },
+                K::Input,
+            ),
+            (
+                Error::RecordMismatch {
+                    fatbin: p(),
+                    record: p(),
+                },
+                K::Input,
+            ),
+            (Error::RecordsNone, K::Input),
+            (
+                Error::RecordSettingsDiffer {
+                    first: s(),
+                    other: s(),
+                },
+                K::Input,
+            ),
+            (Error::RecordInputsDiffer { input: s() }, K::Input),
         ]
     }
 

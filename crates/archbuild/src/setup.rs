@@ -114,7 +114,6 @@ pub(crate) fn compression(
 }
 
 /// The modules of the build, with their files checked and their arch lists resolved.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn modules(
     b: &Spec,
     name: &str,

@@ -112,22 +112,18 @@ pub enum CliError {
     #[error("fat binaries cannot be merged: {source}")]
     Merge { source: archbuild_fatbin::Error },
 
-    /// The inputs' build records do not merge (the library says why in words only).
-    #[error("fat binaries cannot be merged: {message}")]
-    MergeRecords { message: String },
+    /// The inputs' build records do not merge (the library's error says why).
+    #[error("fat binaries cannot be merged: {source}")]
+    MergeRecords { source: archbuild::Error },
 
     /// A `merge` input whose record (the `.archbuild.json` beside it) describes another fat
     /// binary: the file was replaced after it was built, or the record came from another build.
-    #[error(
-        "`{}` does not match its record `{}`: {why}; it was replaced or damaged after it was \
-         built, or the record belongs to another build",
-        path.display(),
-        record.display()
-    )]
+    /// The library's error ([`archbuild::Error::RecordMismatch`]) names both files.
+    #[error("{source}")]
     MergeRecordMismatch {
         path: PathBuf,
         record: PathBuf,
-        why: String,
+        source: archbuild::Error,
     },
 
     /// From the build driver (toolkit, configuration, compile); its message names the fix.

@@ -4,10 +4,13 @@
 //! [`shell`] the cargo-style output and [`error`] the one error type with its exit codes.
 //! The binary (`src/main.rs`) only calls [`run_from_env`].
 
-// `CliError` holds the library errors unboxed, so that `source()` returns the library's error
-// itself (a `Box<E>` field would make it return the box, and `downcast_ref::<E>` fail). It is
-// made at most once per command, on the way to the exit code, so its size costs nothing.
-#![allow(clippy::result_large_err)]
+#![expect(
+    clippy::result_large_err,
+    reason = "`CliError` holds the library errors unboxed, so that `source()` returns the \
+              library's error itself (a `Box<E>` field would make it return the box, and \
+              `downcast_ref::<E>` fail); it is made at most once per command, on the way to the \
+              exit code, so its size costs nothing"
+)]
 
 mod building;
 mod cli;

@@ -188,7 +188,7 @@ pub(crate) fn recorded_groups(path: &Path) -> Vec<(String, Vec<String>)> {
 /// The kernel variant groups recorded beside a fat binary archbuild wrote
 /// (`<file>.archbuild.json`); none for other files.
 pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::variants::VariantGroup> {
-    archbuild::prebuilt::Record::read(&archbuild::prebuilt::record_path(path))
+    archbuild::record::Record::read(&archbuild::record::record_path(path))
         .map(|r| {
             r.variants
                 .iter()

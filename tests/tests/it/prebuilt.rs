@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use archbuild::prebuilt::{merge_records, record_path, Record};
+use archbuild::record::{merge_records, record_path, Record};
 use archbuild::BuildReport;
 use archbuild_tests::fixture_kernels;
 

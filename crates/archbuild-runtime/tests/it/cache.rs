@@ -8,9 +8,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime};
 
 use archbuild_arch::CudaVersion;
-use archbuild_runtime::jit::{CacheKey, JitCache, Lookup};
+use archbuild_runtime::jit::{CacheKey, JitCache, Lookup, Rejection};
 use archbuild_runtime::sim::SimDriver;
-use archbuild_runtime::{CacheStatus, Compiler, LoadPath, Loader};
+use archbuild_runtime::{BadEntry, CacheStatus, Compiler, LoadPath, Loader};
 
 use crate::common::fatbin;
 
@@ -95,8 +95,13 @@ fn key_covers_ptx_target_and_compiler() {
 }
 
 /// Damages the entry, reloads, and checks: no bad entry was loaded (a fresh JIT ran), the
-/// report names the reason, and the rewritten entry is valid (the next load hits).
-fn damaged_entry_is_recompiled(damage: impl Fn(&std::path::Path, &JitCache), reason: &str) {
+/// report carries the store's typed rejection (`typed`) and shows its reason, and the
+/// rewritten entry is valid (the next load hits).
+fn damaged_entry_is_recompiled(
+    damage: impl Fn(&std::path::Path, &JitCache),
+    reason: &str,
+    typed: impl Fn(&Rejection) -> bool,
+) {
     let dir = tempfile::tempdir().unwrap();
     let driver = h100();
     let cache = JitCache::open(dir.path()).unwrap();
@@ -109,8 +114,16 @@ fn damaged_entry_is_recompiled(damage: impl Fn(&std::path::Path, &JitCache), rea
     let again = loader.load(&fb, 0).unwrap().report;
     assert_eq!(again.path, LoadPath::DriverJit, "{reason}");
     match &again.cache {
-        CacheStatus::Replaced(why) => assert!(why.contains(reason), "{why}"),
-        other => panic!("expected Replaced({reason}), got {other:?}"),
+        CacheStatus::Replaced(BadEntry::Rejected(why)) => {
+            assert!(typed(why), "{reason}: {why:?}");
+            assert!(why.to_string().contains(reason), "{why}");
+            let shown = again.to_string();
+            assert!(
+                shown.contains(&format!("JIT cache: bad entry replaced ({why})")),
+                "{shown}"
+            );
+        }
+        other => panic!("expected Replaced(Rejected({reason})), got {other:?}"),
     }
     assert_eq!(driver.jit_count(), 2);
     let third = loader.load(&fb, 0).unwrap().report;
@@ -132,6 +145,7 @@ fn corrupted_entry_is_never_loaded() {
             .unwrap()
         },
         "bad magic",
+        |r| *r == Rejection::BadMagic,
     );
 }
 
@@ -143,10 +157,12 @@ fn truncated_entry_is_never_loaded() {
             fs::write(p, &b[..b.len() - 7]).unwrap();
         },
         "truncated",
+        |r| matches!(r, Rejection::Length { header, actual } if header - actual == 7),
     );
     damaged_entry_is_recompiled(
         |p, _| fs::write(p, &fs::read(p).unwrap()[..20]).unwrap(),
         "truncated",
+        |r| *r == Rejection::Truncated { len: 20 },
     );
 }
 
@@ -160,6 +176,7 @@ fn bit_flipped_entry_is_never_loaded() {
             fs::write(p, b).unwrap();
         },
         "checksum mismatch",
+        |r| *r == Rejection::Checksum,
     );
 }
 
@@ -178,7 +195,42 @@ fn swapped_entry_is_never_loaded() {
             fs::remove_file(cache.entry_path(&other)).unwrap();
         },
         "another key",
+        |r| *r == Rejection::OtherKey,
     );
+}
+
+/// An entry that verifies but that the driver refuses to load is replaced too, and the report
+/// says the driver refused it (not a store rejection).
+#[test]
+fn a_cached_cubin_the_driver_refuses_is_replaced_with_the_drivers_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let driver = h100();
+    let cache = JitCache::open(dir.path()).unwrap();
+    let loader = Loader::with_driver(&driver).cache(Some(cache.clone()));
+    let fb = fatbin(&["compute_86"]);
+    loader.load(&fb, 0).unwrap();
+    let entry = only_entry(&cache);
+    // A well-formed entry of the same key (magic and key read from the entry) whose payload is
+    // no cubin.
+    let bytes = fs::read(&entry).unwrap();
+    let magic: [u8; 8] = bytes[..8].try_into().unwrap();
+    let key = archbuild_store::Key(bytes[8..40].try_into().unwrap());
+    fs::write(
+        &entry,
+        archbuild_store::entry::encode(&magic, &key, b"not a cubin"),
+    )
+    .unwrap();
+    let again = loader.load(&fb, 0).unwrap().report;
+    assert_eq!(again.path, LoadPath::DriverJit);
+    match &again.cache {
+        CacheStatus::Replaced(why @ BadEntry::DriverRefused(_)) => assert!(
+            why.to_string()
+                .starts_with("the driver refused the cached cubin: "),
+            "{why}"
+        ),
+        other => panic!("expected Replaced(DriverRefused), got {other:?}"),
+    }
+    assert_eq!(driver.jit_count(), 2);
 }
 
 #[test]

@@ -136,7 +136,7 @@ fn refuse_output_that_is_an_input(
     option_files: &[PathBuf],
     headers: &[PathBuf],
 ) -> Result<(), CliError> {
-    let record = archbuild::prebuilt::record_path(&args.output);
+    let record = archbuild::record::record_path(&args.output);
     for out in [args.output.as_path(), record.as_path()] {
         let inputs = args
             .files
@@ -299,8 +299,8 @@ impl Staging {
         let bytes = crate::files::read_input(staged)?;
         // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT),
         // written together with it.
-        let out_record = archbuild::prebuilt::record_path(output);
-        match std::fs::read(archbuild::prebuilt::record_path(staged)) {
+        let out_record = archbuild::record::record_path(output);
+        match std::fs::read(archbuild::record::record_path(staged)) {
             Ok(json) => write_all_atomic(&[(output, &bytes), (&out_record, &json)])?,
             Err(_) => {
                 write_all_atomic(&[(output, &bytes)])?;

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use archbuild::prebuilt::{merge_records, record_path, Record};
+use archbuild::record::{merge_records, record_path, Record};
 use archbuild_fatbin::{merge_named, read_any, read_fatbin};
 use serde::Serialize;
 
@@ -69,7 +69,7 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let record = merge_records(&records, &merged, &module)
-                .map_err(|message| CliError::MergeRecords { message })?;
+                .map_err(|source| CliError::MergeRecords { source })?;
             let json =
                 serde_json::to_vec_pretty(&record).map_err(|e| CliError::bug(e.to_string(), e))?;
             write_all_atomic(&[(&args.output, &merged), (&out_record, &json)])?;
@@ -81,8 +81,8 @@ pub(crate) fn run(args: &MergeArgs, shell: &mut Shell) -> Result<(), CliError> {
                 let _ = std::fs::remove_file(&out_record);
             }
             shell.warn(format!(
-                "{why}; {} gets no record, so builds will not take it as prebuilt \
-                 (ARCHBUILD_PREBUILT); keep each shard's `.archbuild.json` beside its fat binary",
+                "`{}` gets no record, so builds will not take it as prebuilt \
+                 (ARCHBUILD_PREBUILT): {why}",
                 args.output.display()
             ));
         }
@@ -132,18 +132,18 @@ fn refuse_inputs_as_outputs(args: &MergeArgs, out_record: &Path) -> Result<(), C
 fn shard_records(
     files: &[PathBuf],
     inputs: &[Vec<u8>],
-) -> Result<Result<Vec<Record>, String>, CliError> {
+) -> Result<Result<Vec<Record>, archbuild::Error>, CliError> {
     let mut records = Vec::with_capacity(files.len());
     let mut missing = None;
     for (f, bytes) in files.iter().zip(inputs) {
         let path = record_path(f);
         match Record::read(&path) {
             Ok(r) => {
-                r.describes(bytes)
-                    .map_err(|why| CliError::MergeRecordMismatch {
+                r.describes(f, bytes)
+                    .map_err(|source| CliError::MergeRecordMismatch {
                         path: f.clone(),
                         record: path,
-                        why,
+                        source,
                     })?;
                 records.push(r);
             }

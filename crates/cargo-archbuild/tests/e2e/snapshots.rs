@@ -185,3 +185,51 @@ fn an_arch_the_toolkit_cannot_build_names_the_fix() {
         .replace(&root, "[DIR]")
     );
 }
+
+/// The build records' errors (`<file>.archbuild.json`, typed in the library) as `merge` shows
+/// them: shards built differently are refused (exit 3, nothing written), and a shard whose
+/// record cannot be taken merges with a warning that says why and that the result gets none.
+#[test]
+fn merge_errors_of_build_records_name_the_fix() {
+    let dir = scratch();
+    let k = crate::support::fixture_source("kernels.cu");
+    for (archs, out, define) in [
+        ("7.5", "a.fatbin", "FLAVOUR=1"),
+        ("8.6", "b.fatbin", "FLAVOUR=2"),
+        ("8.6", "c.fatbin", "FLAVOUR=1"),
+    ] {
+        let (code, _, stderr) = run(cli()
+            .current_dir(dir.path())
+            .arg("compile")
+            .arg(&k)
+            .args(["--archs", archs, "-o", out, "-D", define]));
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let merge = |files: &[&str], out: &str| {
+        let mut cmd = cli();
+        cmd.current_dir(dir.path())
+            .arg("merge")
+            .args(files)
+            .args(["-o", out]);
+        cmd
+    };
+    insta::assert_snapshot!(
+        "err_merge_records_settings_differ",
+        failure(&mut merge(&["a.fatbin", "b.fatbin"], "m.fatbin"))
+    );
+    assert!(!dir.path().join("m.fatbin").exists());
+    let record = dir.path().join("c.fatbin.archbuild.json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    json["format"] = 2.into();
+    std::fs::write(&record, serde_json::to_vec(&json).unwrap()).unwrap();
+    let (code, _, stderr) = run(&mut merge(&["a.fatbin", "c.fatbin"], "n.fatbin"));
+    assert_eq!(code, 0, "{stderr}");
+    let warning: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    insta::assert_snapshot!("warn_merge_record_format", warning.join("\n"));
+    assert!(dir.path().join("n.fatbin").exists());
+    assert!(!dir.path().join("n.fatbin.archbuild.json").exists());
+}
