@@ -13,7 +13,8 @@
 use std::path::Path;
 
 use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
-use archbuild_store::{Env, Key, KeyBuilder, Store};
+use archbuild_config::Env;
+use archbuild_store::{Key, KeyBuilder, Store};
 
 use crate::backend::{DeviceProps, Driver};
 use crate::cuda::CudaDriver;

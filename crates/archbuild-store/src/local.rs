@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use crate::atomic::write_atomic;
+use archbuild_config::write_atomic;
 use crate::entry::{self, Rejection};
 use crate::key::Key;
 use crate::tier::Remote;
@@ -226,7 +226,7 @@ fn read_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RemoteConfig, RemoteMode};
+    use archbuild_config::{RemoteConfig, RemoteMode};
     use crate::tier::Tier;
     use std::collections::HashMap;
 

@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::config::RemoteConfig;
+use archbuild_config::RemoteConfig;
 use crate::tier::Tier;
 
 /// An OpenDAL operator with its runtime.

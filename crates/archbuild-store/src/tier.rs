@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::config::{RemoteConfig, RemoteMode};
+use archbuild_config::{RemoteConfig, RemoteMode};
 use crate::entry::{self, Rejection};
 use crate::key::Key;
 

@@ -35,7 +35,7 @@ pub(crate) struct Prepared {
     pub share_cicc: Option<crate::share::Rule>,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
-    pub remote: Option<archbuild_store::RemoteConfig>,
+    pub remote: Option<archbuild_config::RemoteConfig>,
     /// `[package.metadata.archbuild.variants]`, when Cargo.toml has the table.
     pub pkg_variants: Option<Vec<(String, Vec<String>)>>,
     /// The build's one count of processes started; its compiler jobs count into it too.
@@ -190,8 +190,8 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
     match (b.cache, env.var("ARCHBUILD_CACHE")) {
         (Some(on), _) => Ok(on),
         (None, None) => Ok(true),
-        (None, Some(v)) if archbuild_store::is_off(&v) => Ok(false),
-        (None, Some(v)) if archbuild_store::is_on(&v) => Ok(true),
+        (None, Some(v)) if archbuild_config::is_off(&v) => Ok(false),
+        (None, Some(v)) if archbuild_config::is_on(&v) => Ok(true),
         (None, Some(v)) => Err(Error::Config {
             what: "cache switch",
             origin: "ARCHBUILD_CACHE".into(),
