@@ -42,6 +42,7 @@ mod host_steps;
 mod keys;
 mod library;
 mod manifest;
+mod native;
 mod nvcc;
 mod pack;
 mod paths;

@@ -84,9 +84,10 @@ pub(crate) fn prepare(b: &Spec, name: &str) -> Result<Prepared> {
     let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
     let toolkit = toolkit(b, &env, &home, &spawns)?;
-    let devices = || match &b.devices {
-        Some(d) => d.clone(),
-        None => query_devices(&toolkit, &spawns),
+    let devices = || {
+        crate::native::native_devices(&env, b.devices.as_deref(), || {
+            query_devices(&toolkit, &spawns)
+        })
     };
     let archs =
         crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
