@@ -5,9 +5,8 @@
 //! remembered per driver build ([`Gpus::open_remembered`]), so that a no-op build need not start
 //! the driver.
 //!
-//! `ARCHBUILD_SIMULATED_GPUS` syntax: GPUs separated by `,` or `;`, each a compute capability
-//! (`8.6`, `86`, `sm_86`) optionally followed by `:NAME`; then optionally `@DRIVER`, the CUDA
-//! version the simulated driver reports (`13000` or `13.0`; default 13.0). Examples:
+//! `ARCHBUILD_SIMULATED_GPUS` is parsed by `archbuild_arch::SimulatedGpus` (its syntax is
+//! documented there), which the build's `native` reads too, so both see the same GPUs. Examples:
 //! `8.6,9.0@13000`, `7.5:RTX 2080;8.6:RTX 3090;8.9:RTX 4090@12.4`, `@13.0` (a driver, no GPU).
 
 use std::path::Path;
@@ -343,6 +342,29 @@ mod tests {
         assert_eq!(d.device(1).unwrap().cc, ComputeCapability::new(8, 6));
         assert_eq!(d.version().unwrap(), CudaVersion::new(12, 4));
         assert_eq!(parse_sim("@13.0").unwrap().device_count().unwrap(), 0);
+    }
+
+    /// The simulated driver shows the devices the build's `native` reads from the same text
+    /// (`archbuild_arch::SimulatedGpus`; the build's side is `archbuild`'s
+    /// `native::tests::native_is_the_simulated_gpus_read_through_the_env`), in every spelling.
+    #[test]
+    fn the_runtime_reads_the_simulated_gpus_as_the_build_does() {
+        let cc = ComputeCapability::new;
+        for (text, want) in [
+            ("7.5,8.6@13000", vec![cc(7, 5), cc(8, 6)]),
+            (" 86 ; sm_75:RTX 2080 ", vec![cc(8, 6), cc(7, 5)]),
+            ("sm_90a:H100,8.9:RTX 4090@12.4", vec![cc(9, 0), cc(8, 9)]),
+            ("12.0,12.0@13.1", vec![cc(12, 0), cc(12, 0)]),
+            ("@13.0", vec![]),
+        ] {
+            let driver = parse_sim(text).unwrap();
+            let n = driver.device_count().unwrap();
+            let shown: Vec<_> = (0..n).map(|i| driver.device(i).unwrap().cc).collect();
+            assert_eq!(shown, want, "{text}");
+            let build = SimulatedGpus::parse(text, SIM_VAR).unwrap();
+            assert_eq!(build.ccs(), shown, "{text}");
+            assert_eq!(driver.version().unwrap(), build.driver, "{text}");
+        }
     }
 
     #[test]

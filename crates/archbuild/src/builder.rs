@@ -273,7 +273,8 @@ impl Build {
         self
     }
 
-    /// The GPUs `native` means, instead of asking the driver (tests, cross builds).
+    /// The GPUs `native` means, instead of those `ARCHBUILD_SIMULATED_GPUS` describes or the
+    /// toolkit's device query finds (tests, cross builds).
     pub fn native_devices(&mut self, ccs: &[ComputeCapability]) -> &mut Self {
         self.spec.devices = Some(ccs.to_vec());
         self
