@@ -61,7 +61,11 @@ impl SimulatedGpus {
             None => (text, Self::DEFAULT_DRIVER),
         };
         let mut out = Vec::new();
-        for entry in gpus.split([',', ';']).map(str::trim).filter(|e| !e.is_empty()) {
+        for entry in gpus
+            .split([',', ';'])
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+        {
             let (cc_text, name) = match entry.split_once(':') {
                 Some((c, n)) => (c.trim(), Some(n.trim())),
                 None => (entry, None),
@@ -124,7 +128,13 @@ mod tests {
         assert_eq!(sim.driver, CudaVersion::new(13, 0));
         let sim = SimulatedGpus::parse("sm_75:My 2080; 86 @12.4", "t").unwrap();
         assert_eq!(sim.gpus[0].name.as_deref(), Some("My 2080"));
-        assert_eq!(sim.gpus[1], SimulatedGpu { cc: cc(8, 6), name: None });
+        assert_eq!(
+            sim.gpus[1],
+            SimulatedGpu {
+                cc: cc(8, 6),
+                name: None
+            }
+        );
         assert_eq!(sim.driver, CudaVersion::new(12, 4));
         let sim = SimulatedGpus::parse("@13.0", "t").unwrap();
         assert!(sim.gpus.is_empty());
@@ -145,7 +155,9 @@ mod tests {
             let e = SimulatedGpus::parse(text, "ARCHBUILD_SIMULATED_GPUS").unwrap_err();
             let msg = e.to_string();
             assert!(
-                msg.starts_with(&format!("invalid ARCHBUILD_SIMULATED_GPUS `{text}`: {part}")),
+                msg.starts_with(&format!(
+                    "invalid ARCHBUILD_SIMULATED_GPUS `{text}`: {part}"
+                )),
                 "{msg}"
             );
             assert!(msg.contains("e.g. `8.6,9.0@13000`"), "{msg}");

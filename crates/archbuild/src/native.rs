@@ -67,11 +67,19 @@ mod tests {
         let given = [cc(9, 0)];
         let got = native_devices(&sim, Some(&given), || panic!("asked")).unwrap();
         assert_eq!(got, given);
-        for blank in [Env::from_vars([(SIMULATED_GPUS, " ")]), Env::from_vars::<&str, &str>([])] {
-            assert_eq!(native_devices(&blank, None, || vec![cc(8, 0)]).unwrap(), [cc(8, 0)]);
+        for blank in [
+            Env::from_vars([(SIMULATED_GPUS, " ")]),
+            Env::from_vars::<&str, &str>([]),
+        ] {
+            assert_eq!(
+                native_devices(&blank, None, || vec![cc(8, 0)]).unwrap(),
+                [cc(8, 0)]
+            );
         }
         let bad = Env::from_vars([(SIMULATED_GPUS, "7.5,eight")]);
-        let e = native_devices(&bad, None, || panic!("asked")).unwrap_err().to_string();
+        let e = native_devices(&bad, None, || panic!("asked"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("invalid ARCHBUILD_SIMULATED_GPUS `7.5,eight`: `eight` is not a compute"),
             "{e}"

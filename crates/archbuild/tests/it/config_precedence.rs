@@ -137,7 +137,10 @@ fn native_is_the_simulated_gpus_for_the_list_and_per_file_lists() {
         .unwrap();
     assert_eq!(l.archs, "8.9+PTX");
     let err = f
-        .build(&[("ARCHBUILD_ARCHS", "native"), ("ARCHBUILD_SIMULATED_GPUS", "8.6x")])
+        .build(&[
+            ("ARCHBUILD_ARCHS", "native"),
+            ("ARCHBUILD_SIMULATED_GPUS", "8.6x"),
+        ])
         .file("kernels/add.cu")
         .try_plan("k")
         .unwrap_err();

@@ -100,11 +100,12 @@ fn explain_native_uses_the_simulated_gpus() {
 #[test]
 fn explain_and_a_build_resolve_native_to_the_same_simulated_gpus() {
     let sim = ("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6@13000");
-    let explained = json(
-        cli()
-            .env(sim.0, sim.1)
-            .args(["explain", "native", "--message-format", "json"]),
-    );
+    let explained =
+        json(
+            cli()
+                .env(sim.0, sim.1)
+                .args(["explain", "native", "--message-format", "json"]),
+        );
     assert_eq!(explained["canonical"], "7.5 8.6+PTX");
     let dir = scratch();
     let out = dir.path().join("native.fatbin");
