@@ -11,7 +11,7 @@ pub(crate) const ACCEPTED_FORMS: &str =
 `86-virtual`, `9.0a`, `sm_90a`, `100f`, a generation name (`Turing`, `Ampere`, `Ada`, `Hopper`, \
 `Blackwell`, ...), `native`, `all` or `all-major`";
 
-/// Errors from parsing arch lists and policies.
+/// Errors from parsing arch lists, policies and simulated-GPU descriptions.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -80,6 +80,19 @@ pub enum Error {
         if word.eq_ignore_ascii_case("all") { "every architecture" } else { "every major architecture" }
     )]
     NoToolkitList { word: String, origin: String },
+
+    /// A simulated-GPU description (`ARCHBUILD_SIMULATED_GPUS`, `--fleet`) that does not parse.
+    #[error(
+        "invalid {origin} `{spec}`: {why}; write GPUs as compute capabilities separated by \
+         commas, each optionally `:NAME`, then optionally `@DRIVER` (e.g. `8.6,9.0@13000` or \
+         `7.5:RTX 2080,8.6@12.4`)"
+    )]
+    SimulatedGpus {
+        origin: String,
+        spec: String,
+        /// What is wrong with which part.
+        why: String,
+    },
 
     /// An unknown selection policy name.
     #[error(

@@ -1,7 +1,8 @@
 //! Pure rules about CUDA GPU architectures: compute capabilities with `a`/`f` variants,
 //! arch-list parsing in every common dialect (with the facts `native`/`all` need asked lazily),
 //! sharding a list for CI, compatibility between images and devices, image
-//! selection with an explanation, and the toolkit / PTX ISA tables. No I/O happens here, so the
+//! selection with an explanation, the toolkit / PTX ISA tables, and the simulated GPUs
+//! `ARCHBUILD_SIMULATED_GPUS` describes. No I/O happens here, so the
 //! build driver, the runtime loader and the CLI all share one source of truth.
 //!
 //! The user-facing description of every syntax and rule is `docs/arch-lists.md`; its examples
@@ -20,6 +21,7 @@ mod select;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard;
+mod simulated;
 mod suggest;
 mod tables;
 
@@ -34,6 +36,7 @@ pub use resolve::{FactsNeeded, ListFacts, ResolveContext};
 pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };
+pub use simulated::{parse_device_cc, parse_driver_version, SimulatedGpu, SimulatedGpus};
 pub use tables::{
     arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for,
     ArchSupport,

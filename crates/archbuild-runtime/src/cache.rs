@@ -19,9 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use archbuild_store::{
-    CacheDir, Env, Key, Remote, RemoteConfig, RemoteSettings, RemoteStats, Store,
-};
+use archbuild_config::{home_dir, Env, RemoteConfig, RemoteSettings};
+use archbuild_store::{CacheDir, Key, Remote, RemoteStats, Store};
 
 /// Why the store refused an entry (its `Display` is the reason people read).
 pub use archbuild_store::entry::Rejection;
@@ -256,7 +255,7 @@ impl JitCache {
 
 /// `<ARCHBUILD_HOME>/jit` for the home `vars` name.
 fn default_dir(vars: &Env) -> Option<PathBuf> {
-    Some(archbuild_store::home_dir(vars.var(env::HOME).as_deref())?.join("jit"))
+    Some(home_dir(vars.var(env::HOME).as_deref())?.join("jit"))
 }
 
 /// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none), read by the store's

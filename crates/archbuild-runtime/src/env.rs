@@ -1,6 +1,6 @@
 //! The names of the environment variables the runtime reads, with what each means, so the list
 //! in `docs/runtime.md` (and `docs/environment.md`) stays complete. Every read goes through
-//! `archbuild_store::Env`, archbuild's one reader (trimmed values, blank = unset, one on/off and
+//! `archbuild_config::Env`, archbuild's one reader (trimmed values, blank = unset, one on/off and
 //! size vocabulary).
 
 /// `ARCHBUILD_LOAD_POLICY`: `prefer-cubin` (default), `prefer-ptx`, `cubin-only`, `force-ptx`.
@@ -16,9 +16,9 @@ pub(crate) const NVJITLINK: &str = "ARCHBUILD_NVJITLINK";
 /// driver always goes to nvJitLink).
 pub(crate) const JIT: &str = "ARCHBUILD_JIT";
 // `ARCHBUILD_REMOTE_CACHE`, `_MODE`, `_TIMEOUT`, `_USERNAME` and `_PASSWORD` (the JIT cache's
-// remote tier) are read by `archbuild_store::RemoteConfig::resolve`, the build's reader too.
+// remote tier) are read by `archbuild_config::RemoteConfig::resolve`, the build's reader too.
 /// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
-pub(crate) const HOME: &str = archbuild_store::HOME_VAR;
+pub(crate) const HOME: &str = archbuild_config::HOME_VAR;
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.
 pub(crate) const CUDA_HOME: &str = "CUDA_HOME";
 pub(crate) const CUDA_PATH: &str = "CUDA_PATH";

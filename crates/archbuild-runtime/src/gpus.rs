@@ -5,15 +5,17 @@
 //! remembered per driver build ([`Gpus::open_remembered`]), so that a no-op build need not start
 //! the driver.
 //!
-//! `ARCHBUILD_SIMULATED_GPUS` syntax: GPUs separated by `,` or `;`, each a compute capability
-//! (`8.6`, `86`, `sm_86`) optionally followed by `:NAME`; then optionally `@DRIVER`, the CUDA
-//! version the simulated driver reports (`13000` or `13.0`; default 13.0). Examples:
+//! `ARCHBUILD_SIMULATED_GPUS` is parsed by `archbuild_arch::SimulatedGpus` (its syntax is
+//! documented there), which the build's `native` reads too, so both see the same GPUs. Examples:
 //! `8.6,9.0@13000`, `7.5:RTX 2080;8.6:RTX 3090;8.9:RTX 4090@12.4`, `@13.0` (a driver, no GPU).
 
 use std::path::Path;
 
-use archbuild_arch::{ComputeCapability, CudaVersion, Policy, Target};
-use archbuild_store::{Env, Key, KeyBuilder, Store};
+use archbuild_arch::{
+    parse_device_cc, parse_driver_version, ComputeCapability, CudaVersion, Policy, SimulatedGpus,
+};
+use archbuild_config::Env;
+use archbuild_store::{Key, KeyBuilder, Store};
 
 use crate::backend::{DeviceProps, Driver};
 use crate::cuda::CudaDriver;
@@ -259,69 +261,31 @@ fn encode(version: CudaVersion, gpus: &[DeviceProps]) -> String {
 fn decode(bytes: &[u8]) -> Option<SimDriver> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut lines = text.lines();
-    let version = parse_driver_version(lines.next()?).ok()?;
+    let version = parse_driver_version(lines.next()?)?;
     let mut driver = SimDriver::new(version);
     for line in lines {
         let mut parts = line.splitn(3, '|');
         let (_ordinal, cc, name) = (parts.next()?, parts.next()?, parts.next()?);
-        driver = driver.with_named_gpu(name, parse_cc(cc)?);
+        driver = driver.with_named_gpu(name, parse_device_cc(cc)?);
     }
     Some(driver)
 }
 
-/// Parses the `ARCHBUILD_SIMULATED_GPUS` syntax (see the module docs); the error says what is
-/// wrong with which part.
+/// The simulated driver `spec` describes, in `ARCHBUILD_SIMULATED_GPUS`'s syntax (see the
+/// module docs), parsed by `archbuild_arch::SimulatedGpus`, the parser the build's `native` uses
+/// too; the error says what is wrong with which part.
 pub fn parse_sim(spec: &str) -> std::result::Result<SimDriver, String> {
-    let (gpus, version) = match spec.rsplit_once('@') {
-        Some((g, v)) => (g, parse_driver_version(v.trim())?),
-        None => (spec, CudaVersion::new(13, 0)),
-    };
-    let mut driver = SimDriver::new(version);
-    for entry in gpus
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-    {
-        let (cc_text, name) = match entry.split_once(':') {
-            Some((c, n)) => (c.trim(), Some(n.trim())),
-            None => (entry, None),
-        };
-        let cc = parse_cc(cc_text).ok_or_else(|| {
-            format!("`{cc_text}` is not a compute capability (write `8.6`, `86` or `sm_86`)")
-        })?;
-        driver = match name {
-            Some(n) if !n.is_empty() => driver.with_named_gpu(n, cc),
-            _ => driver.with_gpu(cc.major, cc.minor),
-        };
-    }
-    Ok(driver)
-}
-
-fn parse_cc(text: &str) -> Option<ComputeCapability> {
-    if let Some((major, minor)) = text.split_once('.') {
-        let (major, minor) = (major.parse().ok()?, minor.parse().ok()?);
-        return (minor < 10).then(|| ComputeCapability::new(major, minor));
-    }
-    let name = if text.starts_with("sm_") {
-        text.to_string()
-    } else {
-        format!("sm_{text}")
-    };
-    Target::parse_nvcc_name(&name).map(|t| t.arch.cc)
-}
-
-fn parse_driver_version(v: &str) -> std::result::Result<CudaVersion, String> {
-    let bad = || format!("`{v}` is not a CUDA driver version (write `13000` or `13.0`)");
-    if let Some((major, minor)) = v.split_once('.') {
-        let major: u32 = major.parse().map_err(|_| bad())?;
-        let minor: u32 = minor.parse().map_err(|_| bad())?;
-        return Ok(CudaVersion::new(major, minor));
-    }
-    let n: u32 = v.parse().map_err(|_| bad())?;
-    if n < 1000 {
-        return Err(bad());
-    }
-    Ok(CudaVersion(n))
+    let sim = SimulatedGpus::parse(spec, SIM_VAR).map_err(|e| match e {
+        archbuild_arch::Error::SimulatedGpus { why, .. } => why,
+        other => other.to_string(),
+    })?;
+    Ok(sim
+        .gpus
+        .iter()
+        .fold(SimDriver::new(sim.driver), |driver, gpu| match &gpu.name {
+            Some(name) => driver.with_named_gpu(name, gpu.cc),
+            None => driver.with_gpu(gpu.cc.major, gpu.cc.minor),
+        }))
 }
 
 #[cfg(test)]
@@ -378,6 +342,29 @@ mod tests {
         assert_eq!(d.device(1).unwrap().cc, ComputeCapability::new(8, 6));
         assert_eq!(d.version().unwrap(), CudaVersion::new(12, 4));
         assert_eq!(parse_sim("@13.0").unwrap().device_count().unwrap(), 0);
+    }
+
+    /// The simulated driver shows the devices the build's `native` reads from the same text
+    /// (`archbuild_arch::SimulatedGpus`; the build's side is `archbuild`'s
+    /// `native::tests::native_is_the_simulated_gpus_read_through_the_env`), in every spelling.
+    #[test]
+    fn the_runtime_reads_the_simulated_gpus_as_the_build_does() {
+        let cc = ComputeCapability::new;
+        for (text, want) in [
+            ("7.5,8.6@13000", vec![cc(7, 5), cc(8, 6)]),
+            (" 86 ; sm_75:RTX 2080 ", vec![cc(8, 6), cc(7, 5)]),
+            ("sm_90a:H100,8.9:RTX 4090@12.4", vec![cc(9, 0), cc(8, 9)]),
+            ("12.0,12.0@13.1", vec![cc(12, 0), cc(12, 0)]),
+            ("@13.0", vec![]),
+        ] {
+            let driver = parse_sim(text).unwrap();
+            let n = driver.device_count().unwrap();
+            let shown: Vec<_> = (0..n).map(|i| driver.device(i).unwrap().cc).collect();
+            assert_eq!(shown, want, "{text}");
+            let build = SimulatedGpus::parse(text, SIM_VAR).unwrap();
+            assert_eq!(build.ccs(), shown, "{text}");
+            assert_eq!(driver.version().unwrap(), build.driver, "{text}");
+        }
     }
 
     #[test]

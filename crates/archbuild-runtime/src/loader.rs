@@ -16,7 +16,7 @@ use archbuild_arch::{
     max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason,
     Route, Selection,
 };
-use archbuild_store::Env;
+use archbuild_config::Env;
 
 use crate::backend::{DeviceProps, Driver, JitOutput};
 use crate::cache::{CacheKey, JitCache, Lookup};

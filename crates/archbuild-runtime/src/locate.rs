@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use archbuild_arch::CudaVersion;
-use archbuild_store::Env;
+use archbuild_config::Env;
 
 use crate::cache::{CacheKey, JitCache, Lookup};
 use crate::env;
@@ -81,7 +81,7 @@ pub fn candidates() -> Vec<PathBuf> {
     if let Some(path) = vars.path(env::NVJITLINK) {
         out.push(path);
     }
-    let home = archbuild_store::home_dir(vars.var(env::HOME).as_deref());
+    let home = archbuild_config::home_dir(vars.var(env::HOME).as_deref());
     if let Some(home) = home {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));
@@ -166,7 +166,7 @@ pub(crate) fn locate(
     memo: Option<&JitCache>,
 ) -> std::result::Result<Located, String> {
     let explicit = Env::process().var(env::NVJITLINK);
-    if explicit.as_deref().is_some_and(archbuild_store::is_off) {
+    if explicit.as_deref().is_some_and(archbuild_config::is_off) {
         return Err("nvJitLink is disabled (ARCHBUILD_NVJITLINK=off)".into());
     }
     locate_in(candidates(), explicit.as_deref(), accept, memo)

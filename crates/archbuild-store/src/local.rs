@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use crate::atomic::write_atomic;
 use crate::entry::{self, Rejection};
 use crate::key::Key;
 use crate::tier::Remote;
+use archbuild_config::write_atomic;
 
 /// The build cache's entry magic (the JIT cache has its own).
 pub const BUILD_MAGIC: &[u8; 8] = b"ARCHBC04";
@@ -226,8 +226,8 @@ fn read_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{RemoteConfig, RemoteMode};
     use crate::tier::Tier;
+    use archbuild_config::{RemoteConfig, RemoteMode};
     use std::collections::HashMap;
 
     /// An in-memory engine (the real engines are tested against real servers in `tests/`).

@@ -14,8 +14,8 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::config::RemoteConfig;
 use crate::tier::Tier;
+use archbuild_config::RemoteConfig;
 
 /// An OpenDAL operator with its runtime.
 pub(crate) struct OpendalTier {

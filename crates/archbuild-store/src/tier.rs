@@ -11,9 +11,9 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::config::{RemoteConfig, RemoteMode};
 use crate::entry::{self, Rejection};
 use crate::key::Key;
+use archbuild_config::{RemoteConfig, RemoteMode};
 
 /// A storage engine holding entries under `<namespace>/<key hex>` paths.
 pub trait Tier: Send + Sync + std::fmt::Debug {

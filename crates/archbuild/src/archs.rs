@@ -142,8 +142,8 @@ impl ResolvedArchs {
     }
 }
 
-/// The compute capabilities of the visible GPUs, asked only when a list says `native`.
-pub(crate) type DeviceQuery<'a> = &'a dyn Fn() -> Vec<ComputeCapability>;
+/// The compute capabilities `native` means (`native.rs`), asked only when a list says `native`.
+pub(crate) type DeviceQuery<'a> = &'a dyn Fn() -> Result<Vec<ComputeCapability>>;
 
 /// Picks the arch list by the precedence above and checks it against the toolkit.
 pub(crate) fn resolve_archs(
@@ -224,7 +224,7 @@ impl ListFacts for BuildFacts<'_> {
     type Error = crate::Error;
 
     fn devices(&mut self) -> Result<Vec<ComputeCapability>> {
-        Ok((self.devices)())
+        (self.devices)()
     }
 
     fn toolkit_archs(&mut self) -> Result<Option<Vec<Arch>>> {
@@ -404,7 +404,7 @@ mod tests {
         let asked = std::cell::Cell::new(0);
         let gpus = || {
             asked.set(asked.get() + 1);
-            vec![ComputeCapability::new(8, 6)]
+            Ok(vec![ComputeCapability::new(8, 6)])
         };
         let parse = |input: &str| parse_checked(input, ArchSource::Explicit, &tk, &gpus);
         // Words that merely contain the letters are not `native`: no device query for them.

@@ -49,12 +49,12 @@ impl Build {
     /// Redis and WebDAV take `user:password@` before the host (percent-encoded); the password
     /// is sent to the server and shown nowhere (`***` in reports, warnings and errors).
     pub fn remote_cache(&mut self, url: &str) -> &mut Self {
-        self.spec.remote_cache = Some(archbuild_store::RemoteUrl::new(url));
+        self.spec.remote_cache = Some(archbuild_config::RemoteUrl::new(url));
         self
     }
 
     /// Whether this build may write to the remote cache (pull-request builds: read-only).
-    pub fn remote_cache_mode(&mut self, mode: archbuild_store::RemoteMode) -> &mut Self {
+    pub fn remote_cache_mode(&mut self, mode: archbuild_config::RemoteMode) -> &mut Self {
         self.spec.remote_cache_mode = Some(mode);
         self
     }
@@ -273,7 +273,8 @@ impl Build {
         self
     }
 
-    /// The GPUs `native` means, instead of asking the driver (tests, cross builds).
+    /// The GPUs `native` means, instead of those `ARCHBUILD_SIMULATED_GPUS` describes or the
+    /// toolkit's device query finds (tests, cross builds).
     pub fn native_devices(&mut self, ccs: &[ComputeCapability]) -> &mut Self {
         self.spec.devices = Some(ccs.to_vec());
         self

@@ -227,7 +227,7 @@ mod tests {
     }
 
     /// `docs/environment.md`: blank values count as unset everywhere. The runtime reads
-    /// `CUDA_HOME` through `archbuild_store::Env::var`, which trims; the build's toolkit search
+    /// `CUDA_HOME` through `archbuild_config::Env::var`, which trims; the build's toolkit search
     /// must agree rather than fail on a root named " ".
     #[test]
     fn a_blank_toolkit_variable_is_unset_as_in_the_runtime() {
@@ -247,7 +247,7 @@ mod tests {
                 assert_eq!(d.candidates(&env).unwrap(), unset, "{var}={blank:?}");
             }
         }
-        let store = archbuild_store::Env::from_vars([("CUDA_HOME", " ")]);
+        let store = archbuild_config::Env::from_vars([("CUDA_HOME", " ")]);
         assert_eq!(store.var("CUDA_HOME"), None, "the runtime's reader");
     }
 

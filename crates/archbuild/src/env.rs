@@ -1,8 +1,8 @@
 //! The one way archbuild reads environment variables.
 //!
-//! The rules (trimming, blank = unset, the on/off and size words) are `archbuild_store::Env`'s,
+//! The rules (trimming, blank = unset, the on/off and size words) are `archbuild_config::Env`'s,
 //! the reader every archbuild crate shares: this `Env` wraps one and adds only what a build
-//! needs, the names read. Every read reaches the store's reader through [`Env::var_os`]'s
+//! needs, the names read. Every read reaches the shared reader through [`Env::var_os`]'s
 //! observer, which remembers the name and, inside a build script, prints
 //! `cargo:rerun-if-env-changed=NAME` once (as cc-rs does), so Cargo reruns the build script
 //! when a variable that influenced the build changes. Tests inject a fixed set of variables with
@@ -28,8 +28,8 @@ struct Reads {
 /// A source of environment variables that records (and in build scripts announces) each read.
 #[derive(Debug)]
 pub struct Env {
-    /// The store's reader (the process environment or a fixed set), observed by `reads`.
-    vars: archbuild_store::Env,
+    /// The shared reader (the process environment or a fixed set), observed by `reads`.
+    vars: archbuild_config::Env,
     reads: Arc<Mutex<Reads>>,
 }
 
@@ -49,7 +49,7 @@ impl Clone for Env {
 
 impl Env {
     /// `vars` with an observer recording into fresh `reads`.
-    fn observing(vars: archbuild_store::Env, reads: Reads) -> Self {
+    fn observing(vars: archbuild_config::Env, reads: Reads) -> Self {
         let reads = Arc::new(Mutex::new(reads));
         let log = Arc::clone(&reads);
         let vars = vars.with_observer(move |name| note(&log, name));
@@ -59,7 +59,7 @@ impl Env {
     /// The process environment. Cargo metadata lines are printed when this process looks like a
     /// build script (Cargo sets `OUT_DIR`, `TARGET` and `HOST` only for build scripts).
     pub fn process() -> Self {
-        let vars = archbuild_store::Env::process();
+        let vars = archbuild_config::Env::process();
         let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
             .iter()
             .all(|k| vars.var_os(k).is_some());
@@ -78,7 +78,7 @@ impl Env {
         K: Into<OsString>,
         V: Into<OsString>,
     {
-        Self::observing(archbuild_store::Env::from_vars(vars), Reads::default())
+        Self::observing(archbuild_config::Env::from_vars(vars), Reads::default())
     }
 
     /// Turns `cargo:rerun-if-env-changed` lines on or off.
@@ -94,9 +94,9 @@ impl Env {
         self.reads.lock().is_ok_and(|r| r.cargo_metadata)
     }
 
-    /// The store's reader, recording into this `Env`: for readers that live in
-    /// `archbuild-store` and serve the runtime too (the remote cache's configuration).
-    pub(crate) fn store(&self) -> &archbuild_store::Env {
+    /// The shared reader, recording into this `Env`: for readers that live in
+    /// `archbuild-config` and serve the runtime too (the remote cache's configuration).
+    pub(crate) fn shared(&self) -> &archbuild_config::Env {
         &self.vars
     }
 
@@ -119,12 +119,12 @@ impl Env {
     }
 
     /// Reads a boolean-ish flag in the one on/off vocabulary of every archbuild switch
-    /// ([`archbuild_store::is_on`]: `1`, `true`, `yes`, `on`, any case).
+    /// ([`archbuild_config::is_on`]: `1`, `true`, `yes`, `on`, any case).
     pub fn flag(&self, name: &str) -> bool {
         self.vars.flag(name)
     }
 
-    /// Whether `name` is set to one of the "off" words ([`archbuild_store::is_off`]: `off`,
+    /// Whether `name` is set to one of the "off" words ([`archbuild_config::is_off`]: `off`,
     /// `0`, `false`, `no`, `none`, any case).
     pub fn is_off(&self, name: &str) -> bool {
         self.vars.is_off(name)
@@ -153,7 +153,7 @@ impl Env {
     pub(crate) fn var_os_or_inherited(&self, name: &str) -> Option<OsString> {
         match self.var_os(name) {
             Some(v) => Some(v),
-            None if self.is_fixed() => archbuild_store::Env::process().var_os(name),
+            None if self.is_fixed() => archbuild_config::Env::process().var_os(name),
             None => None,
         }
     }
@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(env.read_names(), ["ARCHBUILD_ARCHS", "CUDA_HOME", "NVCC"]);
     }
 
-    /// The build (this `Env`) and the runtime (`archbuild_store::Env`, which every runtime
+    /// The build (this `Env`) and the runtime (`archbuild_config::Env`, which every runtime
     /// read goes through) read the same values for the same environment: blank, padded,
     /// non-UTF-8, and every spelling of the on/off words `docs/environment.md` lists.
     #[test]
@@ -239,13 +239,13 @@ mod tests {
             .chain(["UNSET".to_owned()])
             .collect();
         let build = Env::from_vars(vars.clone());
-        let runtime = archbuild_store::Env::from_vars(vars);
+        let runtime = archbuild_config::Env::from_vars(vars);
         for name in &names {
             assert_eq!(build.var(name), runtime.var(name), "{name}");
             assert_eq!(build.path(name), runtime.path(name), "{name}");
             assert_eq!(build.flag(name), runtime.flag(name), "{name}");
             assert_eq!(build.is_off(name), runtime.is_off(name), "{name}");
-            assert_eq!(build.store().size(name), runtime.size(name), "{name}");
+            assert_eq!(build.shared().size(name), runtime.size(name), "{name}");
         }
         // What the rules are, as docs/environment.md states them.
         assert_eq!(build.var("BLANK"), None);
@@ -286,13 +286,13 @@ mod tests {
 
     /// `none`, `off`, `0`, `false` and `no` switch off every switch, in any case: this flag
     /// reader, the build cache (`cache_cap.rs`), the remote cache (`remote.rs`), the JIT cache
-    /// and nvJitLink (the runtime's `env.rs`) all read `archbuild_store`'s one vocabulary.
+    /// and nvJitLink (the runtime's `env.rs`) all read `archbuild_config`'s one vocabulary.
     #[test]
     fn every_switch_reads_the_one_vocabulary() {
         for off in ["none", "off", "0", "false", "no", " OFF ", "None"] {
             let env = Env::from_vars([("ARCHBUILD_PROVISION", off)]);
             assert!(!env.flag("ARCHBUILD_PROVISION"), "{off}");
-            assert!(archbuild_store::is_off(off), "{off}");
+            assert!(archbuild_config::is_off(off), "{off}");
         }
         for on in ["1", "true", "yes", "on", "On"] {
             let env = Env::from_vars([("ARCHBUILD_PROVISION", on)]);

@@ -36,7 +36,7 @@ pub fn max_bytes(env: &Env) -> Result<u64> {
     })
 }
 
-pub(crate) use archbuild_store::parse_size;
+pub(crate) use archbuild_config::parse_size;
 
 /// The build cache as `cargo archbuild cache` manages it, through the store's one
 /// cache-directory interface (the JIT cache's too): its directory and its cap

@@ -43,6 +43,7 @@ mod jobs;
 mod keys;
 mod library;
 mod manifest;
+mod native;
 mod nvcc;
 mod pack;
 mod paths;
@@ -108,7 +109,8 @@ pub mod config {
     pub use crate::env::Env;
     pub use crate::manifest::PackageConfig;
     pub use crate::paths::Home;
-    pub use archbuild_store::{RemoteMode, RemoteStats};
+    pub use archbuild_config::RemoteMode;
+    pub use archbuild_store::RemoteStats;
 }
 
 /// The build cache, as `cargo archbuild cache` sees it.

@@ -17,7 +17,7 @@ impl Home {
     /// Resolves `ARCHBUILD_HOME` (default: `dirs::cache_dir()/archbuild`, e.g.
     /// `~/.cache/archbuild`) and `ARCHBUILD_CACHE_DIR` (default: `<home>/cache`).
     pub fn from_env(env: &Env) -> Self {
-        let root = archbuild_store::home_dir(env.var(archbuild_store::HOME_VAR).as_deref())
+        let root = archbuild_config::home_dir(env.var(archbuild_config::HOME_VAR).as_deref())
             .unwrap_or_else(|| std::env::temp_dir().join("archbuild"));
         let cache = env
             .path("ARCHBUILD_CACHE_DIR")
@@ -53,7 +53,7 @@ impl Home {
     }
 }
 
-pub(crate) use archbuild_store::write_atomic;
+pub(crate) use archbuild_config::write_atomic;
 
 /// Like [`write_atomic`], but leaves the file alone when it already holds `bytes`, so Cargo and
 /// `include_bytes!` see an unchanged modification time after a no-op build.

@@ -51,7 +51,7 @@ pub(crate) struct Prepared {
     pub share_cicc: Option<crate::share::Rule>,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
-    pub remote: Option<archbuild_store::RemoteConfig>,
+    pub remote: Option<archbuild_config::RemoteConfig>,
     /// The variant groups: the build script's, then Cargo.toml's.
     pub groups: Vec<(String, Vec<String>)>,
     /// `<OUT_DIR>` (`Build::out_dir`, else `OUT_DIR`); a build needs it, a plan does not.
@@ -111,9 +111,10 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let remote = crate::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
     let toolkit = toolkit(b, &env, &home, &spawns, mode)?;
-    let devices = || match &b.devices {
-        Some(d) => d.clone(),
-        None => query_devices(&toolkit, &spawns),
+    let devices = || {
+        crate::native::native_devices(&env, b.devices.as_deref(), || {
+            query_devices(&toolkit, &spawns)
+        })
     };
     let archs =
         crate::archs::resolve_archs(b.archs.as_deref(), &env, pkg.as_ref(), &toolkit, &devices)?;
@@ -239,8 +240,8 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
     match (b.cache, env.var("ARCHBUILD_CACHE")) {
         (Some(on), _) => Ok(on),
         (None, None) => Ok(true),
-        (None, Some(v)) if archbuild_store::is_off(&v) => Ok(false),
-        (None, Some(v)) if archbuild_store::is_on(&v) => Ok(true),
+        (None, Some(v)) if archbuild_config::is_off(&v) => Ok(false),
+        (None, Some(v)) if archbuild_config::is_on(&v) => Ok(true),
         (None, Some(v)) => Err(Error::Config {
             what: "cache switch",
             origin: "ARCHBUILD_CACHE".into(),

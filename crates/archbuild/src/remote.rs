@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 
-use archbuild_store::{Remote, RemoteConfig, RemoteSettings};
+use archbuild_config::{RemoteConfig, RemoteSettings};
+use archbuild_store::Remote;
 
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -34,9 +35,9 @@ pub(crate) fn resolve(
             .and_then(|p| p.remote_cache_mode.clone())
             .map(|m| (m, manifest_origin)),
     };
-    RemoteConfig::resolve(env.store(), &settings).map_err(|e| {
+    RemoteConfig::resolve(env.shared(), &settings).map_err(|e| {
         let (what, hint) = match *e.error {
-            archbuild_store::Error::BadTimeout { .. } => (
+            archbuild_config::Error::BadTimeout { .. } => (
                 "remote cache timeout",
                 "use whole seconds such as `10`, or unset it for the default of 10".to_owned(),
             ),
@@ -60,7 +61,7 @@ pub(crate) fn open(config: Option<RemoteConfig>) -> Option<Arc<Remote>> {
 mod tests {
     use std::time::Duration;
 
-    use archbuild_store::{
+    use archbuild_config::{
         RemoteMode, RemoteUrl, MODE_VAR, PASSWORD_VAR, TIMEOUT_VAR, URL_VAR, USERNAME_VAR,
     };
 

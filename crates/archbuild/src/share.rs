@@ -85,8 +85,8 @@ pub(crate) fn enabled(
     let on = match (explicit, env.var(VAR)) {
         (Some(on), _) => on,
         (None, None) => true,
-        (None, Some(v)) if archbuild_store::is_off(&v) => false,
-        (None, Some(v)) if archbuild_store::is_on(&v) => true,
+        (None, Some(v)) if archbuild_config::is_off(&v) => false,
+        (None, Some(v)) if archbuild_config::is_on(&v) => true,
         (None, Some(v)) => {
             return Err(Error::Config {
                 what: "cicc sharing switch",

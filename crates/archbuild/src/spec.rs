@@ -41,8 +41,8 @@ pub(crate) struct Spec {
     pub(crate) quiet: bool,
     pub(crate) on_job: Option<JobCallback>,
     /// Prints redacted (`Build`'s `Debug` shows no password).
-    pub(crate) remote_cache: Option<archbuild_store::RemoteUrl>,
-    pub(crate) remote_cache_mode: Option<archbuild_store::RemoteMode>,
+    pub(crate) remote_cache: Option<archbuild_config::RemoteUrl>,
+    pub(crate) remote_cache_mode: Option<archbuild_config::RemoteMode>,
     pub(crate) prebuilt: Option<PathBuf>,
     pub(crate) variants: Vec<(String, Vec<String>)>,
     /// Set by `Library`: the sources have host code, built into a static archive.

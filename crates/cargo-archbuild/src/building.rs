@@ -41,20 +41,13 @@ pub(crate) fn run_all(
     pending: Vec<Pending>,
     shell: &mut Shell,
 ) -> Result<Vec<BuildOutcome>, CliError> {
+    // The GPUs the summary checks each fat binary against, opened first so that a bad
+    // ARCHBUILD_SIMULATED_GPUS stops the command before anything compiles. (The builds read that
+    // variable themselves for `native`, through the same parser.)
+    let gpus = crate::gpus::open_for_summary()?;
     let mut planned = Vec::with_capacity(pending.len());
     let mut default_used = false;
-    // `native` means the GPUs every command sees: the simulated ones when
-    // ARCHBUILD_SIMULATED_GPUS is set (as for `explain native` and `doctor`), not nvcc's query.
-    let simulated = archbuild_runtime::gpus::simulated_spec().is_some();
-    let native = if simulated {
-        Some(crate::gpus::open()?.ccs())
-    } else {
-        None
-    };
     for mut p in pending {
-        if let Some(ccs) = &native {
-            p.build.native_devices(ccs);
-        }
         let listing = p.build.try_plan(BUILD_NAME)?;
         shell.status(
             "Planning",
@@ -139,7 +132,6 @@ pub(crate) fn run_all(
     if let Some(e) = failure {
         return Err(e);
     }
-    let gpus = crate::gpus::open_for_summary()?;
     reports
         .into_iter()
         .map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell))

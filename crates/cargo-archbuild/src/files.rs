@@ -1,6 +1,6 @@
 //! Reading inputs and writing outputs the safe way: outputs go to a temporary file in the
 //! destination directory and are renamed into place (archbuild's one atomic writer,
-//! `archbuild_store::stage`, flushed to disk before the rename), so a failed or interrupted
+//! `archbuild_config::stage`, flushed to disk before the rename), so a failed or interrupted
 //! command never leaves a half-written fat binary where a later step would trust it. Every
 //! output of every command goes through [`write_atomic`], which replaces only a regular file
 //! this user may write (following a symbolic link to it) and refuses anything else; commands
@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use archbuild_store::{stage, Durability};
+use archbuild_config::{stage, Durability};
 
 use crate::error::CliError;
 
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn outputs_honour_the_umask() {
         use std::os::unix::fs::PermissionsExt;
-        let Some(umask) = archbuild_store::current_umask() else {
+        let Some(umask) = archbuild_config::current_umask() else {
             return;
         };
         let dir = tempfile::tempdir().unwrap();

@@ -5,10 +5,11 @@
 //! an H100/H200.
 
 use archbuild_arch::CudaVersion;
+use archbuild_config::RemoteConfig;
 use archbuild_runtime::jit::JitCache;
 use archbuild_runtime::sim::SimDriver;
 use archbuild_runtime::{CacheStatus, FatBinary, LoadPath, Loader};
-use archbuild_store::{Remote, RemoteConfig};
+use archbuild_store::Remote;
 use archbuild_tests::servers::{start_or_skip, Server};
 
 #[test]
@@ -81,8 +82,8 @@ fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
 fn the_jit_cache_gives_up_on_a_silent_remote_after_its_timeout() {
     use std::time::{Duration, Instant};
 
+    use archbuild_config::Env;
     use archbuild_runtime::jit::{CacheKey, Lookup};
-    use archbuild_store::Env;
 
     // Never accepted: the kernel completes the handshakes, and nobody ever reads a request.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

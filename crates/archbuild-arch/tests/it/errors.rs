@@ -121,3 +121,25 @@ fn policy_errors() {
     }
     insta::assert_snapshot!("policy_errors", text);
 }
+
+#[test]
+fn simulated_gpu_errors() {
+    let mut text = String::new();
+    for (input, origin) in [
+        ("8.6x", "ARCHBUILD_SIMULATED_GPUS"),
+        ("7.5,eight@13000", "ARCHBUILD_SIMULATED_GPUS"),
+        ("8.6@13", "--fleet"),
+        ("9.0@thirteen", "ARCHBUILD_SIMULATED_GPUS"),
+    ] {
+        let e = archbuild_arch::SimulatedGpus::parse(input, origin).unwrap_err();
+        assert!(matches!(e, Error::SimulatedGpus { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains(origin) && msg.contains(&format!("`{input}`")),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'), "one line: {msg}");
+        text.push_str(&format!("{input:?} from {origin}:\n  {msg}\n"));
+    }
+    insta::assert_snapshot!("simulated_gpu_errors", text);
+}

@@ -347,7 +347,7 @@ fn cache_off_still_loads() {
 /// or URL is, and `off` or blank means no remote.
 #[test]
 fn the_remote_settings_are_read_as_the_build_reads_them() {
-    use archbuild_store::Env;
+    use archbuild_config::Env;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("jit");
     let dir = dir.to_str().unwrap();

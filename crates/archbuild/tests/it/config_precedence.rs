@@ -95,3 +95,58 @@ fn every_source_is_checked_against_the_toolkit() {
         .unwrap_err();
     assert!(err.to_string().contains("none is visible"), "{err}");
 }
+
+/// `native` means the GPUs `ARCHBUILD_SIMULATED_GPUS` describes, as for the runtime and every
+/// `cargo archbuild` command: the build reads the variable itself (the fake toolkit has no
+/// `__nvcc_device_query`, so without it no GPU is visible), for its list and per-file lists.
+#[test]
+fn native_is_the_simulated_gpus_for_the_list_and_per_file_lists() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.kernel("kernels/mul.cu", "mul", &[]);
+    let sim = ("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6@13000");
+    let l = f
+        .build(&[("ARCHBUILD_ARCHS", "native"), sim])
+        .file("kernels/add.cu")
+        .try_plan("k")
+        .unwrap();
+    assert_eq!(l.archs, "7.5 8.6+PTX");
+    let l = f
+        .build(&[sim])
+        .archs("9.0")
+        .file("kernels/add.cu")
+        .file("kernels/mul.cu")
+        .file_archs("kernels/mul.cu", "native")
+        .try_plan("k")
+        .unwrap();
+    let mut mul: Vec<&str> = l
+        .jobs
+        .iter()
+        .filter(|j| j.module == "mul")
+        .map(|j| j.target.as_str())
+        .collect();
+    mul.sort();
+    mul.dedup();
+    assert_eq!(mul, ["compute_75", "compute_86", "sm_75", "sm_86"], "{l:?}");
+    // A program's devices win; a bad description names the variable and the part.
+    let l = f
+        .build(&[("ARCHBUILD_ARCHS", "native"), sim])
+        .file("kernels/add.cu")
+        .native_devices(&[archbuild::ComputeCapability::new(8, 9)])
+        .try_plan("k")
+        .unwrap();
+    assert_eq!(l.archs, "8.9+PTX");
+    let err = f
+        .build(&[
+            ("ARCHBUILD_ARCHS", "native"),
+            ("ARCHBUILD_SIMULATED_GPUS", "8.6x"),
+        ])
+        .file("kernels/add.cu")
+        .try_plan("k")
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("invalid ARCHBUILD_SIMULATED_GPUS `8.6x`: `8.6x` is not a compute"),
+        "{err}"
+    );
+}

@@ -313,7 +313,7 @@ impl Staging {
         if let (Some(staged), Some(out)) = (stamp(staged), stamp(output)) {
             if let Ok(json) = serde_json::to_vec(&Copied { staged, out }) {
                 // Only a shortcut: without it the next compile copies again.
-                let _ = archbuild_store::write_atomic(&note, &json);
+                let _ = archbuild_config::write_atomic(&note, &json);
             }
         }
         Ok(bytes.len() as u64)

@@ -1,6 +1,6 @@
 //! `explain`: expansion, nvcc flags and per-generation coverage, in JSON and as text.
 
-use crate::support::{cli, json, run};
+use crate::support::{cli, fixture_source, json, json_lines, run, scratch};
 
 #[test]
 fn explain_expands_a_list_into_targets_flags_and_coverage() {
@@ -93,6 +93,35 @@ fn explain_native_uses_the_simulated_gpus() {
             .args(["explain", "native", "--message-format", "json"]),
     );
     assert_eq!(v["canonical"], "7.5 8.6+PTX");
+}
+
+/// `explain native` and a build of `native` mean the same simulated GPUs: the build reads
+/// ARCHBUILD_SIMULATED_GPUS itself, through the parser the runtime's simulated driver uses.
+#[test]
+fn explain_and_a_build_resolve_native_to_the_same_simulated_gpus() {
+    let sim = ("ARCHBUILD_SIMULATED_GPUS", "7.5,8.6@13000");
+    let explained =
+        json(
+            cli()
+                .env(sim.0, sim.1)
+                .args(["explain", "native", "--message-format", "json"]),
+        );
+    assert_eq!(explained["canonical"], "7.5 8.6+PTX");
+    let dir = scratch();
+    let out = dir.path().join("native.fatbin");
+    let built = json_lines(
+        cli()
+            .env(sim.0, sim.1)
+            .arg("compile")
+            .arg(fixture_source("kernels.cu"))
+            .args(["--archs", "native", "--message-format", "json", "-o"])
+            .arg(&out),
+    );
+    let report = built
+        .iter()
+        .find(|m| m["reason"] == "compile-finished")
+        .unwrap_or_else(|| panic!("no final report: {built:?}"));
+    assert_eq!(report["archs"], explained["canonical"], "{report}");
 }
 
 /// The targets of an `explain` JSON report.

@@ -2,7 +2,7 @@
 //! `Debug` and `Serialize` give the redacted form (`redis://:***@host:6379/0`: the user name
 //! stays, the password becomes `***`), so a note, a warning, an error or a JSON report cannot
 //! show the password by accident; the clear text is crate-private and read only where the
-//! OpenDAL operator's options are made (`config`). The userinfo's parts are percent-decoded
+//! OpenDAL operator's options are made (`remote`). The userinfo's parts are percent-decoded
 //! there ([`userinfo`]), so a password may hold any character (`%40` for `@`, `%2F` for `/`).
 
 use std::fmt;

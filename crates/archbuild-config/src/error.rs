@@ -1,8 +1,8 @@
-//! The store's errors: configuration mistakes. A remote that fails at run time is never an
-//! error (it is a warning and the local tier carries on). A URL is quoted redacted (its
-//! password as `***`), never in clear.
+//! The crate's errors: a remote cache setting that is not usable. A remote that fails at run
+//! time is never an error (it is a warning and the local tier carries on). A URL is quoted
+//! redacted (its password as `***`), never in clear.
 
-/// A store configuration error.
+/// A remote cache setting that is not usable.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(

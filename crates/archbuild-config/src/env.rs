@@ -14,7 +14,7 @@
 //! otherwise race on the shared process environment.
 //!
 //! ```
-//! use archbuild_store::Env;
+//! use archbuild_config::Env;
 //! let env = Env::from_vars([("ARCHBUILD_JIT_CACHE_MAX_BYTES", " 512M "), ("EMPTY", "")]);
 //! assert_eq!(env.size("ARCHBUILD_JIT_CACHE_MAX_BYTES"), Ok(Some(512 << 20)));
 //! assert_eq!(env.var("EMPTY"), None);

@@ -193,8 +193,9 @@ impl RemoteConfig {
         Ok(self)
     }
 
-    /// The OpenDAL service and options (credentials in clear: for the operator only).
-    pub(crate) fn endpoint(&self) -> Result<Endpoint> {
+    /// The OpenDAL service and options, the variables' credentials included, in clear: for the
+    /// store's remote tier, which opens the operator with them (they print only as `***`).
+    pub fn endpoint(&self) -> Result<Endpoint> {
         parse(
             self.url.clear(),
             "the remote cache setting",
@@ -203,7 +204,7 @@ impl RemoteConfig {
     }
 
     /// `text` (an engine's error) with this remote's URL redacted and its password hidden.
-    pub(crate) fn scrub(&self, text: &str) -> String {
+    pub fn scrub(&self, text: &str) -> String {
         let text = text.replace(self.url.clear(), &self.url.redacted());
         let url_password = self
             .endpoint()
