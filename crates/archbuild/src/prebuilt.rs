@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::jobs::JobRunner;
 use crate::paths::write_if_changed;
 use crate::plan::{self, Module};
-use crate::prepare::{Prepared, PREBUILT_VAR};
+use crate::prepare::Prepared;
 use crate::record::{display, record_path, Record};
 use crate::report::ModuleReport;
 
