@@ -73,7 +73,7 @@ pub enum CacheStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BadEntry {
     /// The store refused it: truncated, of another key, or its checksum does not match.
-    Rejected(crate::jit::Rejection),
+    Rejected(archbuild_store::entry::Rejection),
     /// It verified, but the driver refused to load it (the driver's error).
     DriverRefused(String),
 }

@@ -412,7 +412,6 @@ struct Packed {
 
 /// Packs every compiled module's fat binary and writes its record; `None` when a cache entry
 /// vanished or was corrupt (and is now deleted) and the build should run once more.
-#[allow(clippy::too_many_arguments)]
 fn pack_all(
     p: &Prepared,
     jobs: &[plan::Job],
