@@ -285,22 +285,26 @@ impl Staging {
     }
 
     /// Writes the staged fat binary (and its record) to OUT unless OUT is already the copy of
-    /// this very file; returns its length.
+    /// this very file and its record the staged one; returns its length.
     fn deliver(&self, staged: &Path, output: &Path) -> Result<u64, CliError> {
         let note = self.dir.join("copied.json");
         let last: Option<Copied> = std::fs::read(&note)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
+        let out_record = archbuild::record::record_path(output);
+        let staged_record = std::fs::read(archbuild::record::record_path(staged));
+        // The record can change while the fat binary does not (another variant group, a
+        // comment-only edit of an input): then it is delivered again.
+        let same_record = staged_record.as_ref().ok() == std::fs::read(&out_record).ok().as_ref();
         if let (Some(last), Some(s), Some(o)) = (&last, stamp(staged), stamp(output)) {
-            if last.staged == s && last.out == o {
+            if last.staged == s && last.out == o && same_record {
                 return Ok(s.0);
             }
         }
         let bytes = crate::files::read_input(staged)?;
         // The record of what it was built from travels with it (`merge`, ARCHBUILD_PREBUILT),
         // written together with it.
-        let out_record = archbuild::record::record_path(output);
-        match std::fs::read(archbuild::record::record_path(staged)) {
+        match staged_record {
             Ok(json) => write_all_atomic(&[(output, &bytes), (&out_record, &json)])?,
             Err(_) => {
                 write_all_atomic(&[(output, &bytes)])?;

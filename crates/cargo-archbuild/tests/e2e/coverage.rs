@@ -176,3 +176,37 @@ fn build_compile_inspect_and_doctor_report_the_same_gaps_for_a_module_with_varia
         assert_eq!(l, want_line, "{command}'s human output: {human:?}");
     }
 }
+
+/// The record beside `compile`'s output follows the variant groups of the latest compile, also
+/// when the fat binary itself is unchanged (`inspect` and `doctor` read their groups from it).
+#[test]
+fn a_changed_variant_group_reaches_the_record_beside_an_unchanged_output() {
+    let dir = scratch();
+    let pkg = package(dir.path());
+    let out = dir.path().join("g.fatbin");
+    let groups_after = |variants: Option<&str>| {
+        let mut c = cli();
+        c.env("ARCHBUILD_CACHE_DIR", dir.path().join("cache"))
+            .arg("compile")
+            .arg(pkg.join("kernels/gemm.cu"))
+            .args(["--archs", "7.5 8.6", "-o"])
+            .arg(&out);
+        if let Some(v) = variants {
+            c.args(["--variants", v]);
+        }
+        let (code, _, stderr) = run(&mut c);
+        assert_eq!(code, 0, "{stderr}");
+        let record = std::fs::read(archbuild::record::record_path(&out)).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&record).unwrap();
+        v["variants"].clone()
+    };
+    assert_eq!(
+        groups_after(Some("g=gemm_mma,gemm_simt")),
+        serde_json::json!([["g", ["gemm_mma", "gemm_simt"]]])
+    );
+    assert_eq!(
+        groups_after(Some("h=gemm_simt")),
+        serde_json::json!([["h", ["gemm_simt"]]])
+    );
+    assert_eq!(groups_after(None), serde_json::json!([]));
+}
