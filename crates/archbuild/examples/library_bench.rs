@@ -161,6 +161,9 @@ fn time_library(
                 j.target,
                 j.seconds
             );
+            for why in j.miss.iter().chain(&j.note) {
+                println!("        {why}");
+            }
         });
     }
     let start = Instant::now();

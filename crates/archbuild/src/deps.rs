@@ -362,37 +362,64 @@ pub(crate) fn lookup(
     let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
         return Lookup::Unknown;
     };
-    'entries: for e in &manifest.entries {
-        if e.inputs
-            .arch_list
-            .as_deref()
-            .is_some_and(|l| l != arch_list)
-        {
-            continue;
-        }
-        let mut deps = Vec::with_capacity(e.inputs.deps.len());
-        for (path, hex) in &e.inputs.deps {
-            let Some(local) = roots.local(path) else {
-                continue 'entries;
-            };
-            match hashes.hash(&local) {
-                Some(h) if h.hex() == *hex => deps.push(local),
-                _ => continue 'entries,
+    for e in &manifest.entries {
+        if let Ok(deps) = matches(e, roots, hashes, arch_list) {
+            if let Some(key) = Key::from_hex(&e.result) {
+                return Lookup::Hit(key, deps);
             }
-        }
-        for (path, want) in &e.inputs.probes {
-            let Some(local) = roots.local(path) else {
-                continue 'entries;
-            };
-            if state(hashes, &local) != *want {
-                continue 'entries;
-            }
-        }
-        if let Some(key) = Key::from_hex(&e.result) {
-            return Lookup::Hit(key, deps);
         }
     }
-    Lookup::Changed
+    // The newest entry's differences say why this build cannot reuse the last one's result.
+    let changed = manifest
+        .entries
+        .first()
+        .map(|e| {
+            matches(e, roots, hashes, arch_list)
+                .err()
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    Lookup::Changed(changed)
+}
+
+/// The dependencies' local paths when every recorded input is in its recorded state; else the
+/// inputs (portable paths) that are not, and `__CUDA_ARCH_LIST__` when the arch list differs.
+fn matches(
+    e: &Entry,
+    roots: &Roots,
+    hashes: &FileHashes,
+    arch_list: &str,
+) -> Result<Vec<PathBuf>, Vec<String>> {
+    let mut changed = Vec::new();
+    if e.inputs
+        .arch_list
+        .as_deref()
+        .is_some_and(|l| l != arch_list)
+    {
+        changed.push("__CUDA_ARCH_LIST__".to_owned());
+    }
+    let mut deps = Vec::with_capacity(e.inputs.deps.len());
+    for (path, hex) in &e.inputs.deps {
+        match roots.local(path) {
+            Some(local) if hashes.hash(&local).is_some_and(|h| h.hex() == *hex) => {
+                deps.push(local);
+            }
+            _ => changed.push(path.clone()),
+        }
+    }
+    for (path, want) in &e.inputs.probes {
+        let same = roots
+            .local(path)
+            .is_some_and(|local| state(hashes, &local) == *want);
+        if !same {
+            changed.push(path.clone());
+        }
+    }
+    if changed.is_empty() {
+        Ok(deps)
+    } else {
+        Err(changed)
+    }
 }
 
 /// What direct mode found.
@@ -400,8 +427,9 @@ pub(crate) fn lookup(
 pub(crate) enum Lookup {
     /// The result key, with the dependencies' local paths.
     Hit(Key, Vec<PathBuf>),
-    /// A manifest exists but no entry matches (something changed since).
-    Changed,
+    /// A manifest exists but no entry matches: the inputs (portable paths) that differ from the
+    /// newest entry's; empty when the manifest has no entry (`mark_known`).
+    Changed(Vec<String>),
     /// No manifest: this (source, flags, target) was never built here or remotely.
     Unknown,
 }
@@ -531,15 +559,19 @@ mod tests {
         assert_eq!(look(), Lookup::Hit(result, deps.clone()));
         // A header that would shadow inc/h.cuh, next to the source: a miss.
         std::fs::write(r.base.join("h.cuh"), "shadow").unwrap();
-        assert_eq!(look(), Lookup::Changed);
+        assert_eq!(look(), Lookup::Changed(vec!["b:h.cuh".into()]));
         std::fs::remove_file(r.base.join("h.cuh")).unwrap();
         assert_eq!(look(), Lookup::Hit(result, deps.clone()));
         // The file `__has_include` asks about appears: a miss.
         std::fs::write(r.base.join("inc/opt.cuh"), "").unwrap();
-        assert_eq!(look(), Lookup::Changed);
+        assert_eq!(look(), Lookup::Changed(vec!["b:inc/opt.cuh".into()]));
         std::fs::remove_file(r.base.join("inc/opt.cuh")).unwrap();
         std::fs::write(&h, "two").unwrap();
-        assert_eq!(look(), Lookup::Changed);
+        assert_eq!(
+            look(),
+            Lookup::Changed(vec!["b:inc/h.cuh".into()]),
+            "the changed input is named"
+        );
         assert_eq!(
             lookup(
                 &store,

@@ -25,6 +25,7 @@
 
 mod cicc;
 mod host;
+mod miss;
 mod verify;
 
 pub(crate) use host::HostObject;
@@ -68,8 +69,11 @@ pub(crate) struct JobOut {
     pub ii: Option<Key>,
     /// cicc jobs: the class lead whose PTX this is, retargeted (`share.rs`).
     pub shared_from: Option<archbuild_arch::Arch>,
-    /// Why the output was not cached, when the reason is the sources' (`__TIME__`).
+    /// Why the output was not cached, when the reason is the sources' (`__TIME__`) or the
+    /// cache's (it could not store it).
     pub note: Option<String>,
+    /// Why a cached build ran this job's compiler; `None` when served or without a cache.
+    pub miss: Option<miss::Miss>,
     /// cicc jobs of a host library's source: the stub and module ID its host side needs.
     pub host_side: Option<HostSideOut>,
 }
@@ -104,6 +108,7 @@ impl JobOut {
             ii: None,
             shared_from: None,
             note: None,
+            miss: None,
             host_side: None,
         }
     }
@@ -121,6 +126,7 @@ impl JobOut {
             ii: None,
             shared_from: None,
             note: None,
+            miss: None,
             host_side: None,
         }
     }
@@ -323,6 +329,7 @@ impl<'a> JobRunner<'a> {
                 .or_else(|| out.replayed.clone())
                 .filter(|o| !o.is_empty()),
             note: out.note.clone(),
+            miss: out.miss.as_ref().map(ToString::to_string),
         }
     }
 
@@ -376,16 +383,22 @@ impl<'a> JobRunner<'a> {
                 let ran = self.execute(&cmd, &out)?;
                 let bytes = &ran.bytes;
                 let mut key = None;
+                let mut note = None;
                 if let Some(store) = store {
-                    if store.put("cubin", &ck, bytes).is_ok() {
-                        keep_log(store, &ck, &ran);
-                        key = Some(ck);
-                        if let Some(alias) = &alias {
-                            let _ = store.put("cubin-alias", alias, &ck.0);
+                    match store.put("cubin", &ck, bytes) {
+                        Ok(()) => {
+                            keep_log(store, &ck, &ran);
+                            key = Some(ck);
+                            if let Some(alias) = &alias {
+                                let _ = store.put("cubin-alias", alias, &ck.0);
+                            }
                         }
+                        Err(e) => note = Some(cicc::not_stored("cubin", &e)),
                     }
                 }
-                Ok(JobOut::fresh(key, ran, vec![]))
+                let mut out = JobOut::fresh(key, ran, vec![]);
+                out.note = note;
+                Ok(out)
             }
         }
     }

@@ -8,7 +8,8 @@
 //! the hashed text and a comment-only edit keeps its key. Kept whole instead: when the flags
 //! ask for line information, and when the text reads a location at compile time
 //! (`__builtin_LINE()`, `std::source_location`, …), which the preprocessor leaves to the
-//! compiler. Inputs naming `__DATE__`, `__TIME__` or `__TIMESTAMP__` are not cached at all.
+//! compiler, except where each read's value is its own place (`located.rs`: glibc's `assert`
+//! statements), whose places are keyed instead. Inputs naming `__DATE__`, `__TIME__` or `__TIMESTAMP__` are not cached at all.
 
 use std::borrow::Cow;
 
@@ -87,10 +88,27 @@ fn word(w: &str) -> LineInfo {
 /// location ([`reads_location`]). A marker's system-header flags (3, 4), which change how the
 /// compiler reads what follows, stay, as one short line wherever they change.
 pub(crate) fn key_text(ii: &[u8], line_info: bool) -> Cow<'_, [u8]> {
-    if line_info || reads_location(ii).is_some() {
+    if line_info {
         return Cow::Borrowed(ii);
     }
     let mut out = Vec::with_capacity(ii.len());
+    if reads_location(ii).is_some() {
+        // Reads whose value is their own place key on that place (`located.rs`); any other
+        // keeps the text whole.
+        let Ok(sites) = located::sites(ii, LOCATION) else {
+            return Cow::Borrowed(ii);
+        };
+        // A leading NUL (no preprocessed source starts with one) and lengths keep the sites
+        // apart from any text.
+        out.extend_from_slice(b"\0located ");
+        out.extend_from_slice(sites.len().to_string().as_bytes());
+        for (file, line) in &sites {
+            out.extend_from_slice(format!(" {}:", file.len()).as_bytes());
+            out.extend_from_slice(file);
+            out.extend_from_slice(format!(":{line}").as_bytes());
+        }
+        out.push(b'\n');
+    }
     let mut system = 0u8;
     let mut lx = Lexer { s: ii, pos: 0 };
     // Each turn starts a line outside any literal or comment.
@@ -160,6 +178,22 @@ fn find_ident(text: &[u8], names: &[&'static str]) -> Option<&'static str> {
     Lexer { s: text, pos: 0 }
         .filter(|(k, _)| *k == Kind::Ident)
         .find_map(|(_, t)| names.iter().find(|n| n.as_bytes() == t).copied())
+}
+
+/// A line marker's line number and file name (`# 12 "file" 1 3`, `#line 12`); `None` when the
+/// line is no marker.
+fn marker(line: &[u8]) -> Option<(u64, Option<&[u8]>)> {
+    marker_flags(line)?;
+    let t = trim_start(trim_start(line).strip_prefix(b"#")?);
+    let t = trim_start(t.strip_prefix(b"line").unwrap_or(t));
+    let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+    let n = std::str::from_utf8(&t[..digits]).ok()?.parse().ok()?;
+    let rest = trim_start(&t[digits..]);
+    let name = (rest.first() == Some(&b'"')).then(|| {
+        let end = quoted(rest, 0, b'"').min(rest.len());
+        &rest[1..end.saturating_sub(1).max(1)]
+    });
+    Some((n, name))
 }
 
 /// The system-header flags of a line marker (`# 12 "file" 1 3 4`, `#line 12 "file"`) as bits
@@ -323,6 +357,8 @@ fn number(s: &[u8], i: usize) -> usize {
     }
     j
 }
+
+mod located;
 
 #[cfg(test)]
 mod tests;

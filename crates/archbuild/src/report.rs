@@ -52,8 +52,11 @@ pub struct JobRecord {
     /// What the compiler printed (warnings, `-Xptxas -v` resource usage); `None` when nothing.
     pub output: Option<String>,
     /// Why a job that could have been cached was not: e.g. its source uses `__TIME__`, so it
-    /// is compiled on every build.
+    /// is compiled on every build, or the cache could not store its output.
     pub note: Option<String>,
+    /// Why a build with a cache ran this job's compiler: e.g. `changed since the last build:
+    /// src/common.h; the preprocessed source is new`. `None` when served, or with no cache.
+    pub miss: Option<String>,
 }
 
 /// One fat binary written.

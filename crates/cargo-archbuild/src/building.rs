@@ -96,6 +96,10 @@ pub(crate) fn run_all(
                 });
             }
             if let Some(v) = &verbose {
+                if let Some(miss) = &job.miss {
+                    let what = format!("{} {} {}: {miss}", job.module, job.phase, job.target);
+                    v.job("Dirty", &what, None);
+                }
                 match &job.command {
                     Some(command) => v.job("Running", command, job.output.as_deref()),
                     None => v.job(

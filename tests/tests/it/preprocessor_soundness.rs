@@ -258,3 +258,126 @@ fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc()
     );
     assert_eq!(Project::fatbin(&second), Project::fatbin(&p.build(false)));
 }
+
+/// The cicc jobs' `miss` lines of a report.
+fn misses(r: &BuildReport) -> Vec<String> {
+    r.jobs
+        .iter()
+        .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
+        .map(|j| j.miss.clone().unwrap_or_else(|| "(none)".into()))
+        .collect()
+}
+
+#[test]
+fn a_rebuild_that_compiles_says_which_input_changed_and_a_cache_that_cannot_store_says_so() {
+    let p = Project::new();
+    p.write("inc/scale.cuh", "#define SCALE 2.0f\n");
+    p.write(
+        "kernels/k.cu",
+        "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float *x) { x[0] *= SCALE; }\n",
+    );
+    let first = p.build(true);
+    assert_eq!(
+        misses(&first),
+        ["not built before with these settings"],
+        "{first}"
+    );
+    p.write("inc/scale.cuh", "#define SCALE 3.0f\n");
+    let second = p.build(true);
+    assert_eq!(
+        misses(&second),
+        ["changed since the last build: inc/scale.cuh; the preprocessed source is new"],
+        "{second}"
+    );
+    assert!(
+        second.jobs.iter().all(|j| j.cached || j.note.is_none()),
+        "{second}"
+    );
+    // A cache that cannot store (its PTX directory replaced by a file): the build still
+    // succeeds with the right output, and each job it could not store says so.
+    let ptx_dir = walk(&p.dir.path().join("cache"))
+        .into_iter()
+        .find(|d| d.is_dir() && d.file_name().is_some_and(|n| n == "ptx"))
+        .expect("the cache has a ptx directory");
+    std::fs::remove_dir_all(&ptx_dir).unwrap();
+    std::fs::write(&ptx_dir, "not a directory").unwrap();
+    p.write("inc/scale.cuh", "#define SCALE 4.0f\n");
+    let third = p.build(true);
+    let fresh = p.build(false);
+    assert!(
+        Project::fatbin(&third) == Project::fatbin(&fresh),
+        "{third}"
+    );
+    let note = third
+        .jobs
+        .iter()
+        .find(|j| j.phase == JobPhase::Cicc)
+        .and_then(|j| j.note.clone())
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("not cached: the cache could not store the PTX ("),
+        "{note}"
+    );
+}
+
+/// Every path under `dir`, directories before their contents.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        out.push(p.clone());
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+    }
+    out
+}
+
+/// glibc 2.38+'s C++ `assert`, as Ubuntu 24.04's `<assert.h>` defines it (this machine's older
+/// glibc expands `__LINE__` instead), so the test reads the same text on every machine.
+const GLIBC_ASSERT: &str = "#include <assert.h>\n#define CHECK(e) (static_cast <bool> (e) ? void (0) : \
+     __assert_fail (#e, __builtin_FILE (), __builtin_LINE (), __extension__ __PRETTY_FUNCTION__))\n";
+
+#[test]
+fn an_assert_reading_its_line_lets_a_comment_elsewhere_start_no_cicc_and_sees_its_own_move() {
+    let p = Project::new();
+    let check =
+        format!("{GLIBC_ASSERT}__device__ inline void check(int i, int n) {{ CHECK(i < n); }}\n");
+    let other = "__device__ inline int width() { return 64; }\n";
+    p.write("inc/other.cuh", other);
+    p.write("inc/check.cuh", &check);
+    p.write(
+        "kernels/k.cu",
+        "#include \"other.cuh\"\n#include \"check.cuh\"\n\
+         extern \"C\" __global__ void k(float *x) { check(threadIdx.x, width()); x[0] = 1.0f; }\n",
+    );
+    let first = p.build(true);
+    assert!(first.jobs_run > 0, "{first}");
+    // A comment in a header included before: its lines move, the assert's place does not.
+    p.write("inc/other.cuh", &format!("{COMMENTS}{other}"));
+    let moved_elsewhere = p.build(true);
+    let cicc_runs = |r: &BuildReport| {
+        r.jobs
+            .iter()
+            .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
+            .count()
+    };
+    assert_eq!(cicc_runs(&moved_elsewhere), 0, "{moved_elsewhere}");
+    let before = Project::fatbin(&moved_elsewhere);
+    assert!(before == Project::fatbin(&p.build(false)));
+    // The assert itself moves: its line is in the PTX, so cicc runs and the output changes.
+    p.write(
+        "inc/check.cuh",
+        &check.replace("__device__", "// moved\n__device__"),
+    );
+    let moved = p.build(true);
+    assert!(cicc_runs(&moved) > 0, "{moved}");
+    assert!(
+        Project::fatbin(&moved) == Project::fatbin(&p.build(false)),
+        "{moved}"
+    );
+    assert!(
+        Project::fatbin(&moved) != before,
+        "the assert's line reaches the PTX"
+    );
+}

@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime};
 
 use archbuild_arch::Arch;
 
+use super::miss::Miss;
 use super::{keep_log, Failure, HostSideOut, JobOut, JobRunner, Ran, RunLog, Status};
 use crate::deps::{self, Lookup};
 use crate::keys;
@@ -18,8 +19,8 @@ use crate::store::{Key, Store};
 /// What a direct-mode lookup found.
 enum Direct {
     Hit(Box<JobOut>),
-    /// A manifest exists for these inputs, but no entry matches their state.
-    Known,
+    /// A manifest exists for these inputs, but no entry serves their state: why.
+    Known(Miss),
     Unknown,
 }
 
@@ -40,11 +41,12 @@ impl JobRunner<'_> {
         arch: Arch,
     ) -> Result<JobOut, Failure> {
         let mk = self.manifest_key(module, arch, None);
-        let known = match self.direct(&mk, module) {
+        let miss = match self.direct(&mk, module) {
             Direct::Hit(out) => return Ok(*out),
-            Direct::Known => true,
-            Direct::Unknown => false,
+            Direct::Known(miss) => Some(miss),
+            Direct::Unknown => None,
         };
+        let known = miss.is_some();
         let inputs_key = self.compile_inputs_key(module, arch, None);
         let mut pre = None;
         // Preprocessor mode pays off only when something was built before: on a first build it
@@ -57,7 +59,9 @@ impl JobRunner<'_> {
             }
             pre = Some((pk, p));
         }
-        self.compile(j, module, arch, &mk, &inputs_key, pre)
+        let mut out = self.compile(j, module, arch, &mk, &inputs_key, pre)?;
+        out.miss = self.store.as_ref().map(|_| miss.unwrap_or(Miss::New));
+        Ok(out)
     }
 
     /// A follower's cicc job, after its lead's: the cache as for any cicc job, else one
@@ -76,9 +80,11 @@ impl JobRunner<'_> {
             return self.run_cicc(j, module, arch);
         };
         let mk = self.manifest_key(module, arch, Some(lead_arch));
-        if let Direct::Hit(out) = self.direct(&mk, module) {
-            return Ok(*out);
-        }
+        let miss = match self.direct(&mk, module) {
+            Direct::Hit(out) => return Ok(*out),
+            Direct::Known(miss) => store.map(|_| miss),
+            Direct::Unknown => store.map(|_| Miss::New),
+        };
         let inputs_key = self.compile_inputs_key(module, arch, Some(lead_arch));
         let p = self.preprocess(&j.to_string(), module, arch)?;
         let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
@@ -102,7 +108,9 @@ impl JobRunner<'_> {
             .flatten()
             .and_then(|ptx| share::retarget(ptx, lead_arch, arch));
         let Some(bytes) = shared else {
-            return self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)));
+            let mut out = self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)))?;
+            out.miss = miss;
+            return Ok(out);
         };
         let output = lead
             .log
@@ -127,14 +135,21 @@ impl JobRunner<'_> {
         let note = self.clock(&p.deps);
         let host_side = lead.host_side.clone();
         if module.host && host_side.is_none() {
-            return self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)));
+            let mut out = self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)))?;
+            out.miss = miss;
+            return Ok(out);
         }
-        if let (Some(store), None) = (store, &note) {
-            if store.put("ptx", &pk, &ran.bytes).is_ok() && keep_host_side(store, &pk, &host_side) {
-                keep_log(store, &pk, &ran);
-                let arch_list = crate::plan::arch_list_macro(module);
-                self.record_manifest(store, &mk, &p.deps, &pk, p.started, &arch_list);
-                key = Some(pk);
+        let mut note = note;
+        if let (Some(store), None) = (store, note.clone()) {
+            match store.put("ptx", &pk, &ran.bytes) {
+                Ok(()) if keep_host_side(store, &pk, &host_side) => {
+                    keep_log(store, &pk, &ran);
+                    let arch_list = crate::plan::arch_list_macro(module);
+                    self.record_manifest(store, &mk, &p.deps, &pk, p.started, &arch_list);
+                    key = Some(pk);
+                }
+                Ok(()) => note = Some(NOT_STORED_HOST_SIDE.to_owned()),
+                Err(e) => note = Some(not_stored("PTX", &e)),
             }
         }
         let deps = p.deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
@@ -156,7 +171,7 @@ impl JobRunner<'_> {
             // An entry made by a version that did not know clocks is not served either.
             Lookup::Hit(rk, deps) if store.contains("ptx", &rk) && self.clock(&deps).is_none() => {
                 let Some(host_side) = cached_host_side(store, &rk, module) else {
-                    return Direct::Known;
+                    return Direct::Known(Miss::NoHostSide);
                 };
                 let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
                 let mut out = JobOut::cached(rk, deps).with_log(store);
@@ -164,7 +179,10 @@ impl JobRunner<'_> {
                 Direct::Hit(Box::new(out))
             }
             Lookup::Unknown => Direct::Unknown,
-            _ => Direct::Known,
+            Lookup::Changed(inputs) => Direct::Known(Miss::from_lookup(inputs)),
+            // A result whose sources use the clock is never served (`clock`); one gone is.
+            Lookup::Hit(rk, _) if !store.contains("ptx", &rk) => Direct::Known(Miss::Gone),
+            Lookup::Hit(..) => Direct::Known(Miss::Clock),
         }
     }
 
@@ -246,14 +264,15 @@ impl JobRunner<'_> {
         })?;
         let deps = self.read_deps(&depfile, module);
         let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
+        let kept_missing = kept.is_none();
         let ii = match (&pre, &kept) {
             (Some((_, p)), _) => Some(Key::of(&p.text)),
             (None, Some(text)) => Some(Key::of(text)),
             (None, None) => None,
         };
         let mut key = None;
-        let note = self.clock(&deps);
-        if let (Some(store), None) = (store, &note) {
+        let mut note = self.clock(&deps);
+        if let (Some(store), None) = (store, note.clone()) {
             let rk = match (&pre, kept) {
                 (Some((pk, _)), _) => Some(*pk),
                 (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text, &deps)),
@@ -270,13 +289,18 @@ impl JobRunner<'_> {
                 .map(|i| keys::direct(mk, &i)),
             };
             if let Some(rk) = rk {
-                if store.put("ptx", &rk, &ran.bytes).is_ok()
-                    && keep_host_side(store, &rk, &host_side)
-                {
-                    keep_log(store, &rk, &ran);
-                    self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
-                    key = Some(rk);
+                match store.put("ptx", &rk, &ran.bytes) {
+                    Ok(()) if keep_host_side(store, &rk, &host_side) => {
+                        keep_log(store, &rk, &ran);
+                        self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
+                        key = Some(rk);
+                    }
+                    Ok(()) => note = Some(NOT_STORED_HOST_SIDE.to_owned()),
+                    Err(e) => note = Some(not_stored("PTX", &e)),
                 }
+            }
+            if keep_ii && kept_missing {
+                note.get_or_insert_with(|| KEPT_MISSING.to_owned());
             }
         }
         let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
@@ -382,6 +406,22 @@ impl JobRunner<'_> {
         }
     }
 }
+
+/// A job's note when its output could not be stored (a full disk, a read-only cache): the next
+/// build compiles it again, and says why here rather than missing silently.
+pub(super) fn not_stored(what: &str, e: &std::io::Error) -> String {
+    format!(
+        "not cached: the cache could not store the {what} ({e}); the next build compiles it again"
+    )
+}
+
+const NOT_STORED_HOST_SIDE: &str =
+    "not cached: the cache could not store the stub and module ID; the next build compiles it again";
+
+/// A compile that kept its preprocessed text but none was found: its PTX is keyed for direct
+/// mode only, so preprocessor mode cannot serve an edit that leaves the text unchanged.
+const KEPT_MISSING: &str = "nvcc kept no preprocessed source (`*.cpp1.ii`): a comment-only edit \
+                            of an input compiles this job again";
 
 /// The preprocessed source `nvcc --keep` left in `dir`.
 fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {

@@ -86,6 +86,92 @@ fn a_location_builtin_keeps_the_text_whole() {
     }
 }
 
+/// glibc 2.38+'s C++ `assert(i < n)`, as `gcc -E` writes it.
+const ASSERT: &str = "(static_cast <bool> (i < n) ? void (0) : __assert_fail (\"i < n\", \
+                      __builtin_FILE (), __builtin_LINE (), __extension__ __PRETTY_FUNCTION__));";
+
+/// A header with an inline function asserting, included by `k.cu` after `above` lines.
+fn asserting(above: usize, header_line: usize) -> String {
+    format!(
+        "# 1 \"k.cu\"\n{}# 1 \"h.cuh\" 1\n# {header_line} \"h.cuh\"\n\
+         __device__ inline void f(int i, int n) {{\n  {ASSERT}\n}}\n# {} \"k.cu\" 2\nint k;\n",
+        "\n".repeat(above),
+        above + 2
+    )
+}
+
+#[test]
+fn an_assert_statement_keys_on_its_place_not_on_every_line() {
+    // Lines added above the include (a comment in k.cu): the assert's place is unchanged.
+    assert_eq!(key(&asserting(0, 7)), key(&asserting(5, 7)));
+    // The assert moved within its header: its line is its value, so the key differs.
+    assert_ne!(key(&asserting(0, 7)), key(&asserting(0, 8)));
+    // Every line from the function body's start to the read.
+    assert!(key(&asserting(0, 7)).starts_with("\0located 2 5:h.cuh:7 5:h.cuh:8\n"));
+    // The same place in another file differs too (`__builtin_FILE`).
+    let other = asserting(0, 7).replace("h.cuh", "g.cuh");
+    assert_ne!(key(&asserting(0, 7)), key(&other));
+}
+
+#[test]
+fn a_location_read_whose_value_may_be_another_place_keeps_the_text_whole() {
+    let whole = |ii: &str| matches!(key_text(ii.as_bytes(), false), Cow::Borrowed(_));
+    assert!(!whole(&asserting(0, 7)));
+    for ii in [
+        // A default argument: the caller's place.
+        "void f(int l = __builtin_LINE ());\n".to_owned(),
+        // The assert shape as a default argument or member initializer.
+        format!("void f(int l = ({}, 1));\n", ASSERT.trim_end_matches(';')),
+        format!(
+            "struct S {{ int m{{ ({}, 1) }}; }};\n",
+            ASSERT.trim_end_matches(';')
+        ),
+        // A lambda's body or parameters, a local function's default argument.
+        format!("void g() {{ auto l = [] {{ {ASSERT} }}; }}\n"),
+        format!("void g() {{ auto l = [](int a) noexcept {{ {ASSERT} }}; }}\n"),
+        format!(
+            "void g() {{ void h(int l = ({}, 1)); }}\n",
+            ASSERT.trim_end_matches(';')
+        ),
+        format!("struct S {{ int m = [] {{ {ASSERT} return 1; }}(); }};\n"),
+        // The builtins out of glibc's order, or another builtin beside them.
+        format!(
+            "void g() {{ {} }}\n",
+            ASSERT.replace("__builtin_FILE", "__builtin_FUNCTION")
+        ),
+        format!("void g() {{ {ASSERT} int c = __builtin_COLUMN (); }}\n"),
+        // At namespace scope (a variable's initializer), or in an initializer list.
+        format!("int v = ({}, 1);\n", ASSERT.trim_end_matches(';')),
+        format!(
+            "void g() {{ int a[] = {{ ({}, 1) }}; }}\n",
+            ASSERT.trim_end_matches(';')
+        ),
+    ] {
+        assert!(whole(&ii), "{ii}");
+    }
+    // Reads inside a function body, through blocks and expressions: their own places.
+    for ii in [
+        format!("void g() {{ {ASSERT} }}\n"),
+        format!("void g() {{ int a; {ASSERT} }}\n"),
+        format!("void g() {{ if (a) {ASSERT} else {ASSERT} }}\n"),
+        format!("void g() {{ if constexpr (a) {ASSERT} }}\n"),
+        format!("void g() {{ for (;;) {ASSERT} }}\n"),
+        format!("void g() const noexcept(true) {{ {{ {ASSERT} }} }}\n"),
+        format!("void g() {{ h({}); }}\n", ASSERT.trim_end_matches(';')),
+        format!("void g() {{ (void){ASSERT} }}\n"),
+        // cute's pointer_sparse: an operator's body.
+        format!("int operator[](int i) const {{ {ASSERT} return i; }}\n"),
+        format!("bool operator==(S o) const noexcept {{ {ASSERT} return true; }}\n"),
+        // cute's bit_width: an assert inside a local constant's initializer.
+        format!(
+            "int g() {{ constexpr int n = (a ? 6 : ({}, 0)); return n; }}\n",
+            ASSERT.trim_end_matches(';')
+        ),
+    ] {
+        assert!(!whole(&ii), "{ii}");
+    }
+}
+
 #[test]
 fn line_info_in_every_spelling() {
     use LineInfo::*;
