@@ -84,6 +84,41 @@ fn cargo_jobserver(env: &Env) -> Option<&'static jobserver::Client> {
         .as_ref()
 }
 
+/// At most `n` processes of this machine at once, when the build runs more jobs than that
+/// because a cluster runs the launched ones (`dist.rs`).
+pub(crate) struct Slots {
+    free: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+/// One of [`Slots`], returned when dropped.
+pub(crate) struct Slot<'a>(&'a Slots);
+
+impl Slots {
+    pub fn new(n: usize) -> Self {
+        Self {
+            free: std::sync::Mutex::new(n.max(1)),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    pub fn acquire(&self) -> Slot<'_> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
+        }
+        *free -= 1;
+        Slot(self)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.0.freed.notify_one();
+    }
+}
+
 /// Hands out permission to run a process.
 pub(crate) struct Limiter {
     client: Option<&'static jobserver::Client>,

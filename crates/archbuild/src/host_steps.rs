@@ -114,22 +114,7 @@ pub(crate) fn parse(
     cwd: &Path,
     env: &[(OsString, OsString)],
 ) -> Result<HostSteps, StepsError> {
-    let mut vars: HashMap<String, String> = HashMap::new();
-    let mut lines: Vec<Vec<String>> = Vec::new();
-    for raw in dryrun.lines() {
-        let Some(line) = raw.strip_prefix("#$ ") else {
-            continue;
-        };
-        if let Some((name, value)) = assignment(line) {
-            let value = words(value, &vars).join(" ");
-            vars.insert(name.to_owned(), value);
-            continue;
-        }
-        let w = words(line, &vars);
-        if !w.is_empty() {
-            lines.push(w);
-        }
-    }
+    let (lines, vars) = plan_lines(dryrun);
     let program = |w: &[String]| {
         Path::new(&w[0])
             .file_name()
@@ -192,7 +177,30 @@ pub(crate) fn parse(
     })
 }
 
-fn command(
+/// The commands of an `nvcc --dryrun` plan (its `#$` lines), split into words with nvcc's own
+/// variables (`CICC_PATH`, `PATH`, …) expanded, and those variables.
+pub(crate) fn plan_lines(dryrun: &str) -> (Vec<Vec<String>>, HashMap<String, String>) {
+    let mut vars: HashMap<String, String> = HashMap::new();
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    for raw in dryrun.lines() {
+        let Some(line) = raw.strip_prefix("#$ ") else {
+            continue;
+        };
+        if let Some((name, value)) = assignment(line) {
+            let value = words(value, &vars).join(" ");
+            vars.insert(name.to_owned(), value);
+            continue;
+        }
+        let w = words(line, &vars);
+        if !w.is_empty() {
+            lines.push(w);
+        }
+    }
+    (lines, vars)
+}
+
+/// A plan line as a command, its program looked up on nvcc's `PATH` when it has no directory.
+pub(crate) fn command(
     words: Vec<String>,
     cwd: &Path,
     env: &[(OsString, OsString)],

@@ -214,6 +214,8 @@ pub(crate) struct JobRunner<'a> {
     ptxas_base: Key,
     tmp: tempfile::TempDir,
     limiter: Limiter,
+    /// This machine's processes when launched ones run on a cluster (`dist.rs`).
+    local: Option<crate::exec::Slots>,
     /// The build's one count of processes started (shared with its preparation).
     spawns: Spawns,
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
@@ -273,6 +275,8 @@ impl<'a> JobRunner<'a> {
             ptxas_base,
             tmp,
             limiter: Limiter::new(env),
+            local: matches!(p.cluster, crate::dist::Cluster::Up { .. })
+                .then(|| crate::exec::Slots::new(p.local_workers)),
             spawns: p.spawns.clone(),
             leads: jobs
                 .iter()
@@ -421,7 +425,12 @@ impl<'a> JobRunner<'a> {
     /// [`JobRunner::execute`], counting the process in the build's report when `spawns` is
     /// given (verification runs are not the build's).
     fn execute_in(&self, cmd: &Cmd, out: &Path, spawns: Option<&Spawns>) -> Result<Ran, Failure> {
-        let _token = self.limiter.acquire();
+        // With a cluster, a launched process waits on a build server: it takes neither a
+        // jobserver token nor a local slot; this machine's own processes take both.
+        let remote = self.local.is_some()
+            && self.settings.launcher.as_deref() == Some(cmd.program.as_path());
+        let _token = (!remote).then(|| self.limiter.acquire());
+        let _slot = self.local.as_ref().filter(|_| !remote).map(|s| s.acquire());
         let start = Instant::now();
         let result = match spawns {
             Some(s) => cmd.output_counted(s),

@@ -19,6 +19,7 @@
 mod archs;
 mod builder;
 mod cc_flags;
+mod cicc_split;
 mod codegen;
 mod compiler_env;
 mod compiler_output;
@@ -26,6 +27,7 @@ mod coverage;
 mod deps;
 mod diag;
 mod discover;
+mod dist;
 mod ended;
 mod env;
 mod error;

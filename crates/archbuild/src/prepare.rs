@@ -59,8 +59,13 @@ pub(crate) struct Prepared {
     /// Where CI-made fat binaries are taken from (`Build::prebuilt`, else `ARCHBUILD_PREBUILT`);
     /// never for a library, whose host objects need every source's stub.
     pub prebuilt_dir: Option<PathBuf>,
-    /// Worker threads (`Build::jobs`, `ARCHBUILD_JOBS`, the CPUs).
+    /// Worker threads: `local_workers`, or with a sccache-dist cluster `ARCHBUILD_DIST_JOBS`,
+    /// else `local_workers` plus the cluster's CPUs.
     pub workers: usize,
+    /// Processes at once on this machine (`Build::jobs`, `ARCHBUILD_JOBS`, the CPUs).
+    pub local_workers: usize,
+    /// sccache-dist through the launcher (`dist.rs`); `Off` without sccache.
+    pub cluster: crate::dist::Cluster,
     pub on_job: Option<crate::spec::JobCallback>,
     /// Whether to write the `include!` module.
     pub rust_module: bool,
@@ -73,6 +78,9 @@ pub(crate) struct Prepared {
     /// A library build (`Library`, or Cargo.toml's `library`): its archive, host flags, runtime.
     pub library: Option<crate::host_link::ResolvedLibrary>,
 }
+
+/// The job count with a sccache-dist cluster (`docs/environment.md`).
+pub(crate) const DIST_JOBS_VAR: &str = "ARCHBUILD_DIST_JOBS";
 
 /// Resolves everything a build needs, once.
 pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
@@ -161,7 +169,32 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         Some(_) => None,
         None => b.prebuilt.clone().or_else(|| env.path(PREBUILT_VAR)),
     };
-    let workers = crate::exec::parallelism(&env, b.jobs)?;
+    let local_workers = crate::exec::parallelism(&env, b.jobs)?;
+    // sccache with a cluster: more jobs at once than this machine's CPUs, its own processes
+    // still at most `local_workers` (`JobRunner`'s local slots).
+    let cluster = match (&settings.launcher, settings.launch_cicc, mode) {
+        (Some(l), false, Mode::Build) => crate::dist::status(l, settings.compiler_env.vars()),
+        _ => crate::dist::Cluster::Off,
+    };
+    let workers = match (&cluster, b.jobs) {
+        (crate::dist::Cluster::Up { cpus, .. }, None) => match env.var(DIST_JOBS_VAR) {
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Config {
+                    what: "job count",
+                    origin: DIST_JOBS_VAR.to_owned(),
+                    value: v.clone(),
+                    hint: "use a whole number of 1 or more, such as `24`, or leave it unset \
+                           for this machine's CPUs plus the cluster's"
+                        .to_owned(),
+                })?,
+            None => local_workers + *cpus as usize,
+        },
+        _ => local_workers,
+    };
     Ok(Prepared {
         env,
         toolkit,
@@ -179,6 +212,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         out_root,
         prebuilt_dir,
         workers,
+        local_workers,
+        cluster,
         on_job: b.on_job.clone(),
         rust_module: !b.no_rust_module && library.is_none(),
         quiet: b.quiet,

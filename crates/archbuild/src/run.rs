@@ -206,6 +206,7 @@ fn attempt(
         None => Taken::default(),
     };
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
+    let fell_back = crate::dist::Watch::start(&p);
     let compiler = JobRunner::new(&p, &jobs, store, &facts)?;
     let outcomes = compiler.run(p.workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
@@ -237,6 +238,7 @@ fn attempt(
     };
     deps.sort();
     deps.dedup();
+    taken.warnings.extend(fell_back.finish(&p));
     let ran = Ran {
         compiler: &compiler,
         jobs: &jobs,

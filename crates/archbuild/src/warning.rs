@@ -36,6 +36,10 @@ pub enum Warning {
         #[serde(flatten)]
         gaps: GapGroup,
     },
+    /// sccache-dist (through `ARCHBUILD_COMPILER_LAUNCHER=sccache`) did not run some jobs: its
+    /// scheduler could not be reached, or build servers failed; those ran on this machine, with
+    /// the same results.
+    Distribution { message: String },
 }
 
 impl fmt::Display for Warning {
@@ -66,6 +70,7 @@ impl fmt::Display for Warning {
                 )
             }
             Warning::CoverageGap { module, gaps } => write!(f, "module `{module}`: {gaps}"),
+            Warning::Distribution { message } => f.write_str(message),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! is served by archbuild's own cache, local or remote. Skips, saying why, where sccache cannot
 //! be installed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -161,8 +162,10 @@ fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
         &server,
     );
     let (hits, misses) = server.stats();
-    // Two modules with two cubin targets each: four ptxas jobs went through sccache.
-    assert_eq!((hits, misses), (0, 4), "{first}");
+    // Two modules with two archs each: four cicc and four ptxas jobs went through sccache.
+    let ran = ran_processes(&first);
+    assert_eq!(ran, 8, "{first}");
+    assert_eq!((hits, misses), (0, ran), "{first}");
     let second = build(
         dir.path(),
         "b",
@@ -171,18 +174,35 @@ fn sccache_serves_the_ptxas_phase_as_launcher_and_as_rustc_wrapper() {
     );
     assert_eq!(
         server.stats(),
-        (4, 4),
-        "the second build's ptxas jobs are sccache hits"
+        (ran, ran),
+        "the second build's cicc and ptxas jobs are sccache hits"
     );
     let third = build(dir.path(), "c", Some(("RUSTC_WRAPPER", &bin)), &server);
     assert_eq!(
         server.stats(),
-        (8, 4),
+        (2 * ran, ran),
         "RUSTC_WRAPPER=sccache is used the same way"
     );
     for r in [&first, &second, &third] {
         assert!(fatbins(r) == fatbins(&plain), "sccache changed the output");
     }
+}
+
+/// The compiler processes a build ran: cicc and ptxas jobs that were neither cached nor took a
+/// lead's PTX, and host objects compiled.
+fn ran_processes(r: &BuildReport) -> u64 {
+    let jobs = r
+        .jobs
+        .iter()
+        .filter(|j| !j.cached && j.shared_from.is_none())
+        .count();
+    let objects = r
+        .library
+        .iter()
+        .flat_map(|l| &l.objects)
+        .filter(|o| !o.cached)
+        .count();
+    (jobs + objects) as u64
 }
 
 /// A child process killed on drop.
@@ -195,126 +215,488 @@ impl Drop for Daemon {
     }
 }
 
-/// `sccache-dist`: a scheduler and a build server (bubblewrap sandbox, so root) on 127.0.0.1,
-/// and a client whose ptxas jobs the build server runs. Skips, saying why, without root or
-/// bubblewrap.
+/// `sccache-dist` on 127.0.0.1: a scheduler, build servers (bubblewrap sandbox, so root) and a
+/// client (a private sccache server with a `[dist]` configuration), stopped on drop.
+struct Cluster {
+    dir: tempfile::TempDir,
+    scheduler: Option<Daemon>,
+    servers: Vec<Option<Daemon>>,
+    client: Server,
+}
+
+impl Cluster {
+    /// Starts `servers` build servers and waits (bounded) until they have registered; `Err`
+    /// says why this machine cannot run them.
+    fn start(servers: usize) -> Result<Self, String> {
+        let bin = sccache()?;
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc_geteuid() } == 0;
+        if !Path::new("/usr/bin/bwrap").is_file() || !root {
+            return Err("sccache-dist's build server needs root and bubblewrap \
+                        (apt-get install bubblewrap)"
+                .into());
+        }
+        let dist = bin.with_file_name("sccache-dist");
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let sched_port = free_port().unwrap();
+        std::fs::create_dir_all(d.join("client-toolchains")).unwrap();
+        std::fs::write(
+            d.join("scheduler.conf"),
+            format!(
+                "public_addr = \"127.0.0.1:{sched_port}\"\n[client_auth]\ntype = \"token\"\n\
+                 token = \"client\"\n[server_auth]\ntype = \"token\"\ntoken = \"server\"\n"
+            ),
+        )
+        .unwrap();
+        for n in 0..servers {
+            let s = d.join(format!("server{n}"));
+            for sub in ["toolchains", "build"] {
+                std::fs::create_dir_all(s.join(sub)).unwrap();
+            }
+            std::fs::write(
+                d.join(format!("server{n}.conf")),
+                format!(
+                    "cache_dir = \"{}\"\npublic_addr = \"127.0.0.1:{}\"\n\
+                     scheduler_url = \"http://127.0.0.1:{sched_port}\"\n[builder]\n\
+                     type = \"overlay\"\nbuild_dir = \"{}\"\nbwrap_path = \"/usr/bin/bwrap\"\n\
+                     [scheduler_auth]\ntype = \"token\"\ntoken = \"server\"\n",
+                    s.join("toolchains").display(),
+                    free_port().unwrap(),
+                    s.join("build").display()
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            d.join("client.conf"),
+            format!(
+                "[dist]\nscheduler_url = \"http://127.0.0.1:{sched_port}\"\ntoolchains = []\n\
+                 cache_dir = \"{}\"\n[dist.auth]\ntype = \"token\"\ntoken = \"client\"\n",
+                d.join("client-toolchains").display()
+            ),
+        )
+        .unwrap();
+        let daemon = |role: &str, name: &str| {
+            let log = std::fs::File::create(d.join(format!("{name}.log"))).unwrap();
+            Daemon(
+                Command::new(&dist)
+                    .args([role, "--config"])
+                    .arg(d.join(format!("{name}.conf")))
+                    .env("SCCACHE_NO_DAEMON", "1")
+                    .env("SCCACHE_LOG", "info")
+                    .stdout(log.try_clone().unwrap())
+                    .stderr(log)
+                    .spawn()
+                    .unwrap(),
+            )
+        };
+        let scheduler = Some(daemon("scheduler", "scheduler"));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let servers = (0..servers)
+            .map(|n| Some(daemon("server", &format!("server{n}"))))
+            .collect::<Vec<_>>();
+        let client = Server::start_with(
+            bin,
+            vec![(
+                "SCCACHE_CONF".into(),
+                d.join("client.conf").display().to_string(),
+            )],
+        );
+        let c = Self {
+            dir,
+            scheduler,
+            servers,
+            client,
+        };
+        let want = format!("\"num_servers\":{}", c.servers.len());
+        let registered = (0..150).any(|_| {
+            let out = c.client.cmd().arg("--dist-status").output().unwrap();
+            if String::from_utf8_lossy(&out.stdout).contains(&want) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            false
+        });
+        assert!(
+            registered,
+            "the build servers did not register:\n{}",
+            c.logs()
+        );
+        Ok(c)
+    }
+
+    fn logs(&self) -> String {
+        let mut names = vec!["scheduler".to_owned()];
+        names.extend((0..self.servers.len()).map(|n| format!("server{n}")));
+        names
+            .iter()
+            .map(|r| {
+                let log = std::fs::read_to_string(self.dir.path().join(format!("{r}.log")));
+                format!("== {r}\n{}", log.unwrap_or_default())
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `(jobs the build servers ran, per server; jobs whose distribution failed)` so far.
+    fn dist_stats(&self) -> (BTreeMap<String, u64>, u64) {
+        let out = self
+            .client
+            .cmd()
+            .args(["--show-stats", "--stats-format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let per_server = v["stats"]["dist_compiles"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, c)| (k.clone(), c.as_u64().unwrap_or(0)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let errors = v["stats"]["dist_errors"].as_u64().unwrap_or(0);
+        (per_server, errors)
+    }
+}
+
+/// A host library of the two fixture kernels for `7.5 8.6 8.9+PTX`, archbuild's cache off so
+/// every job runs, through `launcher` when given.
+fn library_build(dir: &Path, out: &str, launcher: Option<&Path>, client: &Server) -> BuildReport {
+    library_build_with(dir, out, launcher, &client.env, |_| {})
+}
+
+/// [`library_build`], calling `on_job` as each device job finishes.
+fn library_build_with(
+    dir: &Path,
+    out: &str,
+    launcher: Option<&Path>,
+    client_env: &[(String, String)],
+    on_job: impl Fn(&archbuild::JobRecord) + Send + Sync + 'static,
+) -> BuildReport {
+    let mut vars = client_env.to_vec();
+    if let Some(l) = launcher {
+        vars.push((
+            "ARCHBUILD_COMPILER_LAUNCHER".into(),
+            l.display().to_string(),
+        ));
+    }
+    archbuild::Library::new()
+        .on_job(on_job)
+        .toolkit(archbuild_tests::toolkit().clone())
+        .env(archbuild_tests::env_with(vars))
+        .home(archbuild::config::Home::at(dir.join(format!("home-{out}"))))
+        .manifest_dir(dir.join("pkg"))
+        .out_dir(dir.join(out))
+        .cache(false)
+        .archs("7.5 8.6 8.9+PTX")
+        .files(["kernels/add.cu", "kernels/scale.cu"])
+        // At -O0 gcc compiles a preprocessed file (what a build server gets) with one more
+        // `nop` than the source; from -O1 on, the objects are the same.
+        .host_flag("-O2")
+        .cargo_metadata(false)
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The archive's members' bytes, in order.
+fn archive_bytes(r: &BuildReport) -> Vec<u8> {
+    let archive = &r.library.as_ref().expect("a library build").archive;
+    let out = Command::new("ar").arg("p").arg(archive).output().unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+/// sccache-dist with two build servers runs every compiler process of a two-file host library
+/// (cicc per arch, ptxas per cubin, the host compile per file) and the fat binaries and
+/// objects equal a build without it.
 #[test]
-fn sccache_dist_runs_the_ptxas_jobs_on_a_build_server() {
-    let bin = match sccache() {
-        Ok(b) => b,
+fn sccache_dist_runs_every_cicc_ptxas_and_host_compile_job_on_the_build_servers() {
+    let cluster = match Cluster::start(2) {
+        Ok(c) => c,
         Err(why) => return archbuild_tests::servers::skip(why),
     };
-    let bwrap = Path::new("/usr/bin/bwrap");
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc_geteuid() } == 0;
-    if !bwrap.is_file() || !root {
-        return archbuild_tests::servers::skip(
-            "sccache-dist's build server needs root and bubblewrap (apt-get install bubblewrap)",
-        );
-    }
-    let dist = bin.with_file_name("sccache-dist");
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let (sched_port, server_port) = (free_port().unwrap(), free_port().unwrap());
-    for sub in ["toolchains", "build", "client-toolchains"] {
-        std::fs::create_dir_all(d.join(sub)).unwrap();
-    }
-    std::fs::write(
-        d.join("scheduler.conf"),
-        format!(
-            "public_addr = \"127.0.0.1:{sched_port}\"\n[client_auth]\ntype = \"token\"\n\
-             token = \"client\"\n[server_auth]\ntype = \"token\"\ntoken = \"server\"\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("server.conf"),
-        format!(
-            "cache_dir = \"{}\"\npublic_addr = \"127.0.0.1:{server_port}\"\n\
-             scheduler_url = \"http://127.0.0.1:{sched_port}\"\n[builder]\ntype = \"overlay\"\n\
-             build_dir = \"{}\"\nbwrap_path = \"/usr/bin/bwrap\"\n[scheduler_auth]\n\
-             type = \"token\"\ntoken = \"server\"\n",
-            d.join("toolchains").display(),
-            d.join("build").display()
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("client.conf"),
-        format!(
-            "[dist]\nscheduler_url = \"http://127.0.0.1:{sched_port}\"\ntoolchains = []\n\
-             cache_dir = \"{}\"\n[dist.auth]\ntype = \"token\"\ntoken = \"client\"\n",
-            d.join("client-toolchains").display()
-        ),
-    )
-    .unwrap();
-    let daemon = |role: &str| {
-        let log = std::fs::File::create(d.join(format!("{role}.log"))).unwrap();
-        Daemon(
-            Command::new(&dist)
-                .args([role, "--config"])
-                .arg(d.join(format!("{role}.conf")))
-                .env("SCCACHE_NO_DAEMON", "1")
-                .env("SCCACHE_LOG", "info")
-                .stdout(log.try_clone().unwrap())
-                .stderr(log)
-                .spawn()
-                .unwrap(),
-        )
-    };
-    let _scheduler = daemon("scheduler");
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let _server = daemon("server");
-    let client = Server::start_with(
-        bin,
-        vec![(
-            "SCCACHE_CONF".into(),
-            d.join("client.conf").display().to_string(),
-        )],
-    );
-    // Bounded wait for the build server to register with the scheduler.
-    let registered = (0..100).any(|_| {
-        let out = client.cmd().arg("--dist-status").output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        if text.contains("\"num_servers\":1") {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        false
-    });
-    let logs = || {
-        ["scheduler", "server"]
-            .map(|r| std::fs::read_to_string(d.join(format!("{r}.log"))).unwrap_or_default())
-            .join("\n")
-    };
-    assert!(registered, "the build server did not register:\n{}", logs());
-
     let work = tempfile::tempdir().unwrap();
     fixture_kernels(&work.path().join("pkg/kernels"));
-    let plain = build(work.path(), "plain", None, &client);
-    let r = build(
+    let plain = library_build(work.path(), "plain", None, &cluster.client);
+    let r = library_build(
         work.path(),
         "dist",
-        Some(("ARCHBUILD_COMPILER_LAUNCHER", &client.bin)),
-        &client,
+        Some(&cluster.client.bin),
+        &cluster.client,
     );
+    assert!(!fatbins(&r).is_empty());
     assert!(fatbins(&r) == fatbins(&plain), "distributed output differs");
-    let out = client
-        .cmd()
-        .args(["--show-stats", "--stats-format", "json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let dist_compiles: u64 = v["stats"]["dist_compiles"]
-        .as_object()
-        .map(|m| m.values().filter_map(|c| c.as_u64()).sum())
-        .unwrap_or(0);
-    assert_eq!(
-        dist_compiles,
-        4,
-        "the four ptxas jobs ran on the build server: {v}\n{}",
-        logs()
+    assert!(
+        archive_bytes(&r) == archive_bytes(&plain),
+        "the objects differ"
     );
+    let (per_server, errors) = cluster.dist_stats();
+    let cicc = r
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .count();
+    assert!(cicc >= 4, "{r}");
+    assert_eq!(
+        (per_server.values().sum::<u64>(), errors),
+        (ran_processes(&r), 0),
+        "every cicc, ptxas and host compile ran on a build server: {per_server:?}\n{r}\n{}",
+        cluster.logs()
+    );
+    assert!(
+        r.jobs.iter().all(|j| j.note.is_none()),
+        "nothing fell back: {r}"
+    );
+    // More jobs at once than this machine's CPUs: its own plus the cluster's, as
+    // `sccache --dist-status` counts them.
+    let out = cluster.client.cmd().arg("--dist-status").output().unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cpus = status["SchedulerStatus"][1]["num_cpus"].as_u64().unwrap() as usize;
+    assert_eq!(
+        (plain.workers, r.workers),
+        (plain.workers, plain.workers + cpus)
+    );
+    // `ARCHBUILD_DIST_JOBS` sets it.
+    let mut client_env = cluster.client.env.clone();
+    client_env.push(("ARCHBUILD_DIST_JOBS".into(), "3".into()));
+    let set = library_build_with(
+        work.path(),
+        "knob",
+        Some(&cluster.client.bin),
+        &client_env,
+        |_| {},
+    );
+    assert_eq!(set.workers, 3);
+}
+
+/// Warnings about the cluster in a report.
+fn distribution_warnings(r: &BuildReport) -> Vec<String> {
+    r.warnings
+        .iter()
+        .filter(|w| matches!(w, archbuild::Warning::Distribution { .. }))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The scheduler is down: sccache compiles here, the output is the same, and the build says
+/// so once.
+#[test]
+fn with_the_scheduler_down_the_build_runs_here_and_warns_once() {
+    let mut cluster = match Cluster::start(1) {
+        Ok(c) => c,
+        Err(why) => return archbuild_tests::servers::skip(why),
+    };
+    cluster.scheduler = None;
+    let work = tempfile::tempdir().unwrap();
+    fixture_kernels(&work.path().join("pkg/kernels"));
+    let plain = library_build(work.path(), "plain", None, &cluster.client);
+    let r = library_build(
+        work.path(),
+        "dist",
+        Some(&cluster.client.bin),
+        &cluster.client,
+    );
+    assert!(fatbins(&r) == fatbins(&plain) && archive_bytes(&r) == archive_bytes(&plain));
+    let warned = distribution_warnings(&r);
+    assert_eq!(warned.len(), 1, "{r}");
+    assert!(
+        warned[0].starts_with("sccache-dist cannot be reached (")
+            && warned[0].contains("every job ran on this machine"),
+        "{}",
+        warned[0]
+    );
+    assert_eq!(cluster.dist_stats().0.values().sum::<u64>(), 0);
+}
+
+/// Every build server is killed when the first job finishes: the jobs they had and the ones
+/// after run here, the output is the same, and the build counts them in one warning.
+#[test]
+fn build_servers_killed_mid_build_leave_the_jobs_to_this_machine_with_one_warning() {
+    let cluster = match Cluster::start(2) {
+        Ok(c) => c,
+        Err(why) => return archbuild_tests::servers::skip(why),
+    };
+    let work = tempfile::tempdir().unwrap();
+    fixture_kernels(&work.path().join("pkg/kernels"));
+    let plain = library_build(work.path(), "plain", None, &cluster.client);
+    let pids: Vec<u32> = cluster.servers.iter().flatten().map(|d| d.0.id()).collect();
+    let killed = std::sync::atomic::AtomicBool::new(false);
+    let r = library_build_with(
+        work.path(),
+        "dist",
+        Some(&cluster.client.bin),
+        &cluster.client.env,
+        move |_| {
+            if !killed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                for pid in &pids {
+                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+                }
+            }
+        },
+    );
+    assert!(fatbins(&r) == fatbins(&plain) && archive_bytes(&r) == archive_bytes(&plain));
+    let (per_server, errors) = cluster.dist_stats();
+    assert!(errors > 0, "{per_server:?}\n{}", cluster.logs());
+    let warned = distribution_warnings(&r);
+    assert_eq!(
+        warned,
+        [format!(
+            "sccache-dist could not run {errors} job(s) (a build server failed or left the \
+             cluster): sccache ran them on this machine, with the same results"
+        )],
+        "{r}"
+    );
+}
+
+/// A launcher whose build server cannot run cicc (another toolkit there: sccache reports the
+/// job failed, exit 254, and does not retry): cicc runs here, the output is the same, and
+/// each such job's note says why.
+#[test]
+fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let launcher = dir.path().join("sccache-other-toolkit");
+    std::fs::write(
+        &launcher,
+        "#!/bin/sh\n\
+         case \"$1\" in\n\
+           --dist-status) echo '\"Disabled\"'; exit 0 ;;\n\
+           --show-stats) exit 1 ;;\n\
+           */cicc) echo 'sccache: Job failed on server: cicc: invalid option: --simt-only' >&2; exit 254 ;;\n\
+         esac\n\
+         exec \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &launcher,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    fixture_kernels(&dir.path().join("pkg/kernels"));
+    let build = |out: &str, launcher: Option<&Path>| {
+        let mut vars = vec![];
+        if let Some(l) = launcher {
+            vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
+        }
+        archbuild_tests::build()
+            .env(archbuild_tests::env_with(vars))
+            .manifest_dir(dir.path().join("pkg"))
+            .cache(false)
+            .out_dir(dir.path().join(out))
+            .files(["kernels/add.cu", "kernels/scale.cu"])
+            .archs("7.5 8.6+PTX")
+            .quiet(true)
+            .try_compile("kernels")
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let plain = build("plain", None);
+    let r = build("fallback", Some(&launcher));
+    assert!(fatbins(&r) == fatbins(&plain), "{r}");
+    let notes: Vec<&str> = r
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .map(|j| j.note.as_deref().unwrap_or("(none)"))
+        .collect();
+    assert!(!notes.is_empty());
+    for n in notes {
+        assert_eq!(
+            n,
+            "the launcher could not run cicc (sccache: Job failed on server: cicc: invalid \
+             option: --simt-only); it ran here without it"
+        );
+    }
+}
+
+/// The split cicc job (the preprocessor, then cicc on its output, as `nvcc --dryrun` runs
+/// them, cicc's input and output last for sccache) makes nvcc's PTX and cubins to the byte,
+/// on every CUDA source of this repository that compiles, for plain, `+PTX` and
+/// arch-specific targets. The launcher passes every command through unchanged.
+#[test]
+fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let launcher = dir.path().join("sccache-passthrough");
+    std::fs::write(
+        &launcher,
+        "#!/bin/sh\ncase \"$1\" in --dist-status) echo '\"Disabled\"'; exit 0 ;; esac\nexec \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &launcher,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let corpus = [
+        "examples/host_cuda/src/vector_add.cu",
+        "examples/mixed_rig/kernels/rig.cu",
+        "examples/variants/kernels/gemm.cu",
+        "examples/vector_add/kernels/vector_add.cu",
+        "tests/fixtures/arch_list/cub_reduce.cu",
+        "tests/fixtures/cicc_sharing/by_arch.cu",
+        "tests/fixtures/compiler_output/warn.cu",
+        "tests/fixtures/downstream/kernels/add.cu",
+        "tests/fixtures/downstream/kernels/scale.cu",
+    ];
+    let root = archbuild_tests::repo_root();
+    let mut files = Vec::new();
+    for (n, rel) in corpus.iter().enumerate() {
+        let name = Path::new(rel).file_name().unwrap().to_string_lossy();
+        let to = dir.path().join(format!("pkg/kernels/k{n}_{name}"));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(rel), &to).unwrap();
+        // The headers beside it (`#include "common.cuh"`).
+        for e in std::fs::read_dir(root.join(rel).parent().unwrap())
+            .unwrap()
+            .flatten()
+        {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "cuh" || x == "h") {
+                std::fs::copy(&p, to.with_file_name(p.file_name().unwrap())).unwrap();
+            }
+        }
+        files.push(
+            to.strip_prefix(dir.path().join("pkg"))
+                .unwrap()
+                .to_path_buf(),
+        );
+    }
+    let build = |out: &str, launcher: Option<&Path>| {
+        let mut vars = vec![];
+        if let Some(l) = launcher {
+            vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
+        }
+        archbuild_tests::build()
+            .env(archbuild_tests::env_with(vars))
+            .manifest_dir(dir.path().join("pkg"))
+            .cache(false)
+            .out_dir(dir.path().join(out))
+            .files(&files)
+            .archs("7.5 8.6+PTX 9.0a")
+            .quiet(true)
+            .try_compile("corpus")
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let nvcc = build("nvcc", None);
+    let split = build("split", Some(&launcher));
+    assert_eq!(nvcc.modules.len(), corpus.len());
+    let split_cicc = split
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .filter(|j| j.command.as_deref().is_some_and(|c| c.contains("/cicc ")))
+        .count();
+    assert!(
+        split_cicc >= 2 * corpus.len(),
+        "the cicc jobs ran cicc: {split}"
+    );
+    for ((name, a), (_, b)) in fatbins(&nvcc).iter().zip(&fatbins(&split)) {
+        assert!(
+            a == b,
+            "{name}: the split cicc job's fat binary differs from nvcc's"
+        );
+    }
 }
 
 extern "C" {

@@ -9,10 +9,12 @@ use archbuild_arch::Arch;
 
 use super::miss::Miss;
 use super::{keep_log, Failure, HostSideOut, JobOut, JobRunner, Ran, RunLog, Status};
+use crate::cicc_split;
 use crate::deps::{self, Lookup};
 use crate::keys;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
 use crate::preprocessed::{self, LineInfo};
+use crate::process::Cmd;
 use crate::share;
 use crate::store::{Key, Store};
 
@@ -249,14 +251,20 @@ impl JobRunner<'_> {
         let keep = self.tmp.path().join(format!("{j}.keep"));
         let keep_ii = (store.is_some() || self.leads.contains(&j)) && pre.is_none() && !launcher;
         // A library source's module ID is in nvcc's kept files.
-        let cmd = if keep_ii || module.host {
+        // sccache runs cicc itself, not `nvcc -ptx` (`cicc_split.rs`).
+        let split = self.settings.launcher.is_some() && !self.settings.launch_cicc;
+        let cmd = if keep_ii || module.host || split {
             let _ = std::fs::create_dir_all(&keep);
             cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
         } else {
             cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
         };
         let started = SystemTime::now();
-        let ran = self.execute(&cmd, &out)?;
+        let (ran, launch_note) = if split {
+            self.run_split(&cmd, &keep, &out)?
+        } else {
+            (self.execute(&cmd, &out)?, None)
+        };
         let host_side = read_host_side(module, &out, &keep).map_err(|e| Failure {
             command: cmd.display(),
             status: Status::NoHostSide,
@@ -306,9 +314,80 @@ impl JobRunner<'_> {
         let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
         let mut out = JobOut::fresh(key, ran, deps);
         out.ii = ii;
-        out.note = note;
+        out.note = note.or(launch_note);
         out.host_side = host_side;
         Ok(out)
+    }
+
+    /// The compile as nvcc's preprocessing, then cicc through the launcher (`cicc_split.rs`):
+    /// `cmd` is the one-process compile, whose `--dryrun` gives both lines. When the launched
+    /// cicc fails (a build server with another toolkit, a launcher that cannot run it), cicc
+    /// runs again without it and the job's note says why.
+    fn run_split(
+        &self,
+        cmd: &Cmd,
+        keep: &Path,
+        out: &Path,
+    ) -> Result<(Ran, Option<String>), Failure> {
+        let mut dry = cmd.clone();
+        dry.args.insert(0, "--dryrun".into());
+        let o = dry.output_counted(&self.spawns).map_err(|e| Failure {
+            command: dry.display(),
+            status: Status::NotStarted,
+            output: e.to_string(),
+        })?;
+        let text = String::from_utf8_lossy(&o.stderr).into_owned();
+        if !o.status.success() {
+            return Err(Failure {
+                command: dry.display(),
+                status: Status::Ended(o.status),
+                output: text,
+            });
+        }
+        let s = &self.settings;
+        let split = cicc_split::parse(
+            &text,
+            &s.base_dir,
+            keep,
+            s.compiler_env.vars(),
+            s.launcher.as_deref(),
+        )
+        .map_err(|e| Failure {
+            command: dry.display(),
+            status: Status::UnexpectedPlan,
+            output: format!(
+                "{}; nvcc's plan is not one archbuild knows how to run as preprocessing and \
+                 cicc:\n{text}",
+                e.0
+            ),
+        })?;
+        let pre = self.execute(&split.preprocess, &split.ii)?;
+        let (mut ran, note) = match self.execute(&split.cicc, out) {
+            Ok(ran) => (ran, None),
+            Err(f) => {
+                let mut local = split.cicc.clone();
+                local.program = PathBuf::from(local.args.remove(0));
+                let ran = self.execute(&local, out)?;
+                let why = f
+                    .output
+                    .trim()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .to_owned();
+                (
+                    ran,
+                    Some(format!(
+                        "the launcher could not run cicc ({why}); it ran here without it"
+                    )),
+                )
+            }
+        };
+        ran.seconds += pre.seconds;
+        if !pre.log.output.trim().is_empty() {
+            ran.log.output = format!("{}{}", pre.log.output, ran.log.output);
+        }
+        Ok((ran, note))
     }
 
     fn manifest_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {

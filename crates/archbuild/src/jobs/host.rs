@@ -181,7 +181,13 @@ impl JobRunner<'_> {
         let embedded = archbuild_fatbin::embedded_c_source(fatbin);
         write(&dir.join(&files.fatbin_c_name), embedded.as_bytes())?;
         let fe = self.execute_in(&steps.cudafe, &files.cpp, spawns)?;
-        let cc = self.execute_in(&steps.compile, &files.object, spawns)?;
+        // The host compile is an ordinary C++ compile: a launcher (sccache, and through it
+        // sccache-dist's build servers) takes it as it is.
+        let compile = steps
+            .compile
+            .clone()
+            .with_launcher(self.settings.launcher.as_deref());
+        let cc = self.execute_in(&compile, &files.object, spawns)?;
         let mut output = fe.log.output;
         output.push_str(&cc.log.output);
         Ok((cc.bytes, cc.log.command, output))
