@@ -6,7 +6,6 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::prepare::Prepared;
 use crate::process::Cmd;
 use crate::warning::Warning;
 
@@ -83,22 +82,28 @@ pub(crate) fn fallbacks(launcher: &Path, env: &[(OsString, OsString)]) -> Option
 pub(crate) struct Watch(Option<u64>);
 
 impl Watch {
-    pub fn start(p: &Prepared) -> Self {
-        Self(match (&p.cluster, launcher(p)) {
-            (Cluster::Up { .. }, Some(l)) => fallbacks(l, p.settings.compiler_env.vars()),
+    /// `launcher` is sccache's path, when it is the launcher.
+    pub fn start(cluster: &Cluster, launcher: Option<&Path>, env: &[(OsString, OsString)]) -> Self {
+        Self(match (cluster, launcher) {
+            (Cluster::Up { .. }, Some(l)) => fallbacks(l, env),
             _ => None,
         })
     }
 
     /// The build's one warning about the cluster, if any.
-    pub fn finish(self, p: &Prepared) -> Option<Warning> {
-        let message = match (&p.cluster, self.0, launcher(p)) {
+    pub fn finish(
+        self,
+        cluster: &Cluster,
+        launcher: Option<&Path>,
+        env: &[(OsString, OsString)],
+    ) -> Option<Warning> {
+        let message = match (cluster, self.0, launcher) {
             (Cluster::Down(why), ..) => format!(
                 "sccache-dist cannot be reached ({why}): every job ran on this machine; start \
                  its scheduler or remove `[dist]` from sccache's configuration"
             ),
             (Cluster::Up { .. }, Some(before), Some(l)) => {
-                let after = fallbacks(l, p.settings.compiler_env.vars())?;
+                let after = fallbacks(l, env)?;
                 let n = after.checked_sub(before).filter(|&n| n > 0)?;
                 format!(
                     "sccache-dist could not run {n} job(s) (a build server failed or left the \
@@ -109,14 +114,6 @@ impl Watch {
         };
         Some(Warning::Distribution { message })
     }
-}
-
-/// The launcher when it is sccache (which runs cicc itself).
-fn launcher(p: &Prepared) -> Option<&Path> {
-    p.settings
-        .launcher
-        .as_deref()
-        .filter(|_| !p.settings.launch_cicc)
 }
 
 #[cfg(test)]

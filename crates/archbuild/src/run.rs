@@ -206,7 +206,17 @@ fn attempt(
         None => Taken::default(),
     };
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
-    let fell_back = crate::dist::Watch::start(&p);
+    // sccache (the launcher that runs cicc itself) and its cluster.
+    let sccache = p
+        .settings
+        .launcher
+        .clone()
+        .filter(|_| !p.settings.launch_cicc);
+    let fell_back = crate::dist::Watch::start(
+        &p.cluster,
+        sccache.as_deref(),
+        p.settings.compiler_env.vars(),
+    );
     let compiler = JobRunner::new(&p, &jobs, store, &facts)?;
     let outcomes = compiler.run(p.workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
@@ -238,7 +248,11 @@ fn attempt(
     };
     deps.sort();
     deps.dedup();
-    taken.warnings.extend(fell_back.finish(&p));
+    taken.warnings.extend(fell_back.finish(
+        &p.cluster,
+        sccache.as_deref(),
+        p.settings.compiler_env.vars(),
+    ));
     let ran = Ran {
         compiler: &compiler,
         jobs: &jobs,
