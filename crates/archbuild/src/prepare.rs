@@ -176,8 +176,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         (Some(l), false, Mode::Build) => crate::dist::status(l, settings.compiler_env.vars()),
         _ => crate::dist::Cluster::Off,
     };
-    let workers = match (&cluster, b.jobs) {
-        (crate::dist::Cluster::Up { cpus, .. }, None) => match env.var(DIST_JOBS_VAR) {
+    let workers = match &cluster {
+        crate::dist::Cluster::Up { cpus, .. } => match env.var(DIST_JOBS_VAR) {
             Some(v) => v
                 .trim()
                 .parse::<usize>()
