@@ -466,6 +466,29 @@ impl<'a> JobRunner<'a> {
         })
     }
 
+    /// What an `nvcc --dryrun` command prints (its plan, on stderr), counting the process when
+    /// `spawns` is given.
+    fn dryrun(&self, cmd: &Cmd, spawns: Option<&Spawns>) -> Result<String, Failure> {
+        let o = match spawns {
+            Some(s) => cmd.output_counted(s),
+            None => cmd.output(),
+        };
+        let o = o.map_err(|e| Failure {
+            command: cmd.display(),
+            status: Status::NotStarted,
+            output: e.to_string(),
+        })?;
+        let text = String::from_utf8_lossy(&o.stderr).into_owned();
+        if !o.status.success() {
+            return Err(Failure {
+                command: cmd.display(),
+                status: Status::Ended(o.status),
+                output: text,
+            });
+        }
+        Ok(text)
+    }
+
     /// Temp paths, hidden from diagnostics so identical failures group together.
     pub fn tmp_dir(&self) -> &Path {
         self.tmp.path()

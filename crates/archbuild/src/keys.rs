@@ -41,6 +41,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("manifest", "cicc", "through a launcher: the manifest key, with the inputs' state"),
     ("host-side", "cicc", "for a host library's source: that its cicc job also writes the host stub and module ID"),
     ("host-flag", "host", "every host-only nvcc flag (`Library::host_flag`), in order"),
+    ("host-launcher", "host", "whether a launcher ran the host compile (a sccache-dist build server compiles the host preprocessor's output, which gcc compiles with one more `nop` at `-O0`)"),
     ("arch-list", "host", "the list's virtual archs as nvcc's `__CUDA_ARCH_LIST__` (the host preprocessor defines it)"),
     ("stub", "host", "the stub cicc wrote for the source's last virtual arch (kernel registration, launch stubs)"),
     ("module-id", "host", "the module ID cicc generated, which `cudafe++` reads"),
@@ -243,6 +244,13 @@ pub(crate) fn cicc_job(
     h
 }
 
+/// How a host object is compiled: the host-only flags, and whether through a launcher.
+#[derive(Clone, Copy)]
+pub(crate) struct HostCompile<'a> {
+    pub flags: &'a [String],
+    pub launched: bool,
+}
+
 /// The inputs of a host library source's host object that preprocessing cannot see: the cicc
 /// settings (flags, includes, defines, toolkit, host compiler), the host-only flags, the
 /// source's relative path (`cudafe++`'s original path), and what the device side hands the
@@ -253,16 +261,17 @@ pub(crate) fn host_job(
     settings: &Key,
     roots: &Roots,
     module: &Module,
-    host_flags: &[String],
+    compile: HostCompile<'_>,
     stub: &Key,
     module_id: &[u8],
     fatbin: &Key,
 ) -> Key {
     let mut h = Holds::new("host");
     h.key("settings", settings);
-    for f in host_flags {
+    for f in compile.flags {
         h.str("host-flag", f);
     }
+    h.str("host-launcher", if compile.launched { "yes" } else { "no" });
     for m in crate::plan::preincludes(module) {
         h.str("source", &roots.portable(m));
     }

@@ -571,7 +571,7 @@ fn build_servers_killed_mid_build_leave_the_jobs_to_this_machine_with_one_warnin
 fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let launcher = dir.path().join("sccache-other-toolkit");
-    std::fs::write(
+    script(
         &launcher,
         "#!/bin/sh\n\
          case \"$1\" in\n\
@@ -580,29 +580,14 @@ fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
            */cicc) echo 'sccache: Job failed on server: cicc: invalid option: --simt-only' >&2; exit 254 ;;\n\
          esac\n\
          exec \"$@\"\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &launcher,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    );
     fixture_kernels(&dir.path().join("pkg/kernels"));
+    let files = [
+        PathBuf::from("kernels/add.cu"),
+        PathBuf::from("kernels/scale.cu"),
+    ];
     let build = |out: &str, launcher: Option<&Path>| {
-        let mut vars = vec![];
-        if let Some(l) = launcher {
-            vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
-        }
-        archbuild_tests::build()
-            .env(archbuild_tests::env_with(vars))
-            .manifest_dir(dir.path().join("pkg"))
-            .cache(false)
-            .out_dir(dir.path().join(out))
-            .files(["kernels/add.cu", "kernels/scale.cu"])
-            .archs("7.5 8.6+PTX")
-            .quiet(true)
-            .try_compile("kernels")
-            .unwrap_or_else(|e| panic!("{e}"))
+        kernels_build(dir.path(), out, &files, "7.5 8.6+PTX", launcher)
     };
     let plain = build("plain", None);
     let r = build("fallback", Some(&launcher));
@@ -633,16 +618,7 @@ fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
 fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let launcher = dir.path().join("sccache-passthrough");
-    std::fs::write(
-        &launcher,
-        "#!/bin/sh\ncase \"$1\" in --dist-status) echo '\"Disabled\"'; exit 0 ;; esac\nexec \"$@\"\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &launcher,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    script(&launcher, PASSTHROUGH);
     let corpus = [
         "benches/inputs/bench_kernels.cu",
         "benches/inputs/matmul_variants.cu",
@@ -686,20 +662,7 @@ fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
         );
     }
     let build = |out: &str, launcher: Option<&Path>| {
-        let mut vars = vec![];
-        if let Some(l) = launcher {
-            vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
-        }
-        archbuild_tests::build()
-            .env(archbuild_tests::env_with(vars))
-            .manifest_dir(dir.path().join("pkg"))
-            .cache(false)
-            .out_dir(dir.path().join(out))
-            .files(&files)
-            .archs("7.5 8.6+PTX 9.0a")
-            .quiet(true)
-            .try_compile("corpus")
-            .unwrap_or_else(|e| panic!("{e}"))
+        kernels_build(dir.path(), out, &files, "7.5 8.6+PTX 9.0a", launcher)
     };
     let nvcc = build("nvcc", None);
     let split = build("split", Some(&launcher));
@@ -816,6 +779,92 @@ fn a_build_server_with_another_toolkits_cicc_leaves_cicc_to_this_machine() {
         "{per_server:?}\n{}",
         cluster.logs()
     );
+}
+
+/// Writes an executable script (a stand-in launcher named like sccache).
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+/// A launcher named like sccache that runs every command as given (no cluster).
+const PASSTHROUGH: &str =
+    "#!/bin/sh\ncase \"$1\" in --dist-status) echo '\"Disabled\"'; exit 0 ;; esac\nexec \"$@\"\n";
+
+/// A kernel build of `files` in `dir/pkg` into `dir/out`, archbuild's cache off, through
+/// `launcher` when given.
+fn kernels_build(
+    dir: &Path,
+    out: &str,
+    files: &[PathBuf],
+    archs: &str,
+    launcher: Option<&Path>,
+) -> BuildReport {
+    let mut vars = vec![];
+    if let Some(l) = launcher {
+        vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
+    }
+    archbuild_tests::build()
+        .env(archbuild_tests::env_with(vars))
+        .manifest_dir(dir.join("pkg"))
+        .cache(false)
+        .out_dir(dir.join(out))
+        .files(files)
+        .archs(archs)
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Whether a launcher ran the host compile is in the host object's key (a sccache-dist build
+/// server compiles the preprocessed file, one `nop` apart at `-O0`): a host object compiled
+/// without a launcher is not served to a build with one, nor the other way; the device jobs,
+/// whose output does not depend on it, stay served; each object equals a cache-off build's.
+#[test]
+fn a_launcher_on_the_host_compile_is_in_the_host_objects_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let launcher = d.join("sccache-passthrough");
+    script(&launcher, PASSTHROUGH);
+    fixture_kernels(&d.join("pkg/kernels"));
+    let build = |out: &str, cache: bool, launcher: Option<&Path>| {
+        let mut vars = vec![];
+        if let Some(l) = launcher {
+            vars.push(("ARCHBUILD_COMPILER_LAUNCHER", l.display().to_string()));
+        }
+        archbuild::Library::new()
+            .toolkit(archbuild_tests::toolkit().clone())
+            .env(archbuild_tests::env_with(vars))
+            .home(archbuild::config::Home::at(d.join("home")))
+            .manifest_dir(d.join("pkg"))
+            .out_dir(d.join(out))
+            .cache(cache)
+            .archs("8.6")
+            .files(["kernels/add.cu", "kernels/scale.cu"])
+            .cargo_metadata(false)
+            .quiet(true)
+            .try_compile("kernels")
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let objects_cached = |r: &BuildReport| -> Vec<bool> {
+        r.library
+            .iter()
+            .flat_map(|l| &l.objects)
+            .map(|o| o.cached)
+            .collect()
+    };
+    let first = build("a", true, None);
+    assert_eq!(objects_cached(&first), [false, false]);
+    let launched = build("b", true, Some(&launcher));
+    assert_eq!(objects_cached(&launched), [false, false], "{launched}");
+    assert!(
+        launched.jobs.iter().all(|j| j.cached),
+        "the device jobs are served: {launched}"
+    );
+    assert!(archive_bytes(&launched) == archive_bytes(&build("c", false, Some(&launcher))));
+    let again = build("d", true, None);
+    assert_eq!(objects_cached(&again), [true, true], "{again}");
+    assert!(archive_bytes(&again) == archive_bytes(&build("e", false, None)));
 }
 
 extern "C" {

@@ -331,19 +331,7 @@ impl JobRunner<'_> {
     ) -> Result<(Ran, Option<String>), Failure> {
         let mut dry = cmd.clone();
         dry.args.insert(0, "--dryrun".into());
-        let o = dry.output_counted(&self.spawns).map_err(|e| Failure {
-            command: dry.display(),
-            status: Status::NotStarted,
-            output: e.to_string(),
-        })?;
-        let text = String::from_utf8_lossy(&o.stderr).into_owned();
-        if !o.status.success() {
-            return Err(Failure {
-                command: dry.display(),
-                status: Status::Ended(o.status),
-                output: text,
-            });
-        }
+        let text = self.dryrun(&dry, Some(&self.spawns))?;
         let s = &self.settings;
         let split = cicc_split::parse(
             &text,

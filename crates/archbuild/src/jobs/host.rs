@@ -77,7 +77,10 @@ impl JobRunner<'_> {
             &self.cicc_base,
             &self.roots,
             module,
-            host_flags,
+            keys::HostCompile {
+                flags: host_flags,
+                launched: self.settings.launcher.is_some(),
+            },
             &Key::of(&side.stub),
             &side.module_id,
             &Key::of(fatbin),
@@ -257,23 +260,7 @@ impl JobRunner<'_> {
     ) -> Result<host_steps::HostSteps, Failure> {
         let cmd =
             host_steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
-        let o = match spawns {
-            Some(s) => cmd.output_counted(s),
-            None => cmd.output(),
-        };
-        let o = o.map_err(|e| Failure {
-            command: cmd.display(),
-            status: Status::NotStarted,
-            output: e.to_string(),
-        })?;
-        let text = String::from_utf8_lossy(&o.stderr).into_owned();
-        if !o.status.success() {
-            return Err(Failure {
-                command: cmd.display(),
-                status: Status::Ended(o.status),
-                output: text,
-            });
-        }
+        let text = self.dryrun(&cmd, spawns)?;
         let source = crate::plan::relative(&self.settings.base_dir, &module.source);
         host_steps::parse(
             &text,
