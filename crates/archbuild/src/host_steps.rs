@@ -80,11 +80,8 @@ pub(crate) fn dryrun_command(
     let mut args: Vec<OsString> = vec!["--dryrun".into(), "-c".into()];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     args.extend(host_flags.iter().map(OsString::from));
-    for inc in &s.includes {
-        let mut a = OsString::from("-I");
-        a.push(relative(&s.base_dir, inc));
-        args.push(a);
-    }
+    // The host side reads the same headers as the device side: header libraries too.
+    args.extend(crate::plan::include_flags(s));
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
     for f in crate::plan::preincludes(m) {
         args.extend(["-include".into(), relative(&s.base_dir, f).into_os_string()]);

@@ -406,6 +406,22 @@ pub(crate) fn arch_list_macro(m: &Module) -> String {
     sms.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// The include path of every compile of the build, device and host side alike: the user's
+/// `-I`s, then the header libraries' directories (before the toolkit's own, so a newer CCCL
+/// wins).
+pub(crate) fn include_flags(s: &Settings) -> Vec<OsString> {
+    let dirs = s
+        .includes
+        .iter()
+        .chain(s.header_libraries.iter().flat_map(|l| &l.dirs));
+    dirs.map(|d| {
+        let mut a = OsString::from("-I");
+        a.push(relative(&s.base_dir, d));
+        a
+    })
+    .collect()
+}
+
 /// A path as passed to the compiler: relative to the package directory when under it.
 pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
     let abs = crate::deps::lexical(&base.join(p));
@@ -431,16 +447,7 @@ fn device_command(
         format!("-arch=compute_{}", arch.sm_name()).into(),
     ];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
-    for inc in &s.includes {
-        let mut a = OsString::from("-I");
-        a.push(relative(&s.base_dir, inc));
-        args.push(a);
-    }
-    for dir in s.header_libraries.iter().flat_map(|l| &l.dirs) {
-        let mut a = OsString::from("-I");
-        a.push(relative(&s.base_dir, dir));
-        args.push(a);
-    }
+    args.extend(include_flags(s));
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
     for f in preincludes(m) {
         args.extend(["-include".into(), relative(&s.base_dir, f).into_os_string()]);

@@ -276,3 +276,71 @@ fn real_cutlass_from_pypi_compiles_a_cute_kernel_for_sm_80() {
     assert!(!fatbin.is_empty());
     assert!(report.modules[0].targets.iter().any(|t| t == "sm_80"));
 }
+
+/// A host library source whose host code and kernel both read the header library, and whose
+/// header asserts in device code (as CUTLASS does: glibc's `assert` names its file).
+const HOST_LIB: &str = "#include <demo/params.h>\n#include <cassert>\n\
+    __global__ void k(int *x) { assert(x != nullptr); x[0] = DEMO_VALUE; }\n\
+    extern \"C\" int demo_host_value() { return DEMO_VALUE + 1; }\n\
+    extern \"C\" void demo_launch(int *x) { k<<<1, 1>>>(x); }\n";
+
+impl Project {
+    fn host_library(
+        &self,
+        lib: &HeaderLibrary,
+        (home, pkg): (&str, &str),
+        remote: Option<&str>,
+        cache: bool,
+    ) -> archbuild::Result<BuildReport> {
+        self.write(&format!("{pkg}/lib.cu"), HOST_LIB);
+        let mut l = archbuild::Library::new();
+        l.toolkit(archbuild_tests::toolkit().clone())
+            .env(self.env())
+            .home(Home::at(self.path(home)))
+            .manifest_dir(self.path(pkg))
+            .out_dir(self.path(&format!("{pkg}/out-{cache}")))
+            .files(["lib.cu"])
+            .header_library(lib.clone())
+            .archs("8.6")
+            .cache(cache)
+            .cargo_metadata(false)
+            .quiet(true);
+        if let Some(url) = remote {
+            l.remote_cache(url);
+        }
+        l.try_compile("demo")
+    }
+}
+
+fn archive(r: &BuildReport) -> Vec<u8> {
+    std::fs::read(&r.library.as_ref().unwrap().archive).unwrap()
+}
+
+/// The host side of a library source is preprocessed with the header libraries' directories
+/// too (it failed with `demo/params.h: No such file or directory` when only the device side had
+/// them), and a new version of the library changes the host object like the device code.
+#[test]
+fn a_host_librarys_host_side_reads_the_header_library_and_keys_it() {
+    let p = Project::new();
+    if demo_wheel(&p, "1.0.0", 12345).is_none() || demo_wheel(&p, "1.0.1", 67890).is_none() {
+        return archbuild_tests::servers::skip("no python3 to build a wheel with");
+    }
+    let lib = |v: &str| HeaderLibrary::pypi("demo-headers", v).include("demo_headers/include");
+    let first = p
+        .host_library(&lib("1.0.0"), ("home", "pkg"), None, true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let first = archive(&first);
+    let second = p
+        .host_library(&lib("1.0.1"), ("home", "pkg"), None, true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let objects = |r: &BuildReport| r.library.as_ref().unwrap().objects.clone();
+    assert!(objects(&second).iter().all(|o| !o.cached), "{second}");
+    assert!(first != archive(&second));
+    let off = p
+        .host_library(&lib("1.0.1"), ("home", "pkg"), None, false)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        archive(&second) == archive(&off),
+        "the cached build differs from a cache-off build"
+    );
+}
