@@ -129,6 +129,13 @@ pub struct InstalledHeaders {
     pub include: Vec<PathBuf>,
     /// The tree's stat fingerprint when last verified.
     stat: String,
+    /// The rules `content` was hashed by (`header_tree::TREE_RULES`; absent: 1).
+    #[serde(default = "rules_1")]
+    tree: u32,
+}
+
+fn rules_1() -> u32 {
+    1
 }
 
 /// Where header libraries are installed: `<home>/headers/`.
@@ -379,6 +386,7 @@ pub(crate) fn install(
             dir: final_dir.clone(),
             include: Vec::new(),
             stat: id.stat,
+            tree: header_tree::TREE_RULES,
         };
         write_marker(&tree, &marker)?;
         if final_dir.exists() {
@@ -434,8 +442,20 @@ fn verified(
         ));
     }
     let dirs = [dir.to_path_buf()];
+    if m.tree < header_tree::TREE_RULES {
+        // Installed by an archbuild that hashed pip's record too: checked once by those rules,
+        // then kept by these.
+        let old = header_tree::hash_with(&dirs, true).map_err(|e| Error::io("read", dir, e))?;
+        if old.content == m.content {
+            let id = header_tree::hash(&dirs).map_err(|e| Error::io("read", dir, e))?;
+            (m.content, m.stat, m.files) = (id.content, id.stat, id.files);
+            m.tree = header_tree::TREE_RULES;
+            let _ = write_marker(dir, &m);
+            return Ok(Some(m));
+        }
+    }
     let (stat, _) = header_tree::stat(&dirs).map_err(|e| Error::io("read", dir, e))?;
-    if stat == m.stat {
+    if stat == m.stat && m.tree == header_tree::TREE_RULES {
         return Ok(Some(m));
     }
     let id = header_tree::hash(&dirs).map_err(|e| Error::io("read", dir, e))?;

@@ -281,6 +281,21 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
     let text = std::fs::read(&header).unwrap();
     std::fs::write(&header, &text).unwrap();
     assert_eq!(r(&lib, &mut events).unwrap(), got);
+    // pip's record of the install names this machine's paths: not part of the content.
+    let with_record = crate::header_tree::hash_with(std::slice::from_ref(&dir), true).unwrap();
+    assert_ne!(with_record.content, got[0].content);
+    // A marker of the first rules (the record hashed too, no `tree`): checked by those once,
+    // then rewritten by these; the library stays in use.
+    let marker = dir.join(crate::header_tree::MARKER);
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&marker).unwrap()).unwrap();
+    json["content"] = with_record.content.clone().into();
+    json.as_object_mut().unwrap().remove("tree");
+    std::fs::write(&marker, json.to_string()).unwrap();
+    assert_eq!(r(&lib, &mut events).unwrap(), got);
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&marker).unwrap()).unwrap();
+    assert_eq!(json["tree"], crate::header_tree::TREE_RULES);
+    assert_eq!(json["content"], got[0].content.as_str());
     // Edited: refused, naming the fix.
     std::fs::write(&header, "#define DEMO 2\n").unwrap();
     let err = r(&lib, &mut events).unwrap_err();

@@ -24,10 +24,20 @@ pub(crate) struct TreeId {
     pub files: usize,
 }
 
+/// How trees are hashed; a marker of older rules is checked by those once (`hash_with`).
+/// 2: pip's install record (`*.dist-info/` at a root) is not part of a tree.
+pub(crate) const TREE_RULES: u32 = 2;
+
 /// Every regular file (or link to one) under `dirs`, as `(label, path)`, sorted by label
-/// (`<index>/<relative path>`); the marker at a root is skipped. A link to a directory is not
-/// followed (a cycle would never end); its target names it.
-fn files(dirs: &[PathBuf]) -> io::Result<Vec<(String, PathBuf, Option<String>)>> {
+/// (`<index>/<relative path>`); the marker at a root is skipped, and so is pip's record of the
+/// install (a `*.dist-info` directory at a root) unless `with_metadata`: it names the wheel's
+/// path on this machine (`direct_url.json`), so two installs of one wheel would differ. The
+/// wheel itself is pinned by version and SHA-256, and every header is hashed. A link to a
+/// directory is not followed (a cycle would never end); its target names it.
+fn files(
+    dirs: &[PathBuf],
+    with_metadata: bool,
+) -> io::Result<Vec<(String, PathBuf, Option<String>)>> {
     let mut out = Vec::new();
     for (i, root) in dirs.iter().enumerate() {
         let mut stack = vec![(root.clone(), String::new())];
@@ -35,7 +45,9 @@ fn files(dirs: &[PathBuf]) -> io::Result<Vec<(String, PathBuf, Option<String>)>>
             for e in std::fs::read_dir(&dir)? {
                 let e = e?;
                 let name = e.file_name().to_string_lossy().into_owned();
-                if rel.is_empty() && name == MARKER {
+                if rel.is_empty()
+                    && (name == MARKER || (!with_metadata && name.ends_with(".dist-info")))
+                {
                     continue;
                 }
                 let rel_name = if rel.is_empty() {
@@ -68,7 +80,7 @@ fn files(dirs: &[PathBuf]) -> io::Result<Vec<(String, PathBuf, Option<String>)>>
 /// resized or written (its ctime moves even when its mtime is set back).
 pub(crate) fn stat(dirs: &[PathBuf]) -> io::Result<(String, usize)> {
     use std::os::unix::fs::MetadataExt;
-    let list = files(dirs)?;
+    let list = files(dirs, false)?;
     let mut h = blake3::Hasher::new();
     for (label, path, link) in &list {
         h.update(label.as_bytes()).update(b"\0");
@@ -97,7 +109,12 @@ pub(crate) fn stat(dirs: &[PathBuf]) -> io::Result<(String, usize)> {
 
 /// The content hash and stat fingerprint of the files under `dirs`.
 pub(crate) fn hash(dirs: &[PathBuf]) -> io::Result<TreeId> {
-    let list = files(dirs)?;
+    hash_with(dirs, false)
+}
+
+/// `hash`, with pip's install record hashed too when `with_metadata` (rules 1).
+pub(crate) fn hash_with(dirs: &[PathBuf], with_metadata: bool) -> io::Result<TreeId> {
+    let list = files(dirs, with_metadata)?;
     let (stat, _) = stat(dirs)?;
     let mut h = blake3::Hasher::new();
     for (label, path, link) in &list {

@@ -344,3 +344,33 @@ fn a_host_librarys_host_side_reads_the_header_library_and_keys_it() {
         "the cached build differs from a cache-off build"
     );
 }
+
+/// Another machine installs the same wheel into its own home (another path) and checks out the
+/// package elsewhere: with the shared cache it starts no compiler and makes the same archive.
+#[test]
+fn a_second_home_with_its_own_header_install_starts_no_compiler() {
+    let p = Project::new();
+    if demo_wheel(&p, "1.0.0", 12345).is_none() {
+        return archbuild_tests::servers::skip("no python3 to build a wheel with");
+    }
+    let lib = HeaderLibrary::pypi("demo-headers", "1.0.0").include("demo_headers/include");
+    let url = format!("file://{}", p.path("remote").display());
+    let a = p
+        .host_library(&lib, ("home-a", "pkg"), Some(&url), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(a.processes_started > 0);
+    let b = p
+        .host_library(&lib, ("elsewhere/home-b", "another/pkg"), Some(&url), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ran: Vec<String> = b
+        .jobs
+        .iter()
+        .filter(|j| !j.cached)
+        .map(|j| format!("{} {} {:?}", j.phase, j.target, j.miss))
+        .collect();
+    assert_eq!(b.processes_started, 0, "ran: {ran:?}\n{b}");
+    assert!(
+        archive(&a) == archive(&b),
+        "the second home's archive differs"
+    );
+}
