@@ -156,6 +156,10 @@ impl FileHashes {
 pub(crate) struct Roots {
     pub base: PathBuf,
     pub toolkit: PathBuf,
+    /// Where the toolkit and the header libraries lie on this machine (`keys::location`). The
+    /// preprocessed text names them (line markers, `__FILE__`), so a manifest recorded where
+    /// they lie elsewhere is not used here: preprocessor mode checks the text instead.
+    pub located: String,
 }
 
 impl Roots {
@@ -216,6 +220,9 @@ pub(crate) struct Inputs {
     /// names `__CUDA_ARCH_LIST__`: other results stay valid when an arch is added.
     #[serde(default)]
     pub arch_list: Option<String>,
+    /// `Roots::located` when recorded; absent in older manifests, which then never hit.
+    #[serde(default)]
+    pub location: Option<String>,
 }
 
 /// One result a manifest remembers.
@@ -248,7 +255,10 @@ pub(crate) fn inputs(
     hashes: &FileHashes,
     arch_list: &str,
 ) -> Option<Inputs> {
-    let mut rec = Inputs::default();
+    let mut rec = Inputs {
+        location: Some(roots.located.clone()),
+        ..Inputs::default()
+    };
     for d in deps {
         let h = hashes.hash(d)?;
         rec.deps.push((roots.portable(d), h.hex()));
@@ -398,6 +408,9 @@ fn matches(
     {
         changed.push("__CUDA_ARCH_LIST__".to_owned());
     }
+    if e.inputs.location.as_deref() != Some(roots.located.as_str()) {
+        changed.push("where the toolkit or a header library lies".to_owned());
+    }
     let mut deps = Vec::with_capacity(e.inputs.deps.len());
     for (path, hex) in &e.inputs.deps {
         match roots.local(path) {
@@ -507,6 +520,7 @@ mod tests {
 
     fn roots(dir: &Path) -> Roots {
         Roots {
+            located: String::new(),
             base: dir.join("pkg"),
             toolkit: dir.join("tk"),
         }
@@ -566,6 +580,16 @@ mod tests {
         std::fs::write(r.base.join("inc/opt.cuh"), "").unwrap();
         assert_eq!(look(), Lookup::Changed(vec!["b:inc/opt.cuh".into()]));
         std::fs::remove_file(r.base.join("inc/opt.cuh")).unwrap();
+        // The same files, with the toolkit or a header library lying elsewhere: the text names
+        // them, so direct mode leaves the job to preprocessor mode.
+        let elsewhere = Roots {
+            located: "/elsewhere/toolkit".into(),
+            ..r.clone()
+        };
+        assert_eq!(
+            lookup(&store, &mk, &elsewhere, &FileHashes::default(), "860"),
+            Lookup::Changed(vec!["where the toolkit or a header library lies".into()])
+        );
         std::fs::write(&h, "two").unwrap();
         assert_eq!(
             look(),

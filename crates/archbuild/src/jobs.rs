@@ -270,6 +270,7 @@ impl<'a> JobRunner<'a> {
             roots: Roots {
                 base: deps::lexical(&settings.base_dir),
                 toolkit: deps::lexical(tk.root()),
+                located: keys::location(settings, &deps::lexical(tk.root())),
             },
             cicc_base,
             ptxas_base,

@@ -199,6 +199,17 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
     h
 }
 
+/// Where the toolkit and the header libraries' include directories lie on this machine
+/// (`Roots::located`): direct mode's manifests hold it, keys do not, so another location
+/// reaches preprocessor mode, which keys the text that names them.
+pub(crate) fn location(s: &Settings, toolkit: &Path) -> String {
+    let mut parts = vec![toolkit.to_string_lossy().into_owned()];
+    for dir in s.header_libraries.iter().flat_map(|l| &l.dirs) {
+        parts.push(dir.to_string_lossy().into_owned());
+    }
+    parts.join("\n")
+}
+
 /// A cicc job's key before its inputs are known: direct mode's manifest (`kind` `cicc`) and
 /// the compile's inputs (`cicc-compile`, to which preprocessor mode adds the text).
 pub(crate) fn cicc_job(

@@ -191,6 +191,7 @@ mod tests {
                 .collect(),
             probes: Vec::new(),
             arch_list: None,
+            location: None,
         };
         Record::new(
             module,

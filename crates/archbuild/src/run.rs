@@ -191,6 +191,7 @@ fn attempt(
     let roots = Roots {
         base: deps::lexical(&p.settings.base_dir),
         toolkit: deps::lexical(p.toolkit.root()),
+        located: crate::keys::location(&p.settings, &deps::lexical(p.toolkit.root())),
     };
     let remote = p
         .cache_on

@@ -277,10 +277,9 @@ fn real_cutlass_from_pypi_compiles_a_cute_kernel_for_sm_80() {
     assert!(report.modules[0].targets.iter().any(|t| t == "sm_80"));
 }
 
-/// A host library source whose host code and kernel both read the header library, and whose
-/// header asserts in device code (as CUTLASS does: glibc's `assert` names its file).
-const HOST_LIB: &str = "#include <demo/params.h>\n#include <cassert>\n\
-    __global__ void k(int *x) { assert(x != nullptr); x[0] = DEMO_VALUE; }\n\
+/// A host library source whose host code and kernel both read the header library.
+const HOST_LIB: &str = "#include <demo/params.h>\n\
+    __global__ void k(int *x) { x[0] = DEMO_VALUE; }\n\
     extern \"C\" int demo_host_value() { return DEMO_VALUE + 1; }\n\
     extern \"C\" void demo_launch(int *x) { k<<<1, 1>>>(x); }\n";
 
@@ -345,10 +344,13 @@ fn a_host_librarys_host_side_reads_the_header_library_and_keys_it() {
     );
 }
 
-/// Another machine installs the same wheel into its own home (another path) and checks out the
-/// package elsewhere: with the shared cache it starts no compiler and makes the same archive.
+/// Another machine installs the same wheel into its own home, at another path, and checks the
+/// package out elsewhere: with the shared cache it runs no cicc and no ptxas (its preprocessor
+/// finds the same text), and its archive equals a cache-off build's there. Before, pip's record
+/// of the install (which names the wheel's path under the home) was hashed with the headers, so
+/// every key differed.
 #[test]
-fn a_second_home_with_its_own_header_install_starts_no_compiler() {
+fn a_second_home_with_its_own_header_install_compiles_no_device_code() {
     let p = Project::new();
     if demo_wheel(&p, "1.0.0", 12345).is_none() {
         return archbuild_tests::servers::skip("no python3 to build a wheel with");
@@ -368,9 +370,56 @@ fn a_second_home_with_its_own_header_install_starts_no_compiler() {
         .filter(|j| !j.cached)
         .map(|j| format!("{} {} {:?}", j.phase, j.target, j.miss))
         .collect();
-    assert_eq!(b.processes_started, 0, "ran: {ran:?}\n{b}");
+    assert!(ran.is_empty(), "ran: {ran:?}\n{b}");
+    let served = archive(&b);
+    let off = p
+        .host_library(&lib, ("elsewhere/home-b", "another/pkg"), None, false)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        archive(&a) == archive(&b),
-        "the second home's archive differs"
+        served == archive(&off),
+        "served differs from a cache-off build"
     );
+}
+
+/// A header library's header that reads its own location (glibc's `assert` names its file,
+/// as CUTLASS's device asserts do) puts the library's path into the PTX: a build where the same
+/// headers lie elsewhere gets its own PTX, equal to a cache-off build there, even when the
+/// first location's files are still on the machine (direct mode must not serve the other
+/// location's manifest).
+#[test]
+fn a_header_library_elsewhere_whose_headers_name_their_path_gets_its_own_ptx() {
+    let p = Project::new();
+    let header = "#include <cassert>\n#define DEMO_VALUE 5\n\
+                  __device__ inline void demo_check(int *x) { assert(x); }\n";
+    p.write("site-a/include/demo/params.h", header);
+    p.write("elsewhere/site-b/include/demo/params.h", header);
+    p.write(
+        "pkg/k.cu",
+        "#include <demo/params.h>\nextern \"C\" __global__ void k(int *x) { demo_check(x); x[0] = DEMO_VALUE; }\n",
+    );
+    let build = |site: &str, remote: Option<&str>, cache: bool| {
+        let mut b = archbuild_tests::build();
+        b.env(p.env())
+            .home(Home::at(p.path(if cache { "home" } else { "home-off" })))
+            .manifest_dir(p.path("pkg"))
+            .out_dir(p.path(&format!("out-{site}-{cache}")))
+            .file("k.cu")
+            .header_library(HeaderLibrary::path("demo", p.path(site)))
+            .archs("8.6+PTX")
+            .compression("none")
+            .cache(cache)
+            .quiet(true);
+        if let Some(url) = remote {
+            b.remote_cache(url);
+        }
+        let r = b.try_compile("kernels").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read(&r.modules[0].fatbin).unwrap()
+    };
+    let url = format!("file://{}", p.path("remote").display());
+    let a = build("site-a/include", Some(&url), true);
+    assert!(has(&a, "site-a"), "the PTX does not name the header's path");
+    let b = build("elsewhere/site-b/include", Some(&url), true);
+    let off = build("elsewhere/site-b/include", None, false);
+    assert!(has(&off, "site-b"));
+    assert!(b == off, "the build of site-b was served site-a's PTX");
 }
