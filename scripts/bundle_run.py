@@ -95,7 +95,8 @@ def link() -> int:
     # `libX.so`) or only as a driver stub gets a `libX.so` in links/, searched last.
     links = HERE / "links"
     links.mkdir(exist_ok=True)
-    dirs = [a[2:] for a in args if a.startswith("-L")] + cuda_lib_dirs()
+    cuda = cuda_lib_dirs()
+    dirs = [a[2:] for a in args if a.startswith("-L")] + cuda
     for name in sorted({a[2:] for a in args if a.startswith("-l")}):
         if any((Path(d) / f"lib{name}.{ext}").exists() for d in dirs for ext in ("so", "a")):
             continue
@@ -103,7 +104,7 @@ def link() -> int:
                  for p in sorted(Path(d).glob(f"lib{name}.so*"))]
         if found and not (links / f"lib{name}.so").exists():
             (links / f"lib{name}.so").symlink_to(found[0])
-    args += [f"-L{d}" for d in cuda_lib_dirs()] + [f"-L{links}"]
+    args += [f"-L{d}" for d in cuda] + [f"-L{links}"]
     cmd = ["cc", *args]
     print("linking:", " ".join(cmd[:3]), f"… ({len(cmd)} arguments)", flush=True)
     return subprocess.run(cmd, cwd=HERE).returncode

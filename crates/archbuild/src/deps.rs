@@ -156,7 +156,7 @@ impl FileHashes {
 pub(crate) struct Roots {
     pub base: PathBuf,
     pub toolkit: PathBuf,
-    /// Where the toolkit and the header libraries lie on this machine (`keys::location`). The
+    /// Where the toolkit and the header libraries lie on this machine (`keys::roots`). The
     /// preprocessed text names them (line markers, `__FILE__`), so a manifest recorded where
     /// they lie elsewhere is not used here: preprocessor mode checks the text instead.
     pub located: String,

@@ -36,7 +36,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::deps::{self, FileHashes, Roots};
+use crate::deps::{FileHashes, Roots};
 use crate::error::{Error, Result};
 use crate::exec::{run_graph, Limiter, Outcome};
 use crate::keys;
@@ -267,11 +267,7 @@ impl<'a> JobRunner<'a> {
             jobs,
             store,
             hashes: FileHashes::default(),
-            roots: Roots {
-                base: deps::lexical(&settings.base_dir),
-                toolkit: deps::lexical(tk.root()),
-                located: keys::location(settings, &deps::lexical(tk.root())),
-            },
+            roots: keys::roots(settings, tk),
             cicc_base,
             ptxas_base,
             tmp,

@@ -199,15 +199,21 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
     h
 }
 
-/// Where the toolkit and the header libraries' include directories lie on this machine
-/// (`Roots::located`): direct mode's manifests hold it, keys do not, so another location
-/// reaches preprocessor mode, which keys the text that names them.
-pub(crate) fn location(s: &Settings, toolkit: &Path) -> String {
-    let mut parts = vec![toolkit.to_string_lossy().into_owned()];
+/// The build's roots: the package, the toolkit, and where the toolkit and the header libraries'
+/// include directories lie on this machine (`Roots::located`). Direct mode's manifests hold
+/// the last, keys do not, so another location reaches preprocessor mode, which keys the text
+/// that names them.
+pub(crate) fn roots(s: &Settings, tk: &Toolkit) -> Roots {
+    let toolkit = crate::deps::lexical(tk.root());
+    let mut located = vec![toolkit.to_string_lossy().into_owned()];
     for dir in s.header_libraries.iter().flat_map(|l| &l.dirs) {
-        parts.push(dir.to_string_lossy().into_owned());
+        located.push(dir.to_string_lossy().into_owned());
     }
-    parts.join("\n")
+    Roots {
+        base: crate::deps::lexical(&s.base_dir),
+        toolkit,
+        located: located.join("\n"),
+    }
 }
 
 /// A cicc job's key before its inputs are known: direct mode's manifest (`kind` `cicc`) and

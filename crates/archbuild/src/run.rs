@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 
 use crate::archs::ArchSource;
 use crate::codegen::{self, ModuleCode};
-use crate::deps::{self, Roots};
+use crate::deps::Roots;
 use crate::error::{Error, Result};
 use crate::exec::Outcome;
 use crate::jobs::{Failure, JobOut, JobRunner};
@@ -188,11 +188,7 @@ fn attempt(
 ) -> Result<Option<BuildReport>> {
     let out = out_root.join(name);
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
-    let roots = Roots {
-        base: deps::lexical(&p.settings.base_dir),
-        toolkit: deps::lexical(p.toolkit.root()),
-        located: crate::keys::location(&p.settings, &deps::lexical(p.toolkit.root())),
-    };
+    let roots = crate::keys::roots(&p.settings, &p.toolkit);
     let remote = p
         .cache_on
         .then(|| crate::remote::open(p.remote.clone()))
