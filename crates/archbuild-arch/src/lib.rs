@@ -38,8 +38,8 @@ pub use select::{
 };
 pub use simulated::{parse_device_cc, parse_driver_version, SimulatedGpu, SimulatedGpus};
 pub use tables::{
-    arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build, toolkits_for,
-    ArchSupport,
+    arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build,
+    toolkit_plain_archs, toolkits_for, ArchSupport,
 };
 
 /// The README's examples, compiled (and run) as doctests so the crates.io page stays true.

@@ -157,6 +157,15 @@ pub(crate) fn shipped_ccs() -> impl Iterator<Item = ComputeCapability> {
         .map(|(sm, _, _, _)| ComputeCapability::from_sm(*sm))
 }
 
+/// The plain archs a CUDA release's nvcc lists (`--list-gpu-code`), ascending, by this table:
+/// what a stand-in for a toolkit that is not on the machine knows (docs.rs builds).
+pub fn toolkit_plain_archs(cuda: CudaVersion) -> Vec<Arch> {
+    shipped_ccs()
+        .map(|cc| Arch::new(cc, Variant::Plain))
+        .filter(|a| toolkit_can_build(cuda, *a))
+        .collect()
+}
+
 pub(crate) fn is_known_cc(cc: ComputeCapability) -> bool {
     shipped_ccs().any(|k| k == cc)
 }
@@ -182,5 +191,15 @@ mod tests {
             assert_eq!(first_cuda_for_ptx_isa(isa), Some(*cuda));
             assert_eq!(max_ptx_isa_for_cuda(*cuda), Some(isa));
         }
+    }
+
+    #[test]
+    fn a_release_lists_the_plain_archs_it_builds() {
+        let sms = |c| -> Vec<u32> { toolkit_plain_archs(c).iter().map(|a| a.cc.sm()).collect() };
+        let cuda13 = sms(v(13, 0));
+        assert!(cuda13.contains(&75) && cuda13.contains(&90) && !cuda13.contains(&70));
+        let cuda12 = sms(v(12, 4));
+        assert!(cuda12.contains(&50) && cuda12.contains(&70) && !cuda12.contains(&100));
+        assert!(cuda13.windows(2).all(|w| w[0] < w[1]));
     }
 }
