@@ -19,12 +19,12 @@ use std::sync::Arc;
 
 use archbuild_arch::ComputeCapability;
 
-use crate::env::Env;
+use crate::base::env::Env;
+use crate::base::paths::Home;
 use crate::error::Result;
-use crate::nvcc::Toolkit;
-use crate::paths::Home;
+use crate::prepare::spec::{JobCallback, Spec};
 use crate::report::{BuildReport, JobRecord};
-use crate::spec::{JobCallback, Spec};
+use crate::toolkit::nvcc::Toolkit;
 
 /// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
 #[derive(Debug, Clone, Default)]
@@ -64,6 +64,14 @@ impl Build {
     /// `ARCHBUILD_PREBUILT`. A module without a matching prebuilt fat binary is compiled.
     pub fn prebuilt(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.spec.prebuilt = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether a package's shipped fat binaries (`prebuilt = "DIR"` in its
+    /// `[package.metadata.archbuild]`, `docs/publishing.md`) may be taken instead of compiling;
+    /// on by default. `cargo archbuild package` turns it off to make them anew.
+    pub fn packaged(&mut self, on: bool) -> &mut Self {
+        self.spec.packaged = Some(on);
         self
     }
 
@@ -164,7 +172,7 @@ impl Build {
     /// `HeaderLibrary::git(.., rev)`. Its include directories follow the `include`s; its pin and
     /// content hash enter the cache key. Replaces a library of the same name from
     /// `[package.metadata.archbuild.headers]`.
-    pub fn header_library(&mut self, lib: crate::header_lib::HeaderLibrary) -> &mut Self {
+    pub fn header_library(&mut self, lib: crate::headers::library::HeaderLibrary) -> &mut Self {
         self.spec
             .header_libraries
             .retain(|l| l.name() != lib.name());
@@ -316,6 +324,13 @@ impl Build {
     /// toolkit, installs no header library (one not installed yet is an error naming the build
     /// that installs it) and prints nothing.
     pub fn try_plan(&mut self, name: &str) -> Result<crate::run::PlanListing> {
-        crate::run::plan_only(&self.spec, name)
+        crate::run::plan_only(&self.spec, name, crate::prepare::Mode::Plan)
+    }
+
+    /// [`Build::try_plan`] for a build about to run: provisions the toolkit and installs header
+    /// libraries when the build would (so a plan on a fresh machine does not fail for want of
+    /// what the build installs), and writes no output.
+    pub fn try_plan_to_build(&mut self, name: &str) -> Result<crate::run::PlanListing> {
+        crate::run::plan_only(&self.spec, name, crate::prepare::Mode::PlanToBuild)
     }
 }

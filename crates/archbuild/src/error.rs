@@ -315,6 +315,33 @@ pub enum Error {
     )]
     RecordMismatch { fatbin: PathBuf, record: PathBuf },
 
+    /// A package's shipped fat binaries do not cover the build, and no toolkit compiles the rest.
+    #[error(
+        "the package's prebuilt fat binaries cannot be used and no CUDA toolkit was found to \
+         compile instead: {reasons}. Fix: restore the package's files and build for the arch \
+         list it ships (docs/publishing.md), or install a toolkit to compile: `cargo archbuild \
+         toolkit install`, ARCHBUILD_PROVISION=1 for builds, or CUDA_HOME set to an installed one"
+    )]
+    PackagedRefused { reasons: String },
+
+    /// A package's shipped fat binary differs from what its sources make (`ARCHBUILD_VERIFY`).
+    #[error(
+        "{} (module `{module}`) is not what its sources make: compiled again \
+         (ARCHBUILD_VERIFY) the bytes differ. The package ships a fat binary its sources and \
+         settings do not produce; report it to the package's author, and build without it by \
+         removing the file or with Build::packaged(false)",
+        fatbin.display()
+    )]
+    PackagedDiffers { module: String, fatbin: PathBuf },
+
+    /// Something would need the network while Cargo is offline.
+    #[error(
+        "{what} needs the network, and {setting} is set. Fix: run it once online (`cargo \
+         archbuild toolkit install` provisions the toolkit, `cargo archbuild build` installs \
+         header libraries), point CUDA_HOME at an installed toolkit, or unset {setting}"
+    )]
+    Offline { what: String, setting: &'static str },
+
     /// Merging build records was asked with none to merge.
     #[error(
         "no build records to merge: a merged record is made from the records of one or more \
@@ -396,6 +423,8 @@ impl Error {
             | Error::PipFailed { .. }
             | Error::ProvisionBroken { .. }
             | Error::HeaderInstall { .. }
+            | Error::PackagedRefused { .. }
+            | Error::Offline { .. }
             | Error::TargetUnsupported { .. }
             | Error::ToolkitBroken { .. }
             | Error::Spawn { .. } => ErrorKind::Toolkit,
@@ -419,7 +448,8 @@ impl Error {
             | Error::RecordMismatch { .. }
             | Error::RecordsNone
             | Error::RecordSettingsDiffer { .. }
-            | Error::RecordInputsDiffer { .. } => ErrorKind::Input,
+            | Error::RecordInputsDiffer { .. }
+            | Error::PackagedDiffers { .. } => ErrorKind::Input,
             Error::Compile(_) | Error::Pack { .. } => ErrorKind::Compile,
             Error::DiskFull { .. } | Error::CacheUnstable { .. } | Error::Io { .. } => {
                 ErrorKind::Output
@@ -678,6 +708,21 @@ mod tests {
                 K::Input,
             ),
             (Error::RecordInputsDiffer { input: s() }, K::Input),
+            (Error::PackagedRefused { reasons: s() }, K::Toolkit),
+            (
+                Error::PackagedDiffers {
+                    module: s(),
+                    fatbin: p(),
+                },
+                K::Input,
+            ),
+            (
+                Error::Offline {
+                    what: s(),
+                    setting: "CARGO_NET_OFFLINE",
+                },
+                K::Toolkit,
+            ),
         ]
     }
 
@@ -708,5 +753,25 @@ mod tests {
         );
         assert!(matches!(full, Error::DiskFull { .. }), "{full:?}");
         insta::assert_snapshot!("disk_full", full.to_string());
+    }
+
+    #[test]
+    fn a_package_and_offline_errors_name_the_fix() {
+        let refused = Error::PackagedRefused {
+            reasons: "`add`: prebuilt/add.fatbin is not used: `kernels/add.cu` changed since \
+                      it was built"
+                .into(),
+        };
+        insta::assert_snapshot!("packaged_refused", refused.to_string());
+        let differs = Error::PackagedDiffers {
+            module: "add".into(),
+            fatbin: "/src/k-0.1.0/prebuilt/add.fatbin".into(),
+        };
+        insta::assert_snapshot!("packaged_differs", differs.to_string());
+        let offline = Error::Offline {
+            what: "installing CUDA 13.5.37 from PyPI".into(),
+            setting: "CARGO_NET_OFFLINE",
+        };
+        insta::assert_snapshot!("offline", offline.to_string());
     }
 }

@@ -16,108 +16,52 @@
 //! The design, cache keys and measured costs are in `docs/build.md`; every environment
 //! variable is in `docs/environment.md`.
 
-mod archs;
+// The source is in folders, each using only the folders before it in this order (a test in
+// `crates/cargo-archbuild/tests/e2e/packaging.rs` keeps it): `base/` (environment, paths,
+// processes, the store), `toolkit/`, `headers/`, `config/`, `report/`, `plan/`, `host/`,
+// `prepare/`, `jobs/`, `output/`. At the root: this facade, the two builders (`builder.rs`,
+// `library.rs`), `run.rs` (a build, start to end), and `error.rs` with `ended.rs`, which every
+// folder may use. `docs/architecture.md` has the map.
+
+mod base;
 mod builder;
-mod cc_flags;
-mod cicc_split;
-mod codegen;
-mod compiler_env;
-mod compiler_output;
-mod coverage;
-mod deps;
-mod diag;
-mod discover;
-mod dist;
+pub mod config;
 mod ended;
-mod env;
 mod error;
-mod evict;
-mod exec;
-mod fingerprint;
-mod flag_inputs;
-mod header_install;
-mod header_lib;
-mod header_tree;
-mod host_link;
-mod host_stage;
-mod host_steps;
+pub mod headers;
+mod host;
 mod jobs;
-mod keys;
 mod library;
-mod manifest;
-mod native;
-mod nvcc;
-mod pack;
-mod paths;
+mod output;
+mod packaged;
 mod plan;
-mod prebuilt;
 mod prepare;
-mod preprocessed;
-mod process;
-mod provision;
-pub mod record;
-mod remote;
 mod report;
 mod run;
-mod setup;
-mod share;
-mod spec;
-mod store;
-mod variants;
-mod verification;
-mod warning;
+pub mod toolkit;
 
 pub use archbuild_arch::{
     Arch, ArchList, ComputeCapability, CoverageGap, GapGroup, Target, TargetKind,
 };
 pub use builder::Build;
-pub use cc_flags::{configure_cc, configure_cc_with_toolkit};
-pub use compiler_output::{CompilerMessage, MessageKind};
-pub use env::Env;
+pub use config::cc_flags::{configure_cc, configure_cc_with_toolkit};
+pub use config::Env;
 pub use error::{Ended, Error, ErrorKind, Result};
-pub use header_lib::HeaderLibrary;
-pub use host_link::Cudart;
+pub use headers::HeaderLibrary;
+pub use host::link::Cudart;
 pub use library::Library;
-pub use nvcc::Toolkit;
+pub use output::record;
+pub use report::compiler_output::{CompilerMessage, MessageKind};
+pub use report::warning::Warning;
 pub use report::{
     BuildReport, HostObjectRecord, JobPhase, JobRecord, LibraryReport, ModuleReport, VariantReport,
 };
 pub use run::{PlanListing, PlannedJob};
-pub use warning::Warning;
-
-/// The CUDA toolkit: found (`Discovery`), provisioned from PyPI wheels, queried (`Toolkit`).
-pub mod toolkit {
-    pub use crate::discover::{Candidate, Discovery};
-    pub use crate::nvcc::{FoundBy, Toolkit};
-    pub use crate::provision::{
-        provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
-    };
-}
-
-/// Header-only libraries (CUTLASS, CCCL) installed from PyPI into archbuild's home, or taken
-/// from a directory or git checkout, pinned and hashed (`docs/build.md`, "Header libraries").
-pub mod headers {
-    pub use crate::header_install::{
-        headers_dir, installed, short, stderr_progress, HeaderEvent, InstalledHeaders,
-        KNOWN_PACKAGES,
-    };
-    pub use crate::header_lib::HeaderLibrary;
-}
-
-/// Where a build's settings come from: the environment, archbuild's home, Cargo.toml, the arch
-/// list's precedence and dialects, the remote cache.
-pub mod config {
-    pub use crate::archs::{choose_arch_list, ArchSource, Dialect, ResolvedArchs};
-    pub use crate::env::Env;
-    pub use crate::manifest::PackageConfig;
-    pub use crate::paths::Home;
-    pub use archbuild_config::RemoteMode;
-    pub use archbuild_store::RemoteStats;
-}
+pub use toolkit::Toolkit;
 
 /// The build cache, as `cargo archbuild cache` sees it.
 pub mod cache {
-    pub use crate::evict::{cache_dir, max_bytes};
+    pub use crate::plan::evict::{cache_dir, max_bytes};
     pub use crate::report::CacheEviction;
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Each source's device side goes through archbuild's job graph like a kernel (per-arch cicc
 //! and ptxas jobs, cached, shared, remote, coverage-checked); its host side is compiled once
-//! with that fat binary embedded the way nvcc embeds its own (`host_steps.rs`), and cached
+//! with that fat binary embedded the way nvcc embeds its own (`host/steps.rs`), and cached
 //! too. Moving a crate from `cc`:
 //!
 //! ```no_run
@@ -22,13 +22,13 @@
 
 use std::path::Path;
 
+use crate::base::env::Env;
+use crate::base::paths::Home;
 use crate::builder::Build;
-use crate::env::Env;
 use crate::error::Result;
-use crate::host_link::LibrarySpec;
-use crate::nvcc::Toolkit;
-use crate::paths::Home;
+use crate::host::link::LibrarySpec;
 use crate::report::BuildReport;
+use crate::toolkit::nvcc::Toolkit;
 
 /// Builds `.cu` files with host code into `lib<name>.a` and links it. See the module docs and
 /// `docs/build.md`, "Host libraries".
@@ -95,7 +95,7 @@ impl Library {
     /// A header library (CUTLASS/CuTe, CCCL, a directory or a pinned checkout), provisioned,
     /// pinned and keyed as for kernels (`Build::header_library`, `docs/build.md`, "Header
     /// libraries"): the replacement for cudaforge's `with_cutlass(commit)`.
-    pub fn header_library(&mut self, lib: crate::header_lib::HeaderLibrary) -> &mut Self {
+    pub fn header_library(&mut self, lib: crate::headers::library::HeaderLibrary) -> &mut Self {
         self.build.header_library(lib);
         self
     }
@@ -200,7 +200,7 @@ impl Library {
     /// Builds `<out_dir>/lib<name>.a` (and each source's fat binary in `<out_dir>/<name>/`).
     pub fn try_compile(&mut self, name: &str) -> Result<BuildReport> {
         let cudart = match &self.cudart {
-            Some(word) => Some(crate::host_link::parse_cudart(word, "Library::cudart")?),
+            Some(word) => Some(crate::host::link::parse_cudart(word, "Library::cudart")?),
             None => None,
         };
         for dir in std::mem::take(&mut self.source_dirs) {

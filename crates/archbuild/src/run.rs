@@ -7,20 +7,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
-use crate::archs::ArchSource;
-use crate::codegen::{self, ModuleCode};
-use crate::deps::Roots;
+use crate::base::paths::write_if_changed;
+use crate::base::store::Store;
+use crate::config::archs::ArchSource;
 use crate::error::{Error, Result};
-use crate::exec::Outcome;
+use crate::jobs::keys::Facts;
 use crate::jobs::{Failure, JobOut, JobRunner};
-use crate::paths::write_if_changed;
+use crate::output::codegen::{self, ModuleCode};
+use crate::output::prebuilt::{
+    compression_text, left_over, take_prebuilt, verify_packaged, write_record, Taken,
+};
+use crate::plan::deps::Roots;
+use crate::plan::exec::Outcome;
 use crate::plan::{self, Module, Phase};
-use crate::prebuilt::{take_prebuilt, write_record, Taken};
-use crate::prepare::{announce, resolve, Mode, Prepared};
+use crate::prepare::spec::Spec;
+use crate::prepare::{announce, resolve, Mode, Prepared, Take};
+use crate::report::warning::Warning;
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
-use crate::spec::Spec;
-use crate::store::Store;
-use crate::warning::Warning;
 
 /// The commands a cold build would run (`Build::try_plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,9 +48,10 @@ pub struct PlannedJob {
     pub command: String,
 }
 
-/// The commands a cold build would run; provisions, installs and writes nothing.
-pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
-    let p = resolve(b, name, Mode::Plan)?;
+/// The commands a cold build would run; writes nothing (and, in [`Mode::Plan`], provisions
+/// and installs nothing).
+pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing> {
+    let p = resolve(b, name, mode)?;
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     let tmp = Path::new("<tmp>");
     let listing = jobs
@@ -88,11 +92,48 @@ pub(crate) fn plan_only(b: &Spec, name: &str) -> Result<PlanListing> {
     })
 }
 
+/// A build: first the package's shipped fat binaries, before any toolkit is looked for
+/// (`packaged.rs`); then the usual build, which takes what of them matches and compiles the
+/// rest; with no toolkit, what matches unverified, or an error that says why not.
 pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
+    let stand_in = crate::packaged::stand_in(b)?;
+    if let Some(s) = &stand_in {
+        let take = if s.docs { Take::Docs } else { Take::Matching };
+        match compile_as(b, name, Some(&s.toolkit), take) {
+            Ok(report) => return Ok(report),
+            // docs.rs takes anything: what fails there fails for a reason of its own.
+            Err(e) if s.docs => return Err(e),
+            // What does not match is compiled below, and says why.
+            Err(_) => {}
+        }
+    }
+    match (compile_as(b, name, None, Take::Matching), &stand_in) {
+        (Err(Error::ToolkitNotFound { .. }), Some(s)) => {
+            compile_as(b, name, Some(&s.toolkit), Take::Unverified)
+        }
+        (result, _) => result,
+    }
+}
+
+/// One build: with a stand-in toolkit (`Mode::Packaged`, nothing compiled) or the one found.
+fn compile_as(
+    b: &Spec,
+    name: &str,
+    stand_in: Option<&crate::toolkit::nvcc::Toolkit>,
+    take: Take,
+) -> Result<BuildReport> {
     // Cache entries used since then are this build's (or a concurrent one's): never evicted.
     let started = SystemTime::now();
     let start = Instant::now();
-    let p = resolve(b, name, Mode::Build)?;
+    let mut p = match stand_in {
+        Some(tk) => {
+            let mut spec = b.clone();
+            spec.toolkit = Some(tk.clone());
+            resolve(&spec, name, Mode::Packaged)?
+        }
+        None => resolve(b, name, Mode::Build)?,
+    };
+    p.take = take;
     let out_root = p.out_root.clone().ok_or(Error::NoOutDir)?;
     announce(&p);
     // A cache entry that vanished mid-build (`cache clean`, or a corrupt entry deleted when
@@ -118,12 +159,12 @@ fn failure_error(
     compiler: &JobRunner,
 ) -> Error {
     let tmp = compiler.tmp_dir();
-    match crate::diag::cause(failures, tmp) {
-        crate::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
+    match crate::output::diag::cause(failures, tmp) {
+        crate::output::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
             root: p.toolkit.root().to_path_buf(),
             detail,
         },
-        crate::diag::Cause::DiskFull => {
+        crate::output::diag::Cause::DiskFull => {
             let cache = p.home.cache_dir();
             Error::DiskFull {
                 // The cache, when the compiles' temporary files live there.
@@ -132,10 +173,10 @@ fn failure_error(
                 } else {
                     tmp.parent().unwrap_or(tmp).to_path_buf()
                 },
-                detail: crate::diag::first_line(failures, tmp),
+                detail: crate::output::diag::first_line(failures, tmp),
             }
         }
-        crate::diag::Cause::Compile => Error::Compile(crate::diag::describe(
+        crate::output::diag::Cause::Compile => Error::Compile(crate::output::diag::describe(
             failures, jobs, &p.modules, tmp, skipped,
         )),
     }
@@ -188,20 +229,25 @@ fn attempt(
 ) -> Result<Option<BuildReport>> {
     let out = out_root.join(name);
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
-    let roots = crate::keys::roots(&p.settings, &p.toolkit);
-    let remote = p
-        .cache_on
-        .then(|| crate::remote::open(p.remote.clone()))
+    let roots = crate::jobs::keys::roots(&p.settings, &p.toolkit);
+    // A stand-in toolkit compiles nothing: no cache, no remote, no network.
+    let cache_on = p.cache_on && !p.toolkit.is_stand_in();
+    let remote = cache_on
+        .then(|| crate::prepare::remote::open(p.remote.clone()))
         .flatten();
-    let store = p
-        .cache_on
-        .then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
-    let facts = crate::keys::Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref());
-    let settings_key = crate::keys::output(&p.settings, &facts, &format!("{:?}", p.compression));
-    let mut taken = match p.prebuilt_dir.clone() {
-        Some(dir) => take_prebuilt(&mut p, &dir, &out, &settings_key, &roots)?,
+    let store = cache_on.then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
+    let facts = match p.toolkit.is_stand_in() {
+        true => Facts::packaged(p.toolkit.release(), &p.settings, &roots),
+        false => Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref()),
+    };
+    let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(&p));
+    let mut taken = match p.prebuilt.clone() {
+        Some(source) => take_prebuilt(&mut p, &source, &out, &settings_key, &roots)?,
         None => Taken::default(),
     };
+    if p.toolkit.is_stand_in() {
+        left_over(&mut p, &out, &roots, &mut taken)?;
+    }
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
     // sccache (the launcher that runs cicc itself) and its cluster.
     let sccache = p
@@ -209,7 +255,7 @@ fn attempt(
         .launcher
         .clone()
         .filter(|_| !p.settings.launch_cicc);
-    let fell_back = crate::dist::Watch::start(
+    let fell_back = crate::plan::dist::Watch::start(
         &p.cluster,
         sccache.as_deref(),
         p.settings.compiler_env.vars(),
@@ -225,6 +271,10 @@ fn attempt(
     let Some(packed) = pack_all(&p, &jobs, &done, &out, &compiler, &settings_key, retry)? else {
         return Ok(None);
     };
+    // The package files compiled again to verify them: the same bytes, or an error.
+    let agreed = verify_packaged(&taken.to_verify, &packed.modules)?;
+    taken.verified += agreed.len();
+    taken.names.extend(agreed);
     let mut modules = std::mem::take(&mut taken.modules);
     modules.extend(packed.modules);
     modules.sort_by_key(|m| order.iter().position(|n| *n == m.name));
@@ -232,7 +282,7 @@ fn attempt(
     deps.extend(packed.deps);
     let library = match &p.library {
         Some(lib) => {
-            let stage = crate::host_stage::run(
+            let stage = crate::output::host_stage::run(
                 &compiler, &p, &jobs, &done, &modules, lib, out_root, p.workers,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
@@ -307,9 +357,15 @@ fn conclude(
         .collect();
     warnings.extend(taken.warnings);
     warnings.extend(no_kernel_warnings(&modules));
-    let variant_reports = crate::variants::check(&p.groups, &modules)?;
-    warnings.extend(crate::coverage::check(&mut modules, &p.groups));
-    tell_cargo(p, &taken.names, p.prebuilt_dir.as_deref(), &warnings, &deps);
+    let variant_reports = crate::report::variants::check(&p.groups, &modules)?;
+    warnings.extend(crate::report::coverage::check(&mut modules, &p.groups));
+    tell_cargo(
+        p,
+        &taken.names,
+        p.prebuilt.as_ref().map(|s| s.dir()),
+        &warnings,
+        &deps,
+    );
     let rust_module = match p.rust_module {
         true => Some(write_rust_module(p, &modules, &p.groups, out_root, name)?),
         false => None,
@@ -320,7 +376,7 @@ fn conclude(
         .store
         .as_ref()
         .filter(|s| s.wrote())
-        .map(|s| crate::evict::evict(s, p.cache_max, started))
+        .map(|s| crate::plan::evict::evict(s, p.cache_max, started))
         .filter(|e| e.entries > 0);
     if let Some(e) = cache_eviction.filter(|_| !p.quiet) {
         eprintln!("archbuild: {e}");
@@ -340,7 +396,7 @@ fn conclude(
         .collect();
     let compiler_output = compiler_messages(&records, &p.modules, &roots);
     if p.env.cargo_metadata() {
-        for line in crate::compiler_output::cargo_warnings(&compiler_output) {
+        for line in crate::report::compiler_output::cargo_warnings(&compiler_output) {
             println!("cargo:warning=archbuild: {line}");
         }
     }
@@ -350,13 +406,17 @@ fn conclude(
         archs: p.archs.list.to_string(),
         arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
-        toolkit: p.toolkit.release().to_owned(),
+        toolkit: match p.toolkit.is_stand_in() {
+            true => format!("{} (packaged)", p.toolkit.release()),
+            false => p.toolkit.release().to_owned(),
+        },
+        compression: compression_text(p),
         nvcc: p.toolkit.nvcc().to_path_buf(),
         jobs_planned: jobs.len(),
         jobs_run,
         cache_hits: jobs.len() - jobs_run,
         processes_started: p.spawns.started(),
-        verified: compiler.verified.load(Ordering::SeqCst),
+        verified: compiler.verified.load(Ordering::SeqCst) + taken.verified,
         jobserver: compiler.uses_jobserver(),
         workers: p.workers,
         jobs: records,
@@ -385,7 +445,7 @@ fn finished<'a>(
     compiler: &JobRunner,
     retry: bool,
 ) -> Result<Option<Vec<&'a JobOut>>> {
-    if crate::process::interrupted() {
+    if crate::base::process::interrupted() {
         return Err(Error::Interrupted);
     }
     let failures: Vec<_> = outcomes
@@ -441,7 +501,7 @@ fn pack_all(
     for (m, module) in p.modules.iter().enumerate() {
         let store = compiler.store.as_ref();
         let Some((report, module_deps)) =
-            crate::pack::pack(module, m, jobs, done, p.compression, out, store, p.verify)?
+            crate::output::pack::pack(module, m, jobs, done, p.compression, out, store, p.verify)?
         else {
             if retry {
                 return Ok(None);
@@ -521,7 +581,7 @@ fn compiler_messages(
     records: &[JobRecord],
     modules: &[Module],
     roots: &Roots,
-) -> Vec<crate::compiler_output::CompilerMessage> {
+) -> Vec<crate::report::compiler_output::CompilerMessage> {
     let sources: Vec<(&str, String)> = modules
         .iter()
         .map(|m| {
@@ -531,12 +591,12 @@ fn compiler_messages(
             (m.name.as_str(), shown)
         })
         .collect();
-    let texts: Vec<crate::compiler_output::JobText> = records
+    let texts: Vec<crate::report::compiler_output::JobText> = records
         .iter()
         .filter_map(|r| {
             let output = r.output.as_deref()?;
             let source = sources.iter().find(|(n, _)| *n == r.module)?;
-            Some(crate::compiler_output::JobText {
+            Some(crate::report::compiler_output::JobText {
                 module: &r.module,
                 source: &source.1,
                 target: &r.target,
@@ -544,7 +604,7 @@ fn compiler_messages(
             })
         })
         .collect();
-    crate::compiler_output::collect(&texts)
+    crate::report::compiler_output::collect(&texts)
 }
 
 /// System headers are hashed for the cache but not handed to Cargo's change tracking.

@@ -48,7 +48,8 @@ pub(crate) fn run_all(
     let mut planned = Vec::with_capacity(pending.len());
     let mut default_used = false;
     for mut p in pending {
-        let listing = p.build.try_plan(BUILD_NAME)?;
+        // The plan installs what the build will need (a fresh machine has no toolkit yet).
+        let listing = p.build.try_plan_to_build(BUILD_NAME)?;
         shell.status(
             "Planning",
             format!(

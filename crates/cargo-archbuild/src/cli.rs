@@ -84,6 +84,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Print a GitHub Actions matrix (JSON) that splits an arch list into shards
     Matrix(MatrixArgs),
+    /// Build each package's fat binaries into its `prebuilt` directory, for `cargo package`
+    Package(PackageArgs),
     /// Combine fat binaries (e.g. CI shard outputs) into one, identical to a one-shot build
     Merge(MergeArgs),
     /// Find, list and provision CUDA toolkits
@@ -257,6 +259,25 @@ pub struct BuildArgs {
     /// Where to write the fat binaries (default: <target-dir>/<profile>/archbuild/<package>)
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+
+    /// Fail instead of downloading the pinned CUDA toolkit when none is found
+    #[arg(long)]
+    pub no_provision: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PackageArgs {
+    #[command(flatten)]
+    pub compile: CompileOptions,
+
+    /// Package only this package (repeatable); default: every workspace package whose
+    /// [package.metadata.archbuild] names a `prebuilt` directory
+    #[arg(long = "package", short = 'p', value_name = "SPEC")]
+    pub packages: Vec<String>,
+
+    /// Path to Cargo.toml
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
 
     /// Fail instead of downloading the pinned CUDA toolkit when none is found
     #[arg(long)]

@@ -1,4 +1,4 @@
-//! One cicc run for a class of archs (`crates/archbuild/src/share.rs`), with the real toolkit:
+//! One cicc run for a class of archs (`crates/archbuild/src/plan/share.rs`), with the real toolkit:
 //! where the preprocessed source of compute_89 is compute_80's, its PTX is compute_80's with
 //! `.target` rewritten, and the fat binary is byte for byte the one separate compiles give —
 //! cold, and when the lead comes from the cache; where the text differs, the follower compiles

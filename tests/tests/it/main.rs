@@ -24,6 +24,7 @@ mod fatbin_nvcc_outputs;
 mod header_libraries;
 mod hermetic_key;
 mod host_library;
+mod packaged;
 mod prebuilt;
 mod preprocessor_soundness;
 mod remote_credentials;

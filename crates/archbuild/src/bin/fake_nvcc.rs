@@ -30,7 +30,7 @@ fn main() {
 
 /// A control variable: from the environment, else from `fake.env` (`NAME=VALUE` lines) beside
 /// the program as invoked. archbuild runs compilers in an environment of its own making
-/// (`compiler_env.rs`), so a test's controls reach compiles through that file.
+/// (`config/compiler_env.rs`), so a test's controls reach compiles through that file.
 fn setting(name: &str) -> Option<String> {
     if let Ok(v) = std::env::var(name) {
         return Some(v);

@@ -1,5 +1,5 @@
 //! cicc jobs (source → PTX): the three ways to a result of the module docs above, and the
-//! follower's fourth (`share.rs`): the lead's PTX, retargeted, when this arch's
+//! follower's fourth (`plan/share.rs`): the lead's PTX, retargeted, when this arch's
 //! preprocessed text is byte-identical to the lead's.
 
 use std::path::{Path, PathBuf};
@@ -9,14 +9,14 @@ use archbuild_arch::Arch;
 
 use super::miss::Miss;
 use super::{keep_log, Failure, HostSideOut, JobOut, JobRunner, Ran, RunLog, Status};
-use crate::cicc_split;
-use crate::deps::{self, Lookup};
-use crate::keys;
+use crate::base::process::Cmd;
+use crate::base::store::{Key, Store};
+use crate::jobs::cicc_split;
+use crate::jobs::keys;
+use crate::plan::deps::{self, Lookup};
+use crate::plan::preprocessed::{self, LineInfo};
+use crate::plan::share;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
-use crate::preprocessed::{self, LineInfo};
-use crate::process::Cmd;
-use crate::share;
-use crate::store::{Key, Store};
 
 /// What a direct-mode lookup found.
 enum Direct {
@@ -436,7 +436,7 @@ impl JobRunner<'_> {
         let text = std::fs::read_to_string(depfile).unwrap_or_default();
         let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
         all.push(self.settings.base_dir.join(&module.source));
-        let mut all: Vec<PathBuf> = all.iter().map(|p| deps::lexical(p)).collect();
+        let mut all: Vec<PathBuf> = all.iter().map(|p| crate::base::paths::lexical(p)).collect();
         all.sort();
         all.dedup();
         all
@@ -527,7 +527,7 @@ fn read_host_side(
         .ok_or_else(|| format!("nvcc kept no module ID in {}", keep_dir.display()))?;
     let module_id = read(&id_file)?;
     let from = side.stub.to_string_lossy().into_owned();
-    let to = crate::host_steps::HostFiles::new(Path::new(""), &module.source).stub_name;
+    let to = crate::host::steps::HostFiles::new(Path::new(""), &module.source).stub_name;
     let stub = String::from_utf8_lossy(&stub)
         .replace(&from, &to)
         .into_bytes();

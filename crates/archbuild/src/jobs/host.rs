@@ -1,5 +1,5 @@
 //! Host objects of a host library's sources (`Library`): each source's host side compiled once,
-//! with its packed fat binary embedded the way nvcc embeds its own (`host_steps.rs` has the
+//! with its packed fat binary embedded the way nvcc embeds its own (`host/steps.rs` has the
 //! steps). Looked up like a cicc job, cheapest first:
 //!   1. *direct mode*: the host job's key (`keys::host_job`: settings, host flags, stub, module
 //!      ID, fat binary) has a manifest mapping the state of every file the host preprocessor
@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
 use super::{Failure, HostSideOut, JobOut, JobRunner, Status};
-use crate::deps::{self, Lookup};
-use crate::host_steps::{self, HostFiles};
-use crate::keys;
+use crate::base::process::Spawns;
+use crate::base::store::Key;
+use crate::host::steps::{self, HostFiles, HostSteps};
+use crate::jobs::keys;
+use crate::plan::deps::{self, Lookup};
 use crate::plan::{Job, Module, Phase};
-use crate::process::Spawns;
-use crate::store::Key;
 
 /// Cache namespace of host objects.
 const OBJECT_NS: &str = "host-obj";
@@ -113,7 +113,10 @@ impl JobRunner<'_> {
         let text = std::fs::read_to_string(&files.deps).unwrap_or_default();
         let mut deps = deps::parse_depfile(&text, &self.settings.base_dir);
         deps.push(self.settings.base_dir.join(&module.source));
-        let mut deps: Vec<PathBuf> = deps.iter().map(|p| deps::lexical(p)).collect();
+        let mut deps: Vec<PathBuf> = deps
+            .iter()
+            .map(|p| crate::base::paths::lexical(p))
+            .collect();
         deps.sort();
         deps.dedup();
         let pk = keys::host_preprocessed(&mk, &ii);
@@ -161,7 +164,7 @@ impl JobRunner<'_> {
         host_flags: &[String],
         dir: &Path,
         spawns: Option<&Spawns>,
-    ) -> Result<(HostFiles, host_steps::HostSteps), Failure> {
+    ) -> Result<(HostFiles, HostSteps), Failure> {
         std::fs::create_dir_all(dir).map_err(|e| io_failure(dir, e))?;
         let files = HostFiles::new(dir, &module.source);
         let steps = self.host_steps(module, host_flags, &files, spawns)?;
@@ -175,7 +178,7 @@ impl JobRunner<'_> {
         side: &HostSideOut,
         fatbin: &[u8],
         files: &HostFiles,
-        steps: &host_steps::HostSteps,
+        steps: &HostSteps,
         spawns: Option<&Spawns>,
     ) -> Result<(Vec<u8>, String, String), Failure> {
         let dir = files.cpp.parent().unwrap_or(Path::new("."));
@@ -257,12 +260,11 @@ impl JobRunner<'_> {
         host_flags: &[String],
         files: &HostFiles,
         spawns: Option<&Spawns>,
-    ) -> Result<host_steps::HostSteps, Failure> {
-        let cmd =
-            host_steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
+    ) -> Result<HostSteps, Failure> {
+        let cmd = steps::dryrun_command(self.tk, self.settings, module, host_flags, &files.object);
         let text = self.dryrun(&cmd, spawns)?;
         let source = crate::plan::relative(&self.settings.base_dir, &module.source);
-        host_steps::parse(
+        steps::parse(
             &text,
             files,
             &source.to_string_lossy(),

@@ -11,7 +11,7 @@ use archbuild_arch::Arch;
 
 use super::{JobOut, JobRunner};
 use crate::error::Error;
-use crate::keys;
+use crate::jobs::keys;
 use crate::plan::{cicc_command, ptxas_command, Phase, PTXAS_IN, PTXAS_OUT};
 
 impl JobRunner<'_> {

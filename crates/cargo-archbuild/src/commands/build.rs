@@ -13,7 +13,7 @@ use cargo_metadata::{Metadata, Package};
 use serde::Serialize;
 
 use crate::building::{cli_env, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
-use crate::cli::BuildArgs;
+use crate::cli::{BuildArgs, CompileOptions};
 use crate::error::CliError;
 use crate::shell::Shell;
 use crate::workspace::{self, has_table};
@@ -38,30 +38,6 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
     let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
     let mut pending = Vec::new();
     for pkg in packages {
-        let manifest = pkg.manifest_path.as_std_path();
-        let dir = manifest.parent().unwrap_or(manifest).to_path_buf();
-        let config = PackageConfig::from_manifest(manifest)?;
-        if config.as_ref().is_none_or(|c| c.kernels.is_empty()) {
-            if args.packages.is_empty() {
-                // A table with only `archs` (e.g. host code compiled by the cc crate): nothing
-                // for this command to build unless the package is named explicitly.
-                shell.note(format!(
-                    "skipping `{}`: its [package.metadata.archbuild] lists no kernels",
-                    pkg.name
-                ));
-                continue;
-            }
-            return Err(CliError::Cargo {
-                message: format!(
-                    "package `{}` has [package.metadata.archbuild] but lists no kernels for `cargo archbuild build`",
-                    pkg.name
-                ),
-                help: format!(
-                    "add `kernels = [\"kernels/name.cu\"]` to [package.metadata.archbuild] in {}",
-                    manifest.display()
-                ),
-            });
-        }
         let out = match &args.out_dir {
             Some(d) => d.join(pkg.name.as_str()),
             None => target_dir
@@ -69,20 +45,11 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
                 .join("archbuild")
                 .join(pkg.name.as_str()),
         };
-        let mut b = Build::new();
-        b.manifest_dir(&dir)
-            .env(cli_env())
-            .out_dir(&out)
-            .rust_module(false)
-            .quiet(true)
-            .cargo_metadata(false)
-            .provision(!args.no_provision);
-        args.compile.apply(&mut b);
-        pending.push(Pending {
-            label: pkg.name.to_string(),
-            build: b,
-            per_module: true,
-        });
+        let explicit = !args.packages.is_empty();
+        let options = (&args.compile, args.no_provision, explicit);
+        if let Some(p) = pending_build(pkg, out, options, shell)? {
+            pending.push(p);
+        }
     }
     if pending.is_empty() {
         return Err(CliError::Cargo {
@@ -112,6 +79,54 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
     print_summary(&outcomes, Some(&no_gpu_note()), shell)
 }
 
+/// The build of one package's kernels into `out`, as its build script would run it; `None`
+/// (with a note) for a package whose table lists no kernels when it was not named with `-p`.
+pub(crate) fn pending_build(
+    pkg: &Package,
+    out: PathBuf,
+    (compile, no_provision, explicit): (&CompileOptions, bool, bool),
+    shell: &mut Shell,
+) -> Result<Option<Pending>, CliError> {
+    let manifest = pkg.manifest_path.as_std_path();
+    let dir = manifest.parent().unwrap_or(manifest).to_path_buf();
+    let config = PackageConfig::from_manifest(manifest)?;
+    if config.as_ref().is_none_or(|c| c.kernels.is_empty()) {
+        if !explicit {
+            // A table with only `archs` (e.g. host code compiled by the cc crate): nothing
+            // for this command to build unless the package is named explicitly.
+            shell.note(format!(
+                "skipping `{}`: its [package.metadata.archbuild] lists no kernels",
+                pkg.name
+            ));
+            return Ok(None);
+        }
+        return Err(CliError::Cargo {
+            message: format!(
+                "package `{}` has [package.metadata.archbuild] but lists no kernels for `cargo archbuild build`",
+                pkg.name
+            ),
+            help: format!(
+                "add `kernels = [\"kernels/name.cu\"]` to [package.metadata.archbuild] in {}",
+                manifest.display()
+            ),
+        });
+    }
+    let mut b = Build::new();
+    b.manifest_dir(&dir)
+        .env(cli_env())
+        .out_dir(&out)
+        .rust_module(false)
+        .quiet(true)
+        .cargo_metadata(false)
+        .provision(!no_provision);
+    compile.apply(&mut b);
+    Ok(Some(Pending {
+        label: pkg.name.to_string(),
+        build: b,
+        per_module: true,
+    }))
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         "y"
@@ -122,7 +137,10 @@ fn plural(n: usize) -> &'static str {
 
 /// The packages to build: those named with `-p` (each must be a workspace member with
 /// `[package.metadata.archbuild]`), else every workspace member that has the table.
-fn select<'a>(metadata: &'a Metadata, specs: &[String]) -> Result<Vec<&'a Package>, CliError> {
+pub(crate) fn select<'a>(
+    metadata: &'a Metadata,
+    specs: &[String],
+) -> Result<Vec<&'a Package>, CliError> {
     if specs.is_empty() {
         let with: Vec<&Package> = metadata
             .workspace_packages()

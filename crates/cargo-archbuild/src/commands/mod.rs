@@ -10,6 +10,7 @@ pub(crate) mod inspect;
 mod matrix;
 mod merge;
 mod new;
+mod package;
 pub(crate) mod toolkit;
 
 use crate::cli::Command;
@@ -29,6 +30,7 @@ pub(crate) fn run(command: Command, shell: &mut Shell) -> Result<(), CliError> {
         Command::Matrix(a) => matrix::run(&a, shell),
         Command::Merge(a) => merge::run(&a, shell),
         Command::New(a) => new::run(&a, shell),
+        Command::Package(a) => package::run(&a, shell),
         Command::Toolkit(c) => toolkit::run(&c, shell),
     }
 }

@@ -246,6 +246,7 @@ fn search_rank(found_by: &archbuild::toolkit::FoundBy) -> usize {
         FoundBy::Path => 6,
         FoundBy::UsrLocal => 7,
         FoundBy::Provisioned => 8,
+        FoundBy::Packaged => 9,
     }
 }
 

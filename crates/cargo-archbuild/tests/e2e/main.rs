@@ -21,6 +21,7 @@ mod matrix_merge;
 mod matrix_precedence;
 mod messages;
 mod packaging;
+mod publish;
 mod remote_credentials;
 mod request;
 mod scaffold;

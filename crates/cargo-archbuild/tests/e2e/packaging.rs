@@ -1,6 +1,7 @@
 //! Repository hygiene: what the published crates carry (the library a build.rs depends on ships
-//! its sources, not the fake nvcc its tests run, nor test fixtures or snapshots), and that no
-//! crate's modules import each other in a circle (each crate reads as a one-way pipeline).
+//! its sources, not the fake nvcc its tests run, nor test fixtures or snapshots), that no
+//! crate's modules import each other in a circle (each crate reads as a one-way pipeline), and
+//! that the build crate's folders import in their one order.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -174,6 +175,63 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
         }
     }
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The build crate's folders, lowest first: a file under `crates/archbuild/src/<folder>/` names
+/// (through `crate::…`, the root's re-exports resolved to their folder) only its own folder, the
+/// folders before it, and the root's `error` and `ended`. The root's other files (the facade,
+/// `builder`, `library`, `run`) sit above every folder. `docs/architecture.md` says what each
+/// folder holds; a new folder takes its place here.
+const BUILD_CRATE_FOLDERS: [&str; 10] = [
+    "base", "toolkit", "headers", "config", "report", "plan", "host", "prepare", "jobs", "output",
+];
+
+#[test]
+fn build_crate_folders_import_in_order() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../archbuild/src");
+    let folders: BTreeSet<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|e| e.path().join("mod.rs").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        folders,
+        BUILD_CRATE_FOLDERS.map(String::from).into(),
+        "every folder module of crates/archbuild/src has one place in BUILD_CRATE_FOLDERS"
+    );
+    let mods = modules(&src);
+    let reexported = reexports(&src);
+    let mut upward = Vec::new();
+    for (rank, folder) in BUILD_CRATE_FOLDERS.iter().enumerate() {
+        let mut files = Vec::new();
+        rust_files(&src.join(folder), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                for used in uses(line, &mods, &reexported) {
+                    let allowed = match BUILD_CRATE_FOLDERS.iter().position(|f| *f == used) {
+                        Some(r) => r <= rank,
+                        None => used == "error" || used == "ended",
+                    };
+                    if !allowed {
+                        upward.push(format!(
+                            "{}:{}: `{folder}/` uses `{used}`: {}",
+                            file.strip_prefix(&src).unwrap().display(),
+                            n + 1,
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports against the folder order {BUILD_CRATE_FOLDERS:?} (move the item to the folder \
+         its users share, or the folder to its place in the order):\n{}",
+        upward.join("\n")
+    );
 }
 
 /// Every `.rs` file under `dir`, recursively.

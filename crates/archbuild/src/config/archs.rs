@@ -1,0 +1,451 @@
+//! Which architectures to build, from one documented precedence (highest first):
+//!
+//! 1. the build script API (`Build::archs`) or the CLI flag (`--archs`),
+//! 2. `ARCHBUILD_ARCHS`,
+//! 3. `archs` in `[package.metadata.archbuild]` of the package's Cargo.toml,
+//! 4. `TORCH_CUDA_ARCH_LIST`, then `CUDAARCHS` (CMake's syntax: a bare `86` means cubin *and*
+//!    PTX, `86-real` cubin only, `86-virtual` PTX only),
+//! 5. the default: the toolkit's `all-major` set (cubins for every X.0 arch and the oldest, PTX
+//!    for the newest X.0), announced in one line that says how to change it.
+//!
+//! The first source that is set wins entirely; lists are never merged across sources, so what
+//! you set is what you get. Blank values count as unset.
+
+use std::fmt;
+
+use archbuild_arch::{Arch, ArchList, ComputeCapability, ListFacts};
+
+use crate::base::env::Env;
+use crate::config::manifest::PackageConfig;
+use crate::error::Result;
+use crate::toolkit::nvcc::Toolkit;
+
+/// Where the arch list came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchSource {
+    /// `Build::archs` in a build script, or the CLI's `--archs`.
+    Explicit,
+    /// An environment variable (`ARCHBUILD_ARCHS`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`).
+    Var(&'static str),
+    /// `[package.metadata.archbuild] archs`.
+    Manifest,
+    /// A per-file override (`Build::file_archs`, `[package.metadata.archbuild.file-archs]`).
+    FileOverride(String),
+    /// Nothing set: the toolkit's `all-major`.
+    Default,
+}
+
+impl fmt::Display for ArchSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArchSource::Explicit => {
+                f.write_str("the build's arch list (`.archs(...)` / `--archs`)")
+            }
+            ArchSource::Var(v) => f.write_str(v),
+            ArchSource::Manifest => f.write_str("Cargo.toml [package.metadata.archbuild] archs"),
+            ArchSource::FileOverride(file) => write!(f, "the arch override for `{file}`"),
+            ArchSource::Default => f.write_str("the default (`all-major` of the toolkit)"),
+        }
+    }
+}
+
+impl ArchSource {
+    /// The dialect a list from this source is read in: CMake's for `CUDAARCHS`, PyTorch's
+    /// for `TORCH_CUDA_ARCH_LIST`, archbuild's otherwise.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            ArchSource::Var("CUDAARCHS") => Dialect::CMake,
+            ArchSource::Var("TORCH_CUDA_ARCH_LIST") => Dialect::PyTorch,
+            _ => Dialect::Archbuild,
+        }
+    }
+}
+
+/// How an arch list's entries are read. The source of a list decides it, because the same
+/// text means different things to different tools: a bare `86` is a cubin alone to archbuild
+/// and nvcc's `-code=sm_86`, but cubin *and* PTX to CMake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// archbuild's own: every form below, a bare `86`/`8.6`/`sm_86` is a cubin.
+    Archbuild,
+    /// CMake's `CUDA_ARCHITECTURES`/`CUDAARCHS`: `86` cubin and PTX, `86-real` cubin only,
+    /// `86-virtual` PTX only.
+    CMake,
+    /// PyTorch's `TORCH_CUDA_ARCH_LIST`: `8.6`, `8.6+PTX`, `9.0a` and generation names;
+    /// archbuild reads more, and warns about what PyTorch would reject.
+    PyTorch,
+}
+
+impl Dialect {
+    /// Rewrites a list of this dialect into archbuild's (the shared parser's) syntax.
+    pub fn to_archbuild(self, text: &str) -> String {
+        match self {
+            Dialect::CMake => cmake_to_archbuild(text),
+            Dialect::Archbuild | Dialect::PyTorch => text.to_owned(),
+        }
+    }
+
+    /// Warnings about a list that parses here but that the dialect's own tool rejects.
+    pub fn warnings(self, text: &str) -> Vec<String> {
+        match self {
+            Dialect::PyTorch => torch_list_warning(text).into_iter().collect(),
+            Dialect::Archbuild | Dialect::CMake => Vec::new(),
+        }
+    }
+
+    /// One line on what a bare number means in this dialect.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Dialect::Archbuild => "a bare `86` is the sm_86 cubin alone; `+PTX` adds PTX",
+            Dialect::CMake => {
+                "a bare `86` is the sm_86 cubin and compute_86 PTX; `86-real` the cubin \
+                 alone, `86-virtual` the PTX alone"
+            }
+            Dialect::PyTorch => {
+                "`8.6` is the sm_86 cubin, `8.6+PTX` adds PTX; generation names; \
+                 entries PyTorch rejects are warned about"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Archbuild => "archbuild",
+            Dialect::CMake => "cmake",
+            Dialect::PyTorch => "pytorch",
+        })
+    }
+}
+
+/// A resolved arch list and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedArchs {
+    pub list: ArchList,
+    pub source: ArchSource,
+    /// The text that was parsed (`all-major` for the default).
+    pub input: String,
+}
+
+impl ResolvedArchs {
+    /// The one line announcing the default, or `None` when the user chose the list.
+    pub fn announcement(&self) -> Option<String> {
+        (self.source == ArchSource::Default).then(|| {
+            format!(
+                "building for `{}` (all-major, portable default); set ARCHBUILD_ARCHS=native \
+                 for a fast build for this machine's GPUs, or e.g. ARCHBUILD_ARCHS=\"8.6 8.9+PTX\"",
+                self.list
+            )
+        })
+    }
+}
+
+/// The compute capabilities `native` means (`toolkit/native.rs`), asked only when a list says `native`.
+pub(crate) type DeviceQuery<'a> = &'a dyn Fn() -> Result<Vec<ComputeCapability>>;
+
+/// Picks the arch list by the precedence above and checks it against the toolkit.
+pub(crate) fn resolve_archs(
+    explicit: Option<&str>,
+    env: &Env,
+    manifest: Option<&PackageConfig>,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<ResolvedArchs> {
+    let (input, source) = choose_arch_list(explicit, env, || {
+        Ok::<_, crate::Error>(manifest.and_then(|m| m.archs.clone()))
+    })?;
+    parse_checked(&input, source, toolkit, devices)
+}
+
+/// The arch-list text a build would parse, and where it came from, by the precedence above
+/// (CMake's `CUDAARCHS` already rewritten into archbuild's syntax). Tools that plan builds
+/// (`cargo archbuild matrix`) use this so they agree with the build script.
+///
+/// `manifest` yields the package's `[package.metadata.archbuild] archs`; it is called only when
+/// neither an explicit list nor `ARCHBUILD_ARCHS` is set, so a caller that must run
+/// `cargo metadata` to answer pays for it only when the answer matters.
+pub fn choose_arch_list<E>(
+    explicit: Option<&str>,
+    env: &Env,
+    manifest: impl FnOnce() -> std::result::Result<Option<String>, E>,
+) -> std::result::Result<(String, ArchSource), E> {
+    // An explicit or Cargo.toml list is taken as written: a blank one is an error (as in
+    // `explain ""`), not a silent default. Only a blank variable means "unset", so a CI matrix
+    // can leave ARCHBUILD_ARCHS empty for the default.
+    if let Some(e) = explicit {
+        return Ok((e.to_owned(), ArchSource::Explicit));
+    }
+    if let Some(v) = env.var("ARCHBUILD_ARCHS") {
+        return Ok((v, ArchSource::Var("ARCHBUILD_ARCHS")));
+    }
+    if let Some(m) = manifest()? {
+        return Ok((m, ArchSource::Manifest));
+    }
+    Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
+        (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
+    } else if let Some(v) = env.var("CUDAARCHS") {
+        (
+            Dialect::CMake.to_archbuild(&v),
+            ArchSource::Var("CUDAARCHS"),
+        )
+    } else {
+        ("all-major".to_owned(), ArchSource::Default)
+    })
+}
+
+/// Parses one list (from any source) and checks the toolkit can build every target. The GPUs
+/// are asked for only when an entry is `native` (the arch crate's parser decides).
+pub(crate) fn parse_checked(
+    input: &str,
+    source: ArchSource,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<ResolvedArchs> {
+    let origin = source.to_string();
+    let mut facts = BuildFacts { toolkit, devices };
+    let list = ArchList::resolve(input, &origin, &mut facts)?;
+    toolkit.check_targets(list.targets(), &origin)?;
+    Ok(ResolvedArchs {
+        list,
+        source,
+        input: input.to_owned(),
+    })
+}
+
+/// The build's answers to the arch parser: the toolkit it builds with, and the device query.
+struct BuildFacts<'a> {
+    toolkit: &'a Toolkit,
+    devices: DeviceQuery<'a>,
+}
+
+impl ListFacts for BuildFacts<'_> {
+    type Error = crate::Error;
+
+    fn devices(&mut self) -> Result<Vec<ComputeCapability>> {
+        (self.devices)()
+    }
+
+    fn toolkit_archs(&mut self) -> Result<Option<Vec<Arch>>> {
+        Ok(Some(self.toolkit.archs()))
+    }
+}
+
+/// A warning when `TORCH_CUDA_ARCH_LIST` holds something PyTorch itself rejects (archbuild
+/// accepts more): PyTorch builds in the same environment would fail on it. PyTorch takes `X.Y`,
+/// `X.Ya`, either with `+PTX`, and its generation names, separated by `;` or spaces.
+pub(crate) fn torch_list_warning(value: &str) -> Option<String> {
+    let names: Vec<&str> = archbuild_arch::generation_names().map(|(n, _)| n).collect();
+    let ok = |e: &str| {
+        let e = e.strip_suffix("+PTX").unwrap_or(e);
+        if names.contains(&e) {
+            return true;
+        }
+        let e = e.strip_suffix('a').unwrap_or(e);
+        let mut parts = e.split('.');
+        matches!(
+            (parts.next(), parts.next(), parts.next()),
+            (Some(ma), Some(mi), None)
+                if !ma.is_empty() && !mi.is_empty()
+                    && ma.bytes().all(|b| b.is_ascii_digit())
+                    && mi.bytes().all(|b| b.is_ascii_digit())
+        )
+    };
+    let bad: Vec<&str> = value
+        .split(|c: char| c == ';' || c.is_whitespace())
+        .filter(|e| !e.is_empty() && !ok(e))
+        .collect();
+    if bad.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "TORCH_CUDA_ARCH_LIST=`{value}` builds here, but PyTorch rejects {}: PyTorch extension \
+         builds in this environment will fail; use `X.Y`, `X.Ya` or `X.Y+PTX` entries or \
+         generation names, separated by `;` or spaces (e.g. `7.5;8.6+PTX`)",
+        bad.iter()
+            .map(|b| format!("`{b}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// CMake's `CUDA_ARCHITECTURES` meaning of a bare number is "SASS and PTX"; rewrite it so the
+/// shared parser (where a bare number is a cubin) sees `86-real 86-virtual`.
+fn cmake_to_archbuild(v: &str) -> String {
+    v.split(|c: char| c == ';' || c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let digits = t.trim_end_matches(['a', 'f']);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                format!("{t}-real {t}-virtual")
+            } else {
+                t.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_default_is_announced_and_the_line_says_how_to_change_it() {
+        let list: ArchList = "7.5 8.0 9.0 10.0 11.0 12.0+PTX".parse().unwrap();
+        let default = ResolvedArchs {
+            list: list.clone(),
+            source: ArchSource::Default,
+            input: "all-major".into(),
+        };
+        let line = default.announcement().unwrap();
+        assert!(
+            line.starts_with("building for `7.5 8.0 9.0 10.0 11.0 12.0+PTX` (all-major"),
+            "{line}"
+        );
+        assert!(line.contains("ARCHBUILD_ARCHS=native"), "{line}");
+        assert!(!line.contains('\n'), "one line");
+        let chosen = ResolvedArchs {
+            list,
+            source: ArchSource::Var("ARCHBUILD_ARCHS"),
+            input: String::new(),
+        };
+        assert_eq!(chosen.announcement(), None);
+    }
+
+    #[test]
+    fn precedence_asks_the_manifest_only_when_it_matters() {
+        let pick = |vars: &[(&str, &str)], explicit: Option<&str>, manifest: Option<&str>| {
+            let env = Env::from_vars(vars.iter().copied());
+            let asked = std::cell::Cell::new(false);
+            let r = choose_arch_list(explicit, &env, || {
+                asked.set(true);
+                Ok::<_, ()>(manifest.map(str::to_owned))
+            })
+            .unwrap();
+            (r.0, r.1, asked.get())
+        };
+        let all = [
+            ("ARCHBUILD_ARCHS", "8.6"),
+            ("TORCH_CUDA_ARCH_LIST", "7.5"),
+            ("CUDAARCHS", "90"),
+        ];
+        assert_eq!(
+            pick(&all, Some("8.9"), Some("8.0")),
+            ("8.9".into(), ArchSource::Explicit, false)
+        );
+        // A blank explicit list is taken (and refused by the parser), not skipped.
+        assert_eq!(
+            pick(&all, Some("  "), Some("8.0")),
+            ("  ".into(), ArchSource::Explicit, false)
+        );
+        assert_eq!(
+            pick(&all[1..], None, Some("8.0")),
+            ("8.0".into(), ArchSource::Manifest, true)
+        );
+        assert_eq!(
+            pick(&all[1..], None, Some(" ")),
+            (" ".into(), ArchSource::Manifest, true)
+        );
+        assert_eq!(
+            pick(&all[2..], None, None),
+            (
+                "90-real 90-virtual".into(),
+                ArchSource::Var("CUDAARCHS"),
+                true
+            )
+        );
+        assert_eq!(
+            pick(&[], None, None),
+            ("all-major".into(), ArchSource::Default, true)
+        );
+        // An error from the manifest lookup is the caller's, passed through.
+        let env = Env::from_vars([("CUDAARCHS", "90")]);
+        assert_eq!(
+            choose_arch_list(None, &env, || Err("no cargo")),
+            Err("no cargo")
+        );
+    }
+
+    #[test]
+    fn a_blank_explicit_or_manifest_list_is_taken_and_refused() {
+        let env = Env::from_vars([("ARCHBUILD_ARCHS", "")]);
+        let none = || Ok::<_, ()>(None);
+        assert_eq!(
+            choose_arch_list(Some(""), &env, none).unwrap(),
+            (String::new(), ArchSource::Explicit)
+        );
+        assert_eq!(
+            choose_arch_list(None, &env, || Ok::<_, ()>(Some(" ".to_owned()))).unwrap(),
+            (" ".to_owned(), ArchSource::Manifest)
+        );
+        assert_eq!(
+            choose_arch_list(None, &env, none).unwrap().1,
+            ArchSource::Default,
+            "a blank variable is unset"
+        );
+        let ctx = archbuild_arch::ResolveContext::new("--archs");
+        let explain_err = archbuild_arch::ArchList::parse("", &ctx).unwrap_err();
+        assert!(explain_err.to_string().contains("--archs"), "{explain_err}");
+    }
+
+    #[test]
+    fn the_gpus_are_asked_only_for_a_native_entry() {
+        let text = "Cuda compilation tools, release 13.5, V13.5.37\n--list-gpu-code\nsm_75\n\
+                    sm_80\nsm_86\nsm_90\n--list-gpu-arch\ncompute_75\ncompute_80\ncompute_86\n\
+                    compute_90\n";
+        let tk = Toolkit::from_query_text(
+            std::path::Path::new("/x/bin/nvcc"),
+            text,
+            crate::toolkit::nvcc::FoundBy::Path,
+        )
+        .unwrap();
+        let asked = std::cell::Cell::new(0);
+        let gpus = || {
+            asked.set(asked.get() + 1);
+            Ok(vec![ComputeCapability::new(8, 6)])
+        };
+        let parse = |input: &str| parse_checked(input, ArchSource::Explicit, &tk, &gpus);
+        // Words that merely contain the letters are not `native`: no device query for them.
+        let err = parse("natives 8.6").unwrap_err();
+        assert!(err.to_string().contains("unknown arch `natives`"), "{err}");
+        assert_eq!(
+            parse("Ampere 9.0").unwrap().list.to_string(),
+            "8.0 8.6+PTX 9.0"
+        );
+        assert_eq!(asked.get(), 0, "no list above names `native`");
+        let native = parse("7.5 Native").unwrap();
+        assert_eq!(native.list.to_string(), "7.5 8.6+PTX");
+        assert_eq!(asked.get(), 1);
+        assert_eq!(
+            parse("all-major").unwrap().list.to_string(),
+            "7.5 8.0 9.0+PTX"
+        );
+        assert_eq!(asked.get(), 1);
+    }
+
+    #[test]
+    fn torch_lists_pytorch_rejects_get_a_warning() {
+        for ok in ["7.5;8.6+PTX", "Ampere;Hopper", "8.0 9.0a+PTX", "Rubin"] {
+            assert_eq!(torch_list_warning(ok), None, "{ok}");
+        }
+        for (bad, named) in [
+            ("7.5,8.6", "`7.5,8.6`"),
+            ("sm_86", "`sm_86`"),
+            ("8.6;12.0f", "`12.0f`"),
+        ] {
+            let w = torch_list_warning(bad).unwrap();
+            assert!(w.contains(named) && w.contains("PyTorch"), "{w}");
+        }
+    }
+
+    #[test]
+    fn cmake_bare_numbers_mean_both() {
+        assert_eq!(
+            cmake_to_archbuild("75;86-real;90a"),
+            "75-real 75-virtual 86-real 90a-real 90a-virtual"
+        );
+        assert_eq!(cmake_to_archbuild("all-major"), "all-major");
+    }
+}

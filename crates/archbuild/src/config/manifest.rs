@@ -1,0 +1,368 @@
+//! `[package.metadata.archbuild]` in a package's Cargo.toml: the arch list and build settings
+//! a package records for everyone who builds it (build script and `cargo archbuild build`).
+//!
+//! ```toml
+//! [package.metadata.archbuild]
+//! archs = "7.5 8.6 8.9+PTX"            # or an array: ["7.5", "8.6", "8.9+PTX"]
+//! kernels = ["kernels/add.cu"]         # sources for `cargo archbuild build`
+//! nvcc-flags = ["-O3", "-lineinfo"]
+//! ptxas-flags = ["-v"]
+//! include = ["kernels/include"]        # relative to the package directory
+//! defines = ["TILE=32", "USE_FAST"]
+//! compression = "default"              # none | default | speed | balance | size
+//! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
+//! remote-cache-mode = "read-write"     # or read-only
+//!
+//! [package.metadata.archbuild.variants]
+//! gemm = ["gemm_wgmma", "gemm_mma", "gemm_simt"]   # kernel variants, most preferred first
+//!
+//! [package.metadata.archbuild.headers]
+//! nvidia-cutlass = "4.2.0"             # a PyPI package by exact version (installed once)
+//! cccl = { pypi = "nvidia-cuda-cccl", version = "13.3.5.0.6", sha256 = "…" }
+//! mylib = { path = "third_party/mylib/include", rev = "1a2b3c4d" }  # rev: a git checkout's HEAD
+//!
+//! [package.metadata.archbuild.file-archs]
+//! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The settings of one package, with paths made absolute against its directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageConfig {
+    /// The Cargo.toml this came from.
+    pub manifest_path: PathBuf,
+    pub archs: Option<String>,
+    pub kernels: Vec<PathBuf>,
+    pub nvcc_flags: Vec<String>,
+    pub ptxas_flags: Vec<String>,
+    pub include: Vec<PathBuf>,
+    pub defines: Vec<String>,
+    pub compression: Option<String>,
+    /// Per-file arch lists, keyed by the path as written (relative to the package).
+    pub file_archs: BTreeMap<String, String>,
+    /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
+    pub remote_cache: Option<String>,
+    /// `remote-cache-mode`: `read-write` or `read-only`.
+    pub remote_cache_mode: Option<String>,
+    /// `[package.metadata.archbuild.variants]`: group name → kernels, most preferred first.
+    pub variants: Vec<(String, Vec<String>)>,
+    /// `[package.metadata.archbuild.headers]`: header libraries, in the table's order.
+    pub headers: Vec<crate::headers::library::HeaderLibrary>,
+    /// `library`: the kernels have host code and are built into `lib<name>.a` (`Library`).
+    pub library: Option<String>,
+    /// `host-flags`: nvcc flags for a library's host side only.
+    pub host_flags: Vec<String>,
+    /// `cudart`: how a library links the CUDA runtime (`static`, `shared`, `none`).
+    pub cudart: Option<String>,
+    /// `prebuilt`: the package's directory of shipped fat binaries (`docs/publishing.md`),
+    /// relative to the package as written.
+    pub prebuilt: Option<String>,
+    /// `prebuilt-budget`: the most bytes `cargo archbuild package` may write there.
+    pub prebuilt_budget: Option<String>,
+}
+
+/// crates.io's upload limit, the default budget for a package's prebuilt fat binaries.
+pub const DEFAULT_PREBUILT_BUDGET: u64 = 10 * 1024 * 1024;
+
+impl PackageConfig {
+    /// The package's directory of shipped fat binaries (`prebuilt`), absolute.
+    pub fn prebuilt_dir(&self) -> Option<PathBuf> {
+        let dir = self.manifest_path.parent().unwrap_or(Path::new("."));
+        self.prebuilt.as_ref().map(|p| dir.join(p))
+    }
+
+    /// `prebuilt-budget` in bytes; crates.io's 10 MiB limit when unset.
+    pub fn prebuilt_budget(&self) -> Result<u64> {
+        let Some(v) = &self.prebuilt_budget else {
+            return Ok(DEFAULT_PREBUILT_BUDGET);
+        };
+        archbuild_config::parse_size(v).ok_or_else(|| Error::Manifest {
+            path: self.manifest_path.clone(),
+            detail: format!(
+                "`prebuilt-budget = \"{v}\"` is not a size; use a number of bytes with an \
+                 optional K, M or G suffix (powers of 1024), such as \"8M\" or \"9.5MiB\""
+            ),
+        })
+    }
+
+    /// Reads `[package.metadata.archbuild]`; `Ok(None)` when the table is absent.
+    pub fn from_manifest(path: &Path) -> Result<Option<Self>> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+        Self::from_str_at(&text, path)
+    }
+
+    fn from_str_at(text: &str, path: &Path) -> Result<Option<Self>> {
+        let bad = |detail: String| Error::Manifest {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let doc: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| bad(e.message().to_owned()))?;
+        let Some(table) = doc
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("archbuild"))
+        else {
+            return Ok(None);
+        };
+        let table = table
+            .as_table()
+            .ok_or_else(|| bad("`package.metadata.archbuild` must be a table".into()))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut cfg = PackageConfig {
+            manifest_path: path.to_path_buf(),
+            ..Default::default()
+        };
+        // Every problem of the table is reported at once: a wrong type does not hide an
+        // unknown key after it.
+        let mut unknown: Vec<String> = Vec::new();
+        let mut wrong: Vec<String> = Vec::new();
+        for (key, value) in table {
+            let mut strings = || string_list(key, value).map_err(|e| wrong.push(e)).ok();
+            match key.as_str() {
+                "archs" => cfg.archs = strings().map(|v| v.join(" ")),
+                "kernels" => {
+                    cfg.kernels = strings()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|k| dir.join(k))
+                        .collect()
+                }
+                "nvcc-flags" => cfg.nvcc_flags = strings().unwrap_or_default(),
+                "ptxas-flags" => cfg.ptxas_flags = strings().unwrap_or_default(),
+                "include" => {
+                    cfg.include = strings()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|k| dir.join(k))
+                        .collect()
+                }
+                "defines" => cfg.defines = strings().unwrap_or_default(),
+                "host-flags" => cfg.host_flags = strings().unwrap_or_default(),
+                "library" | "cudart" => match value.as_str() {
+                    Some(v) if key == "library" => cfg.library = Some(v.to_owned()),
+                    Some(v) => cfg.cudart = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`{key}` must be a string such as \"flashattention\" or \"static\", \
+                         found `{value}`"
+                    )),
+                },
+                "prebuilt" | "prebuilt-budget" => match value.as_str() {
+                    Some(v) if key == "prebuilt" => cfg.prebuilt = Some(v.to_owned()),
+                    Some(v) => cfg.prebuilt_budget = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`{key}` must be a string such as \"prebuilt\" or \"8 MiB\", \
+                         found `{value}`"
+                    )),
+                },
+                "compression" => match value.as_str() {
+                    Some(v) => cfg.compression = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`compression` must be a string such as \"default\" or \"size\", \
+                         found `{value}`"
+                    )),
+                },
+                "remote-cache" | "remote-cache-mode" => match value.as_str() {
+                    Some(v) if key == "remote-cache" => cfg.remote_cache = Some(v.to_owned()),
+                    Some(v) => cfg.remote_cache_mode = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`{key}` must be a string such as \"redis://cache:6379/0\" or \
+                         \"read-only\", found `{value}`"
+                    )),
+                },
+                "variants" => match value.as_table() {
+                    Some(t) => {
+                        for (group, kernels) in t {
+                            match string_list(group, kernels) {
+                                Ok(k) => cfg.variants.push((group.clone(), k)),
+                                Err(e) => wrong.push(format!("in `variants`: {e}")),
+                            }
+                        }
+                    }
+                    None => wrong.push(
+                        "`variants` must be a table of group = [\"kernel\", …] (most \
+                         preferred first)"
+                            .into(),
+                    ),
+                },
+                "headers" => match value.as_table() {
+                    Some(t) => {
+                        for (name, lib) in t {
+                            match crate::headers::library::from_toml(name, lib, dir) {
+                                Ok(l) => cfg.headers.push(l),
+                                Err(e) => wrong.push(format!("in `headers`: {e}")),
+                            }
+                        }
+                    }
+                    None => wrong.push(
+                        "`headers` must be a table of name = \"version\" or name = { pypi, \
+                         version } / { path, rev }"
+                            .into(),
+                    ),
+                },
+                "file-archs" => match value.as_table() {
+                    Some(t) => {
+                        for (file, archs) in t {
+                            match string_list(file, archs) {
+                                Ok(list) => {
+                                    cfg.file_archs.insert(file.clone(), list.join(" "));
+                                }
+                                Err(e) => wrong.push(format!("in `file-archs`: {e}")),
+                            }
+                        }
+                    }
+                    None => wrong
+                        .push("`file-archs` must be a table of \"path\" = \"arch list\"".into()),
+                },
+                other => unknown.push(other.to_owned()),
+            }
+        }
+        if !unknown.is_empty() {
+            let each: Vec<String> = unknown
+                .iter()
+                .map(|k| match closest_key(k) {
+                    Some(s) => format!("`{k}` (did you mean `{s}`?)"),
+                    None => format!("`{k}`"),
+                })
+                .collect();
+            wrong.push(format!(
+                "unknown key{} {}; known keys are {}",
+                if unknown.len() > 1 { "s" } else { "" },
+                each.join(", "),
+                KNOWN_KEYS.join(", ")
+            ));
+        }
+        if !wrong.is_empty() {
+            return Err(bad(wrong.join("; ")));
+        }
+        Ok(Some(cfg))
+    }
+}
+
+/// Every key of `[package.metadata.archbuild]`.
+const KNOWN_KEYS: &[&str] = &[
+    "archs",
+    "kernels",
+    "nvcc-flags",
+    "ptxas-flags",
+    "include",
+    "defines",
+    "compression",
+    "file-archs",
+    "remote-cache",
+    "remote-cache-mode",
+    "variants",
+    "headers",
+    "library",
+    "host-flags",
+    "cudart",
+    "prebuilt",
+    "prebuilt-budget",
+];
+
+/// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).
+fn closest_key(key: &str) -> Option<&'static str> {
+    let norm = key.replace('_', "-").to_ascii_lowercase();
+    KNOWN_KEYS
+        .iter()
+        .map(|k| (strsim::levenshtein(&norm, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// A string, or an array of strings.
+fn string_list(key: &str, value: &toml::Value) -> std::result::Result<Vec<String>, String> {
+    match value {
+        toml::Value::String(s) => Ok(vec![s.clone()]),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("`{key}` must hold only strings, found `{v}`"))
+            })
+            .collect(),
+        other => Err(format!(
+            "`{key}` must be a string or an array of strings, found `{other}`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_key() {
+        let text = r#"
+[package]
+name = "x"
+[package.metadata.archbuild]
+archs = ["7.5", "8.6+PTX"]
+kernels = ["k/a.cu"]
+nvcc-flags = ["-O3"]
+include = ["inc"]
+defines = ["A=1"]
+compression = "size"
+[package.metadata.archbuild.file-archs]
+"k/h.cu" = "9.0a"
+"#;
+        let cfg = PackageConfig::from_str_at(text, Path::new("/p/Cargo.toml"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(cfg.archs.as_deref(), Some("7.5 8.6+PTX"));
+        assert_eq!(cfg.kernels, [PathBuf::from("/p/k/a.cu")]);
+        assert_eq!(cfg.include, [PathBuf::from("/p/inc")]);
+        assert_eq!(cfg.file_archs["k/h.cu"], "9.0a");
+        assert_eq!(cfg.compression.as_deref(), Some("size"));
+    }
+
+    #[test]
+    fn absent_table_and_bad_keys() {
+        let none = PackageConfig::from_str_at("[package]\nname='x'\n", Path::new("C")).unwrap();
+        assert_eq!(none, None);
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\narch = '8.6'\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("unknown key `arch` (did you mean `archs`?)"),
+            "{err}"
+        );
+        // Every unknown key at once, each with its suggestion.
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\nkernel = ['a.cu']\nnvcc_flags = []\nfoo = 1\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "unknown keys `foo`, `kernel` (did you mean `kernels`?), `nvcc_flags` \
+                          (did you mean `nvcc-flags`?)"
+            ),
+            "{err}"
+        );
+        // A wrong type does not hide what comes after it: every problem in one error.
+        let err = PackageConfig::from_str_at(
+            "[package.metadata.archbuild]\narchs = 86\ncompression = 3\nkernal = ['a.cu']\n",
+            Path::new("/p/Cargo.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`archs` must be a string or an array of strings, found `86`")
+                && err.contains("`compression` must be a string")
+                && err.contains("unknown key `kernal` (did you mean `kernels`?)"),
+            "{err}"
+        );
+    }
+}

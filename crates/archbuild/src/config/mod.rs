@@ -1,0 +1,22 @@
+//! Where a build's settings come from: the environment, archbuild's home, Cargo.toml, the arch
+//! list's precedence and dialects, the remote cache.
+//!
+//! In this folder: `manifest.rs` reads `[package.metadata.archbuild]`, `archs.rs` resolves the
+//! arch list, `compiler_env.rs` builds the environment compilers run in, `flag_inputs.rs` finds
+//! the files and directories named inside flags, `verification.rs` picks the cache hits to
+//! compile again, and `cc_flags.rs` gives the `cc` crate the same archs. `Env` and `Home` live in
+//! `base/`; the remote cache's precedence is `prepare/remote.rs`.
+
+pub(crate) mod archs;
+pub(crate) mod cc_flags;
+pub(crate) mod compiler_env;
+pub(crate) mod flag_inputs;
+pub(crate) mod manifest;
+pub(crate) mod verification;
+
+pub use crate::base::env::Env;
+pub use crate::base::paths::Home;
+pub use archbuild_config::RemoteMode;
+pub use archbuild_store::RemoteStats;
+pub use archs::{choose_arch_list, ArchSource, Dialect, ResolvedArchs};
+pub use manifest::PackageConfig;

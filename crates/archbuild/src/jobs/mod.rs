@@ -1,0 +1,514 @@
+//! Running a prepared build's jobs: this module's `JobRunner` (below; cicc jobs in `cicc.rs`,
+//! host objects in `host.rs`, a miss's run in `miss.rs`, `ARCHBUILD_VERIFY` in `verify.rs`),
+//! every cache key (`keys.rs`), and the cicc job as two processes for sccache
+//! (`cicc_split.rs`).
+//!
+//! Executing a plan: for each job, look it up in the cache, else run its command; then check
+//! the results. This is where the cache keys are defined.
+//!
+//! Every key is made in `keys.rs` (one function over the settings, destructured without `..`).
+//!
+//! * cicc phase, three ways to a result, cheapest first:
+//!   1. *direct mode*: the *manifest key* (the cicc settings, the source's path relative to the
+//!      package, the virtual arch) has a manifest (`deps`) that maps the state of every input
+//!      the preprocessor read or probed to the PTX's key: when all match, nothing runs.
+//!   2. *preprocessor mode*: when a manifest exists but no entry matches (a source changed),
+//!      `nvcc -E` preprocesses the source for this arch (one process, no cicc); the PTX is
+//!      keyed on the preprocessed text as `plan/preprocessed.rs` reduces it (line markers and blank
+//!      lines outside literals dropped only where they cannot reach the PTX), so a
+//!      comment-only edit finds the PTX it already has.
+//!   3. the compile, `nvcc -ptx --keep`, whose kept preprocessed text gives the same key.
+//! * ptxas phase: the key holds the ptxas settings, the PTX content and the arch — exactly
+//!   ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An alias keyed
+//!   on the PTX's key points at the cubin, so a rebuild finds it without reading the PTX.
+//! * `ARCHBUILD_VERIFY` (`verify.rs`) compiles a sample of hits again and compares.
+//!
+//! No key holds an absolute path of the package, the home or the toolkit, so machines with
+//! different checkouts share entries through a remote tier. Hits only check that the entry
+//! exists; payloads are read and verified when packing needs them (`pack`), which an
+//! up-to-date output does not.
+
+mod cicc;
+pub(crate) mod cicc_split;
+mod host;
+pub(crate) mod keys;
+mod miss;
+mod verify;
+
+pub(crate) use host::HostObject;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use crate::base::process::{Cmd, Ended, Spawns};
+use crate::base::store::{Key, Store};
+use crate::error::{Error, Result};
+use crate::plan::deps::{FileHashes, Roots};
+use crate::plan::exec::{run_graph, Limiter, Outcome};
+use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
+use crate::prepare::spec::JobCallback;
+use crate::report::JobRecord;
+use crate::toolkit::nvcc::Toolkit;
+
+/// A job's output. Its bytes are read from the cache only when needed (packing), so a build
+/// whose fat binaries are already up to date reads no image at all.
+#[derive(Debug)]
+pub(crate) struct JobOut {
+    /// Where the output lives in the cache (`ptx` or `cubin` namespace), when cached.
+    pub key: Option<Key>,
+    bytes: OnceLock<Vec<u8>>,
+    pub cached: bool,
+    /// Served after a preprocessor run (preprocessor mode).
+    pub preprocessed: bool,
+    pub seconds: f64,
+    /// Dependencies outside the toolkit (cicc jobs only).
+    pub deps: Vec<PathBuf>,
+    /// The command that ran and what it printed; `None` when served from the cache.
+    pub log: Option<RunLog>,
+    /// What the compiler printed when this cached output was made (replayed, so a rebuild shows
+    /// the warnings a fresh build shows); `None` when it printed nothing.
+    pub replayed: Option<String>,
+    /// cicc jobs: the hash of the preprocessed text the PTX was compiled from, when known.
+    pub ii: Option<Key>,
+    /// cicc jobs: the class lead whose PTX this is, retargeted (`plan/share.rs`).
+    pub shared_from: Option<archbuild_arch::Arch>,
+    /// Why the output was not cached, when the reason is the sources' (`__TIME__`) or the
+    /// cache's (it could not store it).
+    pub note: Option<String>,
+    /// Why a cached build ran this job's compiler; `None` when served or without a cache.
+    pub miss: Option<miss::Miss>,
+    /// cicc jobs of a host library's source: the stub and module ID its host side needs.
+    pub host_side: Option<HostSideOut>,
+}
+
+/// What a host library source's cicc job gives its host compile (`host/steps.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HostSideOut {
+    /// The stub `.cudafe1.cpp` includes, naming itself by its stable name.
+    pub stub: Vec<u8>,
+    /// The module ID cicc generated; `cudafe++` reads it.
+    pub module_id: Vec<u8>,
+}
+
+/// A compiler process that ran: its command line and its output (warnings, `-Xptxas -v`).
+#[derive(Debug, Clone)]
+pub(crate) struct RunLog {
+    pub command: String,
+    pub output: String,
+}
+
+impl JobOut {
+    fn cached(key: Key, deps: Vec<PathBuf>) -> Self {
+        Self {
+            key: Some(key),
+            bytes: OnceLock::new(),
+            cached: true,
+            preprocessed: false,
+            seconds: 0.0,
+            deps,
+            log: None,
+            replayed: None,
+            ii: None,
+            shared_from: None,
+            note: None,
+            miss: None,
+            host_side: None,
+        }
+    }
+
+    fn fresh(key: Option<Key>, ran: Ran, deps: Vec<PathBuf>) -> Self {
+        Self {
+            key,
+            bytes: OnceLock::from(ran.bytes),
+            cached: false,
+            preprocessed: false,
+            seconds: ran.seconds,
+            deps,
+            log: Some(ran.log),
+            replayed: None,
+            ii: None,
+            shared_from: None,
+            note: None,
+            miss: None,
+            host_side: None,
+        }
+    }
+
+    /// Adds what the compiler printed when the cached output was made. Logs are kept in the
+    /// local tier only: a lookup that missed would otherwise cost a remote request per job.
+    fn with_log(mut self, store: &Store) -> Self {
+        if let Some(key) = &self.key {
+            self.replayed = store
+                .get_local(LOG_NS, key)
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+        }
+        self
+    }
+
+    /// The output, read (and verified) from the cache on first use; `None` when the entry is
+    /// gone or corrupt (it is then deleted, and a rebuild recompiles it).
+    pub fn bytes(&self, store: Option<&Store>, ns: &str) -> Option<&[u8]> {
+        if let Some(b) = self.bytes.get() {
+            return Some(b);
+        }
+        let b = store?.get(ns, self.key.as_ref()?)?;
+        Some(self.bytes.get_or_init(|| b))
+    }
+}
+
+/// A process that ran and wrote its output file.
+struct Ran {
+    bytes: Vec<u8>,
+    seconds: f64,
+    log: RunLog,
+}
+
+/// A job whose process failed.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub command: String,
+    pub status: Status,
+    pub output: String,
+}
+
+/// Why a job failed, matched on (not on its words) to tell a killed compiler, a broken toolkit
+/// and an entry that left the cache from a source's errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// The process ran and ended so (or left no output file).
+    Ended(Ended),
+    /// The process could not be started.
+    NotStarted,
+    /// The job's input left the cache while the build ran (`cache clean`, eviction by a
+    /// concurrent build): the build runs once more, which recompiles it.
+    Vanished,
+    /// A library source's compile left no stub or module ID.
+    NoHostSide,
+    /// A file the job writes could not be written.
+    Io,
+    /// nvcc planned host steps archbuild cannot split.
+    UnexpectedPlan,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Ended(e) => e.fmt(f),
+            Status::NotStarted => f.write_str("not started"),
+            Status::Vanished => f.write_str("cache entry vanished"),
+            Status::NoHostSide => f.write_str("no host-side output"),
+            Status::Io => f.write_str("i/o error"),
+            Status::UnexpectedPlan => f.write_str("unexpected plan"),
+        }
+    }
+}
+
+/// Everything a build's jobs share.
+pub(crate) struct JobRunner<'a> {
+    pub tk: &'a Toolkit,
+    pub settings: &'a Settings,
+    pub modules: &'a [Module],
+    pub jobs: &'a [Job],
+    pub store: Option<Store>,
+    pub hashes: FileHashes,
+    pub roots: Roots,
+    /// The settings part of every cicc job's key, and of every ptxas job's (`keys.rs`).
+    cicc_base: Key,
+    ptxas_base: Key,
+    tmp: tempfile::TempDir,
+    limiter: Limiter,
+    /// This machine's processes when launched ones run on a cluster (`plan/dist.rs`).
+    local: Option<crate::plan::exec::Slots>,
+    /// The build's one count of processes started (shared with its preparation).
+    spawns: Spawns,
+    /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
+    leads: HashSet<usize>,
+    facts: &'a keys::Facts,
+    verify: crate::config::verification::Verify,
+    /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`); their processes are not
+    /// the build's and are not counted.
+    pub verified: AtomicUsize,
+    /// The first hit that differed from its fresh compile.
+    pub mismatch: std::sync::Mutex<Option<Error>>,
+}
+
+impl<'a> JobRunner<'a> {
+    pub fn new(
+        p: &'a crate::prepare::Prepared,
+        jobs: &'a [Job],
+        store: Option<Store>,
+        facts: &'a keys::Facts,
+    ) -> Result<Self> {
+        let (tk, settings, modules, env) = (&p.toolkit, &p.settings, &p.modules[..], &p.env);
+        // Temp files go into the cache (same file system as the entries), or, when the cache
+        // cannot be written (a read-only or full cache still serves its entries), the system's
+        // temp directory.
+        let in_cache = store.as_ref().and_then(|s| {
+            let dir = s.dir().join("tmp");
+            std::fs::create_dir_all(&dir).ok()?;
+            tempfile::Builder::new()
+                .prefix(".tmp-build-")
+                .tempdir_in(&dir)
+                .ok()
+        });
+        let tmp = match in_cache {
+            Some(t) => t,
+            None => {
+                let sys = std::env::temp_dir();
+                tempfile::Builder::new()
+                    .prefix(".archbuild-build-")
+                    .tempdir_in(&sys)
+                    .map_err(|e| Error::io("create a temporary directory in", &sys, e))?
+            }
+        };
+        let cicc_base = keys::settings_key(settings, facts, keys::Stage::Cicc).finish();
+        let ptxas_base = keys::settings_key(settings, facts, keys::Stage::Ptxas).finish();
+        Ok(Self {
+            tk,
+            settings,
+            modules,
+            jobs,
+            store,
+            hashes: FileHashes::default(),
+            roots: keys::roots(settings, tk),
+            cicc_base,
+            ptxas_base,
+            tmp,
+            limiter: Limiter::new(env),
+            local: matches!(p.cluster, crate::plan::dist::Cluster::Up { .. })
+                .then(|| crate::plan::exec::Slots::new(p.local_workers)),
+            spawns: p.spawns.clone(),
+            leads: jobs
+                .iter()
+                .filter(|j| matches!(j.phase, Phase::Cicc(_)))
+                .filter_map(|j| j.dep)
+                .collect(),
+            facts,
+            verify: p.verify,
+            verified: AtomicUsize::new(0),
+            mismatch: std::sync::Mutex::new(None),
+        })
+    }
+
+    pub fn uses_jobserver(&self) -> bool {
+        self.limiter.uses_jobserver()
+    }
+
+    /// Runs every job on `workers` threads, calling `on_job` after each that succeeds.
+    pub fn run(
+        &self,
+        workers: usize,
+        on_job: Option<&JobCallback>,
+    ) -> Vec<Outcome<JobOut, Failure>> {
+        let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
+        let priority = crate::plan::priorities(self.jobs);
+        run_graph(&deps, &priority, workers, |j, input| {
+            let result = self.run_job(j, input);
+            if let Ok(out) = &result {
+                self.verify_hit(j, input, out);
+                if let Some(cb) = on_job {
+                    (cb.0)(&self.record(j, out));
+                }
+            }
+            result
+        })
+    }
+
+    /// The report line of a finished job.
+    pub fn record(&self, j: usize, out: &JobOut) -> JobRecord {
+        let job = &self.jobs[j];
+        JobRecord {
+            module: self.modules[job.module].name.clone(),
+            phase: job.phase.kind(),
+            target: job.label(),
+            cached: out.cached,
+            preprocessed: out.preprocessed,
+            shared_from: out.shared_from.map(|a| format!("compute_{}", a.sm_name())),
+            seconds: out.seconds,
+            command: out.log.as_ref().map(|l| l.command.clone()),
+            output: out
+                .log
+                .as_ref()
+                .map(|l| l.output.trim_end().to_owned())
+                .or_else(|| out.replayed.clone())
+                .filter(|o| !o.is_empty()),
+            note: out.note.clone(),
+            miss: out.miss.as_ref().map(ToString::to_string),
+        }
+    }
+
+    fn run_job(&self, j: usize, input: Option<&JobOut>) -> Result<JobOut, Failure> {
+        let job = &self.jobs[j];
+        let module = &self.modules[job.module];
+        let store = self.store.as_ref();
+        match job.phase {
+            Phase::Cicc(arch) => match input {
+                Some(lead) => self.run_follower(j, module, arch, lead),
+                None => self.run_cicc(j, module, arch),
+            },
+            Phase::Ptxas(arch) => {
+                let missing = || Failure {
+                    command: job.label(),
+                    status: Status::Vanished,
+                    output: "the PTX this job needs is missing from the cache".into(),
+                };
+                let input = input.ok_or_else(missing)?;
+                // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
+                // content key, so a rebuild finds the cubin without reading the PTX.
+                let alias = input.key.map(|k| self.ptxas_key("ptxas-alias", &k, arch));
+                if let (Some(store), Some(alias)) = (store, &alias) {
+                    if let Some(ck) = store.get("cubin-alias", alias).and_then(|b| key_from(&b)) {
+                        if store.contains("cubin", &ck) {
+                            return Ok(JobOut::cached(ck, vec![]).with_log(store));
+                        }
+                    }
+                }
+                let ptx = input.bytes(store, "ptx").ok_or_else(missing)?;
+                let ck = self.ptxas_key("ptxas", &Key::of(ptx), arch);
+                if let Some(store) = store {
+                    if store.contains("cubin", &ck) {
+                        if let Some(alias) = &alias {
+                            let _ = store.put("cubin-alias", alias, &ck.0);
+                        }
+                        return Ok(JobOut::cached(ck, vec![]).with_log(store));
+                    }
+                }
+                let dir = self.tmp.path().join(j.to_string());
+                let input_path = dir.join(PTXAS_IN);
+                let out = dir.join(PTXAS_OUT);
+                std::fs::create_dir_all(&dir)
+                    .and_then(|()| std::fs::write(&input_path, ptx))
+                    .map_err(|e| Failure {
+                        command: format!("write {}", input_path.display()),
+                        status: Status::Io,
+                        output: e.to_string(),
+                    })?;
+                let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
+                let ran = self.execute(&cmd, &out)?;
+                let bytes = &ran.bytes;
+                let mut key = None;
+                let mut note = None;
+                if let Some(store) = store {
+                    match store.put("cubin", &ck, bytes) {
+                        Ok(()) => {
+                            keep_log(store, &ck, &ran);
+                            key = Some(ck);
+                            if let Some(alias) = &alias {
+                                let _ = store.put("cubin-alias", alias, &ck.0);
+                            }
+                        }
+                        Err(e) => note = Some(cicc::not_stored("cubin", &e)),
+                    }
+                }
+                let mut out = JobOut::fresh(key, ran, vec![]);
+                out.note = note;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The key of a ptxas result: its settings, input (PTX hash or cicc key), arch.
+    fn ptxas_key(&self, kind: &str, input: &Key, arch: archbuild_arch::Arch) -> Key {
+        keys::ptxas_job(kind, &self.ptxas_base, input, arch)
+    }
+
+    fn in_toolkit(&self, p: &Path) -> bool {
+        self.roots.in_toolkit(p)
+    }
+
+    /// Runs a command of the build under a token; returns the output file's bytes, the wall
+    /// time and what the process printed.
+    fn execute(&self, cmd: &Cmd, out: &Path) -> Result<Ran, Failure> {
+        self.execute_in(cmd, out, Some(&self.spawns))
+    }
+
+    /// [`JobRunner::execute`], counting the process in the build's report when `spawns` is
+    /// given (verification runs are not the build's).
+    fn execute_in(&self, cmd: &Cmd, out: &Path, spawns: Option<&Spawns>) -> Result<Ran, Failure> {
+        // With a cluster, a launched process waits on a build server: it takes neither a
+        // jobserver token nor a local slot; this machine's own processes take both.
+        let remote = self.local.is_some()
+            && self.settings.launcher.as_deref() == Some(cmd.program.as_path());
+        let _token = (!remote).then(|| self.limiter.acquire());
+        let _slot = self.local.as_ref().filter(|_| !remote).map(|s| s.acquire());
+        let start = Instant::now();
+        let result = match spawns {
+            Some(s) => cmd.output_counted(s),
+            None => cmd.output(),
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        let fail = |status: Status, output: String| Failure {
+            command: cmd.display(),
+            status,
+            output,
+        };
+        let o = result.map_err(|e| fail(Status::NotStarted, e.to_string()))?;
+        let mut text = String::from_utf8_lossy(&o.stderr).into_owned();
+        text.push_str(&String::from_utf8_lossy(&o.stdout));
+        let ended = Status::Ended(o.status);
+        if !o.status.success() {
+            return Err(fail(ended, text));
+        }
+        let bytes = std::fs::read(out).map_err(|e| {
+            fail(
+                ended,
+                format!("{text}\nno output file {}: {e}", out.display()),
+            )
+        })?;
+        let log = RunLog {
+            command: cmd.display(),
+            output: text,
+        };
+        Ok(Ran {
+            bytes,
+            seconds,
+            log,
+        })
+    }
+
+    /// What an `nvcc --dryrun` command prints (its plan, on stderr), counting the process when
+    /// `spawns` is given.
+    fn dryrun(&self, cmd: &Cmd, spawns: Option<&Spawns>) -> Result<String, Failure> {
+        let o = match spawns {
+            Some(s) => cmd.output_counted(s),
+            None => cmd.output(),
+        };
+        let o = o.map_err(|e| Failure {
+            command: cmd.display(),
+            status: Status::NotStarted,
+            output: e.to_string(),
+        })?;
+        let text = String::from_utf8_lossy(&o.stderr).into_owned();
+        if !o.status.success() {
+            return Err(Failure {
+                command: cmd.display(),
+                status: Status::Ended(o.status),
+                output: text,
+            });
+        }
+        Ok(text)
+    }
+
+    /// Temp paths, hidden from diagnostics so identical failures group together.
+    pub fn tmp_dir(&self) -> &Path {
+        self.tmp.path()
+    }
+}
+
+/// The cache namespace of compiler output, keyed like the output it came with.
+const LOG_NS: &str = "log";
+
+/// Remembers what a compile printed, beside its output in the cache.
+fn keep_log(store: &Store, key: &Key, ran: &Ran) {
+    let text = ran.log.output.trim_end();
+    if !text.is_empty() {
+        let _ = store.put_local(LOG_NS, key, text.as_bytes());
+    }
+}
+
+fn key_from(bytes: &[u8]) -> Option<Key> {
+    Some(Key(bytes.try_into().ok()?))
+}

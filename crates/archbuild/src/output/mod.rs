@@ -1,0 +1,12 @@
+//! What a build writes from its jobs' results: each module's fat binary (`pack.rs`), its build
+//! record (`record.rs`, the format, public as `archbuild::record`; `prebuilt.rs` writes it and
+//! takes CI-made fat binaries that match), the Rust module for `include!` (`codegen.rs`), a
+//! library's host objects, archive and link lines (`host_stage.rs`), and compile failures,
+//! reported once (`diag.rs`).
+
+pub(crate) mod codegen;
+pub(crate) mod diag;
+pub(crate) mod host_stage;
+pub(crate) mod pack;
+pub(crate) mod prebuilt;
+pub mod record;

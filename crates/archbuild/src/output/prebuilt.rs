@@ -1,0 +1,453 @@
+//! Fat binaries made elsewhere flow into cargo builds: a CI matrix's (`ARCHBUILD_PREBUILT`,
+//! `Build::prebuilt`) and a package's own, shipped inside it (`prebuilt` in
+//! `[package.metadata.archbuild]`, `docs/publishing.md`).
+//!
+//! Either is taken only when its build record (`record.rs`) says it is what this build would
+//! make — same targets, same settings, every input and probe unchanged, the file intact — and
+//! the module is compiled otherwise, saying why. A CI file is compared with everything this
+//! build sees, toolkit and host compiler included; a package's was made by its author's
+//! toolkit, so it is compared on the package's own files and every setting but those two
+//! (`keys::Facts::packaged`), which is what lets a dependent without a toolkit take it. A
+//! prebuilt fat binary is therefore never silently stale. Every fat binary this build packs
+//! gets its record written here too.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use archbuild_arch::Target;
+
+use crate::base::paths::write_if_changed;
+use crate::base::store::Key;
+use crate::error::{Error, Result};
+use crate::jobs::keys::{self, Facts};
+use crate::jobs::JobRunner;
+use crate::output::record::{display, record_path, PackagedSettings, Record};
+use crate::plan::deps::{self, FileHashes, Roots};
+use crate::plan::{self, Module};
+use crate::prepare::{Prebuilt, Prepared, Take};
+use crate::report::warning::Warning;
+use crate::report::ModuleReport;
+
+/// The settings text both kinds of record are compared on (the compression as the key has it).
+pub(crate) fn compression_text(p: &Prepared) -> String {
+    format!("{:?}", p.compression)
+}
+
+/// Checks `<dir>/<module>.fatbin` against this build; its bytes and its record when it
+/// matches, else why not.
+fn check(
+    source: &Prebuilt,
+    module: &str,
+    targets: &[String],
+    settings: &str,
+    p: &Prepared,
+    roots: &Roots,
+    hashes: &FileHashes,
+) -> std::result::Result<(Vec<u8>, Record), String> {
+    let fatbin = source.dir().join(format!("{module}.fatbin"));
+    let record = Record::read(&record_path(&fatbin)).map_err(|e| e.to_string())?;
+    let mut want = targets.to_vec();
+    want.sort();
+    if record.targets != want {
+        return Err(format!(
+            "it holds {} but this build needs {}",
+            record.targets.join(" "),
+            want.join(" ")
+        ));
+    }
+    // A package's file vouches for the package's own files; what its author's compile read
+    // elsewhere (the toolkit's and the system's headers) is the author's toolkit.
+    let packaged = matches!(source, Prebuilt::Packaged(_));
+    let checked = |path: &String| !packaged || path.starts_with("b:");
+    match (source, &record.packaged) {
+        (Prebuilt::Ci(_), _) => {
+            if record.settings != settings {
+                return Err("it was built with other flags (also those of \
+                            NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS and the files they name), \
+                            include dirs, defines, compression, compiler environment, toolkit \
+                            or host compiler (docs/build.md, \"What the cache key holds\")"
+                    .into());
+            }
+        }
+        (Prebuilt::Packaged(_), None) => {
+            return Err(
+                "its record holds no package settings (an older archbuild wrote it); \
+                        run `cargo archbuild package` again"
+                    .into(),
+            )
+        }
+        (Prebuilt::Packaged(_), Some(shipped)) => {
+            let facts = Facts::packaged(&record.toolkit, &p.settings, roots);
+            let (key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
+            if key != shipped.settings {
+                return Err(setting_differs(&shipped.items, &items));
+            }
+        }
+    }
+    for (p, h) in record.inputs.iter().filter(|(p, _)| checked(p)) {
+        if state(roots, hashes, p) != *h {
+            return Err(format!("`{}` changed since it was built", display(p)));
+        }
+    }
+    for (p, h) in record.probes.iter().filter(|(p, _)| checked(p)) {
+        if state(roots, hashes, p) != *h {
+            return Err(format!(
+                "`{}` {} since it was built",
+                display(p),
+                if h == "-" {
+                    "appeared"
+                } else {
+                    "changed or vanished"
+                }
+            ));
+        }
+    }
+    let bytes = std::fs::read(&fatbin).map_err(|e| format!("cannot read it: {e}"))?;
+    if record.describes(&fatbin, &bytes).is_err() {
+        return Err("the file does not match its record (damaged or replaced)".into());
+    }
+    Ok((bytes, record))
+}
+
+/// A portable path's content hash now, `-` when absent.
+fn state(roots: &Roots, hashes: &FileHashes, portable: &str) -> String {
+    roots
+        .local(portable)
+        .and_then(|l| hashes.hash(&l))
+        .map_or_else(|| "-".to_owned(), |k| k.hex())
+}
+
+/// Names the first setting whose values differ between a package's record and this build.
+fn setting_differs(shipped: &[(String, String)], now: &[(String, String)]) -> String {
+    let mut fields: Vec<&str> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (f, _) in shipped.iter().chain(now) {
+        if seen.insert(f.as_str()) {
+            fields.push(f);
+        }
+    }
+    let values = |items: &[(String, String)], field: &str| -> Vec<String> {
+        items
+            .iter()
+            .filter(|(f, _)| f == field)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let shown = |v: &[String]| match v {
+        [] => "none".to_owned(),
+        _ => v
+            .iter()
+            .map(|x| format!("`{x}`"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    for field in fields {
+        let (a, b) = (values(shipped, field), values(now, field));
+        if a != b {
+            return format!(
+                "its `{field}` setting differs: it was built with {}, this build has {}",
+                shown(&a),
+                shown(&b)
+            );
+        }
+    }
+    "its settings differ (docs/build.md, \"What the cache key holds\")".into()
+}
+
+/// What [`take_prebuilt`] took.
+#[derive(Default)]
+pub(crate) struct Taken {
+    pub(crate) names: Vec<String>,
+    pub(crate) modules: Vec<ModuleReport>,
+    pub(crate) deps: Vec<PathBuf>,
+    pub(crate) warnings: Vec<Warning>,
+    /// Package files that matched and are compiled again to be compared (`ARCHBUILD_VERIFY`):
+    /// module, file, bytes.
+    pub(crate) to_verify: Vec<(String, PathBuf, Vec<u8>)>,
+    /// Why each module left to compile was not taken: module, file, reason.
+    pub(crate) refused: Vec<(String, PathBuf, String)>,
+    /// How many package files were compiled again and found equal.
+    pub(crate) verified: usize,
+}
+
+/// Takes every module whose fat binary in `source` matches this build (sources, flags,
+/// targets) out of `p.modules`, writing it as the module's output; the others stay to compile,
+/// each with a warning saying why its file was not used. As `p.take` says, a matching package
+/// file sampled by `ARCHBUILD_VERIFY` stays to compile too (then compared), and under docs.rs
+/// anything shipped is taken and an empty fat binary stands in for the rest.
+pub(crate) fn take_prebuilt(
+    p: &mut Prepared,
+    source: &Prebuilt,
+    out: &Path,
+    settings_key: &str,
+    roots: &Roots,
+) -> Result<Taken> {
+    let hashes = FileHashes::default();
+    let mut taken = Taken::default();
+    let mut chosen = Vec::new();
+    let mut rest = Vec::new();
+    for module in std::mem::take(&mut p.modules) {
+        let targets = module.archs.list.target_names();
+        let fatbin = source.dir().join(format!("{}.fatbin", module.name));
+        match check(
+            source,
+            &module.name,
+            &targets,
+            settings_key,
+            p,
+            roots,
+            &hashes,
+        ) {
+            Ok((bytes, record)) => {
+                let packaged = matches!(source, Prebuilt::Packaged(_));
+                let sampled = packaged && p.verify.samples(&Key::of(&bytes));
+                match (sampled, p.take) {
+                    (true, Take::Matching) => {
+                        taken.to_verify.push((module.name.clone(), fatbin, bytes));
+                        rest.push(module);
+                    }
+                    (true, Take::Unverified) => {
+                        taken.warnings.push(Warning::PackagedUnverified {
+                            module: module.name.clone(),
+                            fatbin,
+                        });
+                        chosen.push((module, bytes, Some(record)));
+                    }
+                    _ => chosen.push((module, bytes, Some(record))),
+                }
+            }
+            Err(why) if p.take == Take::Docs => {
+                let shipped = std::fs::read(&fatbin).ok();
+                taken.warnings.push(Warning::Docs {
+                    module: module.name.clone(),
+                    fatbin: shipped.as_ref().map(|_| fatbin.clone()),
+                    reason: Some(why),
+                });
+                let record = Record::read(&record_path(&fatbin)).ok();
+                chosen.push((module, shipped.unwrap_or_default(), record));
+            }
+            Err(why) => {
+                taken.warnings.push(Warning::PrebuiltRejected {
+                    module: module.name.clone(),
+                    fatbin: fatbin.clone(),
+                    reason: why.clone(),
+                });
+                taken.refused.push((module.name.clone(), fatbin, why));
+                rest.push(module);
+            }
+        }
+    }
+    for (module, bytes, record) in chosen {
+        let (report, inputs) = use_prebuilt(&module, out, &bytes, record.as_ref(), roots)?;
+        let fatbin = source.dir().join(format!("{}.fatbin", module.name));
+        taken.deps.push(record_path(&fatbin));
+        taken.deps.push(fatbin);
+        taken.deps.extend(inputs);
+        taken.names.push(module.name.clone());
+        taken.modules.push(report);
+    }
+    p.modules = rest;
+    Ok(taken)
+}
+
+/// What a build with a stand-in toolkit (which compiles nothing) does with the modules left
+/// over: under docs.rs, an empty fat binary for each (with a warning); otherwise an error that
+/// says why each was not taken (the caller then looks for a toolkit).
+pub(crate) fn left_over(
+    p: &mut Prepared,
+    out: &Path,
+    roots: &Roots,
+    taken: &mut Taken,
+) -> Result<()> {
+    if p.modules.is_empty() {
+        return Ok(());
+    }
+    if p.take != Take::Docs {
+        return Err(refused(taken));
+    }
+    for module in std::mem::take(&mut p.modules) {
+        let (report, _) = use_prebuilt(&module, out, &[], None, roots)?;
+        taken.warnings.push(Warning::Docs {
+            module: module.name.clone(),
+            fatbin: None,
+            reason: None,
+        });
+        taken.names.push(module.name.clone());
+        taken.modules.push(report);
+    }
+    Ok(())
+}
+
+/// The error of a build that cannot compile what its package's files do not cover.
+fn refused(taken: &Taken) -> Error {
+    let reasons: Vec<String> = match taken.refused.as_slice() {
+        [] => taken
+            .to_verify
+            .iter()
+            .map(|(m, f, _)| {
+                format!(
+                    "`{m}`: {} is to be compiled again to verify it (ARCHBUILD_VERIFY)",
+                    f.display()
+                )
+            })
+            .collect(),
+        refused => refused
+            .iter()
+            .map(|(m, f, why)| format!("`{m}`: {} is not used: {why}", f.display()))
+            .collect(),
+    };
+    Error::PackagedRefused {
+        reasons: reasons.join("; "),
+    }
+}
+
+/// Compares what this build compiled with the package files it was asked to verify; the
+/// modules whose bytes agree.
+pub(crate) fn verify_packaged(
+    to_verify: &[(String, PathBuf, Vec<u8>)],
+    made: &[ModuleReport],
+) -> Result<Vec<String>> {
+    let mut agreed = Vec::new();
+    for (module, fatbin, shipped) in to_verify {
+        let Some(m) = made.iter().find(|m| m.name == *module) else {
+            continue;
+        };
+        let bytes = std::fs::read(&m.fatbin).map_err(|e| Error::io("read", &m.fatbin, e))?;
+        if bytes != *shipped {
+            return Err(Error::PackagedDiffers {
+                module: module.clone(),
+                fatbin: fatbin.clone(),
+            });
+        }
+        agreed.push(module.clone());
+    }
+    Ok(agreed)
+}
+
+/// Writes a prebuilt fat binary and the record it was checked against into the output
+/// directory; returns its report and the inputs to watch.
+fn use_prebuilt(
+    module: &Module,
+    out: &Path,
+    bytes: &[u8],
+    record: Option<&Record>,
+    roots: &Roots,
+) -> Result<(ModuleReport, Vec<PathBuf>)> {
+    let path = out.join(format!("{}.fatbin", module.name));
+    write_if_changed(&path, bytes).map_err(|e| Error::io("write", &path, e))?;
+    match record {
+        Some(record) => record
+            .write(&record_path(&path))
+            .map_err(|e| Error::io("write", record_path(&path), e))?,
+        // No record describes these bytes: none may seem to.
+        None => match std::fs::remove_file(record_path(&path)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::io("remove", record_path(&path), e))
+            }
+            _ => {}
+        },
+    }
+    // docs.rs's stand-in for a module nothing was shipped for: no image.
+    let images = match bytes {
+        [] => Vec::new(),
+        _ => archbuild_fatbin::read_any(bytes).map_err(|e| Error::Pack {
+            module: module.name.clone(),
+            source: Box::new(e),
+        })?,
+    };
+    let target_kernels: Vec<(String, Vec<String>)> = images
+        .iter()
+        .filter_map(|i| {
+            let t = match i.kind {
+                archbuild_fatbin::EntryKind::Ptx => Target::ptx(i.arch),
+                archbuild_fatbin::EntryKind::Elf => Target::cubin(i.arch),
+                _ => return None,
+            };
+            let mut k = i.kernels.clone();
+            k.sort();
+            Some((t.to_string(), k))
+        })
+        .collect();
+    let mut kernels: Vec<String> = images.iter().flat_map(|i| i.kernels.clone()).collect();
+    kernels.sort();
+    kernels.dedup();
+    let inputs = record
+        .iter()
+        .flat_map(|r| &r.inputs)
+        .filter(|(p, _)| p.starts_with("b:"))
+        .filter_map(|(p, _)| roots.local(p))
+        .collect();
+    let report = ModuleReport {
+        name: module.name.clone(),
+        sources: module.members.clone(),
+        fatbin: path,
+        bytes: bytes.len(),
+        archs: module.archs.list.to_string(),
+        targets: record.map(|r| r.targets.clone()).unwrap_or_default(),
+        kernels,
+        target_kernels,
+        coverage_gaps: Vec::new(),
+    };
+    Ok((report, inputs))
+}
+
+/// Writes the record beside a fat binary this build packed, unless an identical one is there.
+pub(crate) fn write_record(
+    compiler: &JobRunner<'_>,
+    module: &Module,
+    report: &ModuleReport,
+    module_deps: &[PathBuf],
+    settings_key: &str,
+    p: &Prepared,
+    variants: Vec<(String, Vec<String>)>,
+) -> Result<()> {
+    let Some(inputs) = deps::inputs(
+        &compiler.roots,
+        module_deps,
+        &p.settings.probe_dirs,
+        &compiler.hashes,
+        &plan::arch_list_macro(module),
+    ) else {
+        return Ok(());
+    };
+    let path = record_path(&report.fatbin);
+    let facts = Facts::packaged(p.toolkit.release(), &p.settings, &compiler.roots);
+    let (packaged_key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
+    let packaged = PackagedSettings {
+        settings: packaged_key,
+        items,
+        toolkit_query: p.toolkit.query_text(),
+    };
+    if let Ok(old) = Record::read(&path) {
+        let mut targets = report.targets.clone();
+        targets.sort();
+        let mut deps = inputs.deps.clone();
+        deps.sort();
+        deps.dedup();
+        if old.module == module.name
+            && old.settings == settings_key
+            && old.targets == targets
+            && old.inputs == deps
+            && old.variants == variants
+            && old.packaged.as_ref() == Some(&packaged)
+            && crate::base::paths::file_stamp(&report.fatbin)
+                .is_some_and(|(len, _)| len == report.bytes as u64)
+        {
+            return Ok(());
+        }
+    }
+    let bytes = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
+    let mut record = Record::new(
+        &module.name,
+        &report.targets,
+        settings_key.to_owned(),
+        p.toolkit.release(),
+        inputs,
+        &bytes,
+    );
+    record.variants = variants;
+    record.packaged = Some(packaged);
+    record
+        .write(&path)
+        .map_err(|e| Error::io("write", &path, e))
+}

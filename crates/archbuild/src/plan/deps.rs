@@ -1,0 +1,593 @@
+//! Dependency lists and the "direct mode" lookup that lets an unchanged rebuild start no nvcc.
+//!
+//! The cicc phase runs with `-Xcompiler -MD,-MF,FILE`: the host compiler writes the files that
+//! nvcc's *device* preprocessing pass for this target (`__CUDA_ARCH__` set) read — exactly the
+//! inputs of the PTX. A header included only under `#if __CUDA_ARCH__ >= 800` is in
+//! compute_80's list and not in compute_75's. The list costs nothing: the preprocessing runs
+//! anyway (see `docs/build.md`).
+//!
+//! A *manifest* per (source, flags, target) records, for each result seen, every dependency's
+//! content hash and the result's key. The next build hashes those files (each once per build)
+//! and, when all match, knows the result key without running anything. Two more things must
+//! match, or a new file could change the result while every recorded one is unchanged:
+//!
+//! * **probes** — paths the preprocessor looked at or could have looked at and that might
+//!   appear later: every `__has_include`/`__has_include_next` name under every include
+//!   directory and next to every including file, and for every header found through an include
+//!   directory, the same name in each directory searched before it (a header created there
+//!   would shadow it). Each probe records the file's hash or its absence.
+//! * **toolkit headers** are recorded like any other dependency (a pip toolkit upgrades its
+//!   header wheels on their own), only relative to the toolkit root.
+//!
+//! Paths are recorded *portably*: relative to the package directory (`b:`), relative to the
+//! toolkit root (`t:`), or absolute for system headers (`a:`). Two checkouts at different
+//! paths, with toolkits installed in different homes, therefore share manifests through a
+//! remote cache.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::paths::lexical;
+use crate::base::store::{Key, Store};
+
+/// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
+/// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
+pub(crate) fn parse_depfile(text: &str, cwd: &Path) -> Vec<PathBuf> {
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut out = Vec::new();
+    for line in joined.lines() {
+        // Skip the target (everything up to the first unescaped ": ").
+        let Some(pos) = find_colon(line) else {
+            continue;
+        };
+        let mut cur = String::new();
+        let mut chars = line[pos + 1..].chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    cur.push(' ');
+                    chars.next();
+                }
+                c if c.is_whitespace() => {
+                    if !cur.is_empty() {
+                        out.push(cwd.join(std::mem::take(&mut cur)));
+                    }
+                }
+                c => cur.push(c),
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cwd.join(cur));
+        }
+    }
+    out.dedup();
+    out
+}
+
+fn find_colon(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    (0..b.len()).find(|&i| b[i] == b':' && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace()))
+}
+
+/// The macro whose value only files that name it can observe (nvcc defines it as the whole
+/// list of virtual archs of the compile).
+pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
+
+/// Content hashes of files, each computed once per build (`None`: absent or unreadable), and
+/// whether each names `__CUDA_ARCH_LIST__`.
+#[derive(Debug, Default)]
+pub(crate) struct FileHashes {
+    map: Mutex<HashMap<PathBuf, Option<FileFacts>>>,
+}
+
+/// What one read of a file tells: its hash, whether it names `__CUDA_ARCH_LIST__`, and the
+/// clock macro it names, if any.
+#[derive(Debug, Clone, Copy)]
+struct FileFacts {
+    key: Key,
+    names_list: bool,
+    clock: Option<&'static str>,
+}
+
+/// The clock macro a file's text names (`preprocessed::uses_clock`, which tokenises), after a
+/// search for the names that rules out almost every file at memory speed; lines joined by a
+/// backslash are joined first, as the preprocessor joins them.
+fn clock_token(text: &[u8]) -> Option<&'static str> {
+    let named = |t: &[u8]| {
+        ["__DATE__", "__TIME__", "__TIMESTAMP__"]
+            .iter()
+            .any(|n| memchr::memmem::find(t, n.as_bytes()).is_some())
+    };
+    let spliced;
+    let joined = if memchr::memmem::find(text, b"\\\n").is_some()
+        || memchr::memmem::find(text, b"\\\r\n").is_some()
+    {
+        spliced = crate::plan::preprocessed::join_lines(text);
+        &spliced[..]
+    } else {
+        text
+    };
+    if !named(joined) {
+        return None;
+    }
+    crate::plan::preprocessed::uses_clock(text)
+}
+
+impl FileHashes {
+    fn get(&self, path: &Path) -> Option<FileFacts> {
+        if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
+            return h;
+        }
+        let h = std::fs::read(path).ok().map(|b| {
+            let names_list = memchr::memmem::find(&b, ARCH_LIST_MACRO.as_bytes()).is_some();
+            FileFacts {
+                key: Key::of(&b),
+                names_list,
+                clock: clock_token(&b),
+            }
+        });
+        if let Ok(mut m) = self.map.lock() {
+            m.insert(path.to_path_buf(), h);
+        }
+        h
+    }
+
+    /// The hash of a file's content, `None` if it cannot be read.
+    pub fn hash(&self, path: &Path) -> Option<Key> {
+        self.get(path).map(|f| f.key)
+    }
+
+    /// The clock macro (`__DATE__`, `__TIME__`, `__TIMESTAMP__`) the file names, if any: found
+    /// in the one read that hashes it, so checking every input of every job costs no I/O.
+    pub fn clock(&self, path: &Path) -> Option<&'static str> {
+        self.get(path).and_then(|f| f.clock)
+    }
+
+    /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
+    pub fn names_arch_list(&self, path: &Path) -> bool {
+        self.get(path).is_some_and(|f| f.names_list)
+    }
+}
+
+/// The roots that make recorded paths portable.
+#[derive(Debug, Clone)]
+pub(crate) struct Roots {
+    pub base: PathBuf,
+    pub toolkit: PathBuf,
+    /// Where the toolkit and the header libraries lie on this machine (`keys::roots`). The
+    /// preprocessed text names them (line markers, `__FILE__`), so a manifest recorded where
+    /// they lie elsewhere is not used here: preprocessor mode checks the text instead.
+    pub located: String,
+}
+
+impl Roots {
+    /// `b:rel` under the package, `t:rel` under the toolkit, else `a:/abs`.
+    pub fn portable(&self, p: &Path) -> String {
+        let p = lexical(&self.base.join(p));
+        if let Ok(r) = p.strip_prefix(&self.toolkit) {
+            return format!("t:{}", r.display());
+        }
+        if let Ok(r) = p.strip_prefix(&self.base) {
+            return format!("b:{}", r.display());
+        }
+        format!("a:{}", p.display())
+    }
+
+    /// The local path of a portable one.
+    pub fn local(&self, s: &str) -> Option<PathBuf> {
+        let (kind, rest) = s.split_once(':')?;
+        Some(match kind {
+            "b" => self.base.join(rest),
+            "t" => self.toolkit.join(rest),
+            "a" => PathBuf::from(rest),
+            _ => return None,
+        })
+    }
+
+    pub fn in_toolkit(&self, p: &Path) -> bool {
+        lexical(&self.base.join(p)).starts_with(&self.toolkit)
+    }
+}
+
+/// What a result depends on: every dependency with its hash, every probe with its state, and
+/// the module's `__CUDA_ARCH_LIST__` when a dependency names it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Inputs {
+    pub deps: Vec<(String, String)>,
+    /// `(portable path, hash or "-" for absent)`.
+    pub probes: Vec<(String, String)>,
+    /// The arch list the result was preprocessed with, recorded only when some dependency
+    /// names `__CUDA_ARCH_LIST__`: other results stay valid when an arch is added.
+    #[serde(default)]
+    pub arch_list: Option<String>,
+    /// `Roots::located` when recorded; absent in older manifests, which then never hit.
+    #[serde(default)]
+    pub location: Option<String>,
+}
+
+/// One result a manifest remembers.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+struct Entry {
+    inputs: Inputs,
+    result: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    entries: Vec<Entry>,
+}
+
+/// How many different results a manifest keeps (e.g. switching branches back and forth).
+const MAX_ENTRIES: usize = 4;
+
+fn state(hashes: &FileHashes, path: &Path) -> String {
+    hashes
+        .hash(path)
+        .map_or_else(|| "-".to_owned(), |h| h.hex())
+}
+
+/// Records the current state of `deps` (hashes) and of the probes they imply. `None` when a
+/// dependency is unreadable (nothing is then recorded).
+pub(crate) fn inputs(
+    roots: &Roots,
+    deps: &[PathBuf],
+    include_dirs: &[PathBuf],
+    hashes: &FileHashes,
+    arch_list: &str,
+) -> Option<Inputs> {
+    let mut rec = Inputs {
+        location: Some(roots.located.clone()),
+        ..Inputs::default()
+    };
+    for d in deps {
+        let h = hashes.hash(d)?;
+        rec.deps.push((roots.portable(d), h.hex()));
+        if hashes.names_arch_list(d) {
+            rec.arch_list = Some(arch_list.to_owned());
+        }
+    }
+    let mut probes: BTreeMap<String, String> = BTreeMap::new();
+    for p in probe_paths(roots, deps, include_dirs) {
+        let key = roots.portable(&p);
+        probes.entry(key).or_insert_with(|| state(hashes, &p));
+    }
+    rec.probes = probes.into_iter().collect();
+    Some(rec)
+}
+
+/// The paths whose appearance or change could alter what the preprocessor reads.
+fn probe_paths(roots: &Roots, deps: &[PathBuf], include_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = include_dirs
+        .iter()
+        .map(|d| lexical(&roots.base.join(d)))
+        .collect();
+    let user: Vec<PathBuf> = deps
+        .iter()
+        .map(|d| lexical(&roots.base.join(d)))
+        .filter(|d| !d.starts_with(&roots.toolkit) && !is_system(d))
+        .collect();
+    let includer_dirs: Vec<PathBuf> = {
+        let mut v: Vec<PathBuf> = user
+            .iter()
+            .filter_map(|d| d.parent().map(Path::to_path_buf))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut out = Vec::new();
+    // Shadowing: a header found through include dir k could be shadowed by the same name in
+    // any includer's directory (quoted includes look there first) or in include dirs 0..k.
+    for d in &user {
+        for (k, dir) in dirs.iter().enumerate() {
+            let Ok(name) = d.strip_prefix(dir) else {
+                continue;
+            };
+            for earlier in includer_dirs.iter().chain(&dirs[..k]) {
+                let candidate = earlier.join(name);
+                if candidate != *d {
+                    out.push(candidate);
+                }
+            }
+        }
+    }
+    // `__has_include("x")`: the answer depends on whether x exists anywhere it is searched.
+    for d in &user {
+        let Ok(text) = std::fs::read_to_string(d) else {
+            continue;
+        };
+        for name in has_include_names(&text) {
+            for dir in includer_dirs.iter().chain(&dirs) {
+                out.push(dir.join(&name));
+            }
+        }
+    }
+    out
+}
+
+/// The names tested by `__has_include(...)` / `__has_include_next(...)` in a source.
+pub(crate) fn has_include_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("__has_include") {
+        rest = &rest[i + "__has_include".len()..];
+        let r = rest.strip_prefix("_next").unwrap_or(rest).trim_start();
+        let Some(r) = r.strip_prefix('(') else {
+            continue;
+        };
+        let r = r.trim_start();
+        let close = match r.chars().next() {
+            Some('"') => '"',
+            Some('<') => '>',
+            _ => continue,
+        };
+        if let Some(end) = r[1..].find(close) {
+            let name = &r[1..1 + end];
+            if !name.is_empty() && !name.contains('\n') {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn is_system(p: &Path) -> bool {
+    p.starts_with("/usr") || p.starts_with("/lib")
+}
+
+/// Finds the result key for the current state of the inputs, if a manifest entry matches;
+/// returns it with the dependency paths.
+pub(crate) fn lookup(
+    store: &Store,
+    manifest_key: &Key,
+    roots: &Roots,
+    hashes: &FileHashes,
+    arch_list: &str,
+) -> Lookup {
+    let Some(bytes) = store.get("deps", manifest_key) else {
+        return Lookup::Unknown;
+    };
+    let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
+        return Lookup::Unknown;
+    };
+    for e in &manifest.entries {
+        if let Ok(deps) = matches(e, roots, hashes, arch_list) {
+            if let Some(key) = Key::from_hex(&e.result) {
+                return Lookup::Hit(key, deps);
+            }
+        }
+    }
+    // The newest entry's differences say why this build cannot reuse the last one's result.
+    let changed = manifest
+        .entries
+        .first()
+        .map(|e| {
+            matches(e, roots, hashes, arch_list)
+                .err()
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    Lookup::Changed(changed)
+}
+
+/// The dependencies' local paths when every recorded input is in its recorded state; else the
+/// inputs (portable paths) that are not, and `__CUDA_ARCH_LIST__` when the arch list differs.
+fn matches(
+    e: &Entry,
+    roots: &Roots,
+    hashes: &FileHashes,
+    arch_list: &str,
+) -> Result<Vec<PathBuf>, Vec<String>> {
+    let mut changed = Vec::new();
+    if e.inputs
+        .arch_list
+        .as_deref()
+        .is_some_and(|l| l != arch_list)
+    {
+        changed.push("__CUDA_ARCH_LIST__".to_owned());
+    }
+    if e.inputs.location.as_deref() != Some(roots.located.as_str()) {
+        changed.push("where the toolkit or a header library lies".to_owned());
+    }
+    let mut deps = Vec::with_capacity(e.inputs.deps.len());
+    for (path, hex) in &e.inputs.deps {
+        match roots.local(path) {
+            Some(local) if hashes.hash(&local).is_some_and(|h| h.hex() == *hex) => {
+                deps.push(local);
+            }
+            _ => changed.push(path.clone()),
+        }
+    }
+    for (path, want) in &e.inputs.probes {
+        let same = roots
+            .local(path)
+            .is_some_and(|local| state(hashes, &local) == *want);
+        if !same {
+            changed.push(path.clone());
+        }
+    }
+    if changed.is_empty() {
+        Ok(deps)
+    } else {
+        Err(changed)
+    }
+}
+
+/// What direct mode found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// The result key, with the dependencies' local paths.
+    Hit(Key, Vec<PathBuf>),
+    /// A manifest exists but no entry matches: the inputs (portable paths) that differ from the
+    /// newest entry's; empty when the manifest has no entry (`mark_known`).
+    Changed(Vec<String>),
+    /// No manifest: this (source, flags, target) was never built here or remotely.
+    Unknown,
+}
+
+/// Records that these inputs produce `result`.
+pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: &Key) {
+    let mut manifest: Manifest = store
+        .get("deps", manifest_key)
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let entry = Entry {
+        inputs,
+        result: result.hex(),
+    };
+    manifest.entries.retain(|e| e != &entry);
+    manifest.entries.insert(0, entry);
+    manifest.entries.truncate(MAX_ENTRIES);
+    if let Ok(bytes) = serde_json::to_vec(&manifest) {
+        let _ = store.put("deps", manifest_key, &bytes);
+    }
+}
+
+/// Records that this job was built before without recording how: an input was newer than the
+/// compile's start (edited while it ran, or stamped in the future by another machine's clock, as
+/// an unpacked archive is), so no entry can say which content the result belongs to. An empty
+/// manifest serves nothing in direct mode; it only tells the next build that preprocessor mode,
+/// which keys on the text itself, is worth a try.
+pub(crate) fn mark_known(store: &Store, manifest_key: &Key) {
+    if store.get("deps", manifest_key).is_none() {
+        if let Ok(bytes) = serde_json::to_vec(&Manifest::default()) {
+            let _ = store.put("deps", manifest_key, &bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn the_clock_is_found_in_the_read_that_hashes_a_file_also_across_a_line_splice() {
+        assert_eq!(
+            clock_token(b"const char *d = __DATE__;\n"),
+            Some("__DATE__")
+        );
+        assert_eq!(
+            clock_token(b"#define T __TI\\\nME__\nint x;\n"),
+            Some("__TIME__")
+        );
+        assert_eq!(clock_token(b"// no clock\n#define LONG a \\\n b\n"), None);
+        assert_eq!(
+            clock_token(b"int DATE = 1; // __DATE__\n"),
+            None,
+            "a comment names nothing"
+        );
+    }
+
+    use super::*;
+
+    #[test]
+    fn parses_make_syntax() {
+        let text =
+            "out.ptx : a.cu \\\n    /usr/include/x.h \\\n    my\\ dir/h.cuh \\\n    common.cuh\n";
+        let deps = parse_depfile(text, Path::new("/src"));
+        assert_eq!(
+            deps,
+            [
+                "/src/a.cu",
+                "/usr/include/x.h",
+                "/src/my dir/h.cuh",
+                "/src/common.cuh"
+            ]
+            .map(PathBuf::from)
+        );
+    }
+
+    fn roots(dir: &Path) -> Roots {
+        Roots {
+            located: String::new(),
+            base: dir.join("pkg"),
+            toolkit: dir.join("tk"),
+        }
+    }
+
+    #[test]
+    fn portable_paths_round_trip() {
+        let r = roots(Path::new("/x"));
+        assert_eq!(r.portable(Path::new("k/a.cu")), "b:k/a.cu");
+        assert_eq!(r.portable(Path::new("/x/pkg/k/../h.cuh")), "b:h.cuh");
+        assert_eq!(r.portable(Path::new("/x/tk/include/c.h")), "t:include/c.h");
+        assert_eq!(
+            r.portable(Path::new("/usr/include/s.h")),
+            "a:/usr/include/s.h"
+        );
+        for p in ["b:k/a.cu", "t:include/c.h", "a:/usr/include/s.h"] {
+            assert_eq!(r.portable(&r.local(p).unwrap()), p);
+        }
+    }
+
+    #[test]
+    fn has_include_names_are_found() {
+        let text = "#if __has_include(\"tune.cuh\")\n#elif __has_include_next( <x/y.h> )\n\
+                    #endif\n#define H __has_include";
+        assert_eq!(has_include_names(text), ["tune.cuh", "x/y.h"]);
+    }
+
+    #[test]
+    fn manifest_hits_only_on_identical_content_and_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = roots(dir.path());
+        std::fs::create_dir_all(r.base.join("inc")).unwrap();
+        let store = Store::new(dir.path().join("cache"));
+        let src = r.base.join("a.cu");
+        let h = r.base.join("inc/h.cuh");
+        std::fs::write(
+            &src,
+            "#include \"h.cuh\"\n#if __has_include(\"opt.cuh\")\n#endif\n",
+        )
+        .unwrap();
+        std::fs::write(&h, "one").unwrap();
+        let mk = Key::of(b"manifest");
+        let deps = vec![src.clone(), h.clone()];
+        let incs = vec![PathBuf::from("inc")];
+        let rec = inputs(&r, &deps, &incs, &FileHashes::default(), "860").unwrap();
+        assert_eq!(rec.arch_list, None, "no dependency names the arch list");
+        let result = Key::of(b"result");
+        record(&store, &mk, rec, &result);
+        let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860");
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // A header that would shadow inc/h.cuh, next to the source: a miss.
+        std::fs::write(r.base.join("h.cuh"), "shadow").unwrap();
+        assert_eq!(look(), Lookup::Changed(vec!["b:h.cuh".into()]));
+        std::fs::remove_file(r.base.join("h.cuh")).unwrap();
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // The file `__has_include` asks about appears: a miss.
+        std::fs::write(r.base.join("inc/opt.cuh"), "").unwrap();
+        assert_eq!(look(), Lookup::Changed(vec!["b:inc/opt.cuh".into()]));
+        std::fs::remove_file(r.base.join("inc/opt.cuh")).unwrap();
+        // The same files, with the toolkit or a header library lying elsewhere: the text names
+        // them, so direct mode leaves the job to preprocessor mode.
+        let elsewhere = Roots {
+            located: "/elsewhere/toolkit".into(),
+            ..r.clone()
+        };
+        assert_eq!(
+            lookup(&store, &mk, &elsewhere, &FileHashes::default(), "860"),
+            Lookup::Changed(vec!["where the toolkit or a header library lies".into()])
+        );
+        std::fs::write(&h, "two").unwrap();
+        assert_eq!(
+            look(),
+            Lookup::Changed(vec!["b:inc/h.cuh".into()]),
+            "the changed input is named"
+        );
+        assert_eq!(
+            lookup(
+                &store,
+                &Key::of(b"other"),
+                &r,
+                &FileHashes::default(),
+                "860"
+            ),
+            Lookup::Unknown
+        );
+    }
+}

@@ -1,0 +1,401 @@
+//! From what a build was told to what it runs: `spec.rs` holds what `Build`'s setters filled,
+//! `setup.rs` merges flags, modules and per-file arch lists from their sources, `remote.rs`
+//! picks the remote cache, and this module resolves it all once into a [`Prepared`] (below).
+//!
+//! A build's configuration, resolved once before anything runs: the environment, `Cargo.toml`'s
+//! table, the home and cache, the toolkit, the arch list, flags and modules, the outputs and
+//! the variant groups, gathered into one [`Prepared`]. The pipeline reads that and never the
+//! `Spec` again. Resolving for a plan ([`Mode::Plan`]) neither provisions a toolkit, installs
+//! a header library nor writes anything; what a build announces is [`announce`]'s, once.
+
+pub(crate) mod remote;
+pub(crate) mod setup;
+pub(crate) mod spec;
+
+use std::path::PathBuf;
+
+use archbuild_arch::ComputeCapability;
+use archbuild_fatbin::CompressionChoice;
+
+use crate::base::env::Env;
+use crate::base::paths::Home;
+use crate::base::process::{Cmd, Spawns};
+use crate::config::archs::ResolvedArchs;
+use crate::config::manifest::PackageConfig;
+use crate::error::{Error, Result};
+use crate::plan::{Module, Settings};
+use crate::prepare::spec::Spec;
+use crate::toolkit::discover::Discovery;
+use crate::toolkit::nvcc::Toolkit;
+
+/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
+pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
+
+/// What resolving may do besides reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// A build: provisions the toolkit when asked, installs header libraries, asks a
+    /// sccache-dist cluster for its CPUs.
+    Build,
+    /// The plan of a build about to run (`Build::try_plan_to_build`, the CLI's): installs what
+    /// the build would, writes no output.
+    PlanToBuild,
+    /// A plan (`try_plan`): writes nothing; a toolkit or header library that is not there yet
+    /// is an error naming the build that would provision it.
+    Plan,
+    /// A build that takes a package's shipped fat binaries before any toolkit is looked for
+    /// (`docs/publishing.md`): its toolkit is the records' stand-in; installs nothing, runs
+    /// nothing, touches no network.
+    Packaged,
+}
+
+impl Mode {
+    /// Whether resolving may provision a toolkit and install header libraries.
+    fn installs(self) -> bool {
+        matches!(self, Mode::Build | Mode::PlanToBuild)
+    }
+}
+
+/// Where fat binaries made elsewhere come from, and so how they are checked
+/// (`output/prebuilt.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Prebuilt {
+    /// A CI run's (`Build::prebuilt`, `ARCHBUILD_PREBUILT`): made with this build's toolkit and
+    /// host compiler, every input compared.
+    Ci(PathBuf),
+    /// The package's own (`prebuilt` in `[package.metadata.archbuild]`): made by its author's
+    /// toolkit, the package's files and every setting compared.
+    Packaged(PathBuf),
+}
+
+/// Which fat binaries made elsewhere a build takes (`output/prebuilt.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Those whose record matches; a package's that `ARCHBUILD_VERIFY` samples is compiled
+    /// again and compared instead.
+    Matching,
+    /// Those whose record matches, none compiled again: no toolkit was found (each sampled one
+    /// with a warning).
+    Unverified,
+    /// Anything shipped, matching or not, and an empty fat binary for a module with none:
+    /// docs.rs (`DOCS_RS`), which has no toolkit and runs no kernel.
+    Docs,
+}
+
+impl Prebuilt {
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        match self {
+            Prebuilt::Ci(d) | Prebuilt::Packaged(d) => d,
+        }
+    }
+}
+
+/// Everything resolved before any compile runs.
+#[derive(Clone)]
+pub(crate) struct Prepared {
+    pub env: Env,
+    pub toolkit: Toolkit,
+    pub archs: ResolvedArchs,
+    /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
+    pub arch_warnings: Vec<String>,
+    pub modules: Vec<Module>,
+    pub settings: Settings,
+    pub compression: CompressionChoice,
+    pub home: Home,
+    pub cache_on: bool,
+    /// The rule cicc runs are shared by, when they are (`plan/share.rs`).
+    pub share_cicc: Option<crate::plan::share::Rule>,
+    /// The build cache's size cap (read only when the cache is on).
+    pub cache_max: u64,
+    pub remote: Option<archbuild_config::RemoteConfig>,
+    /// The variant groups: the build script's, then Cargo.toml's.
+    pub groups: Vec<(String, Vec<String>)>,
+    /// `<OUT_DIR>` (`Build::out_dir`, else `OUT_DIR`); a build needs it, a plan does not.
+    pub out_root: Option<PathBuf>,
+    /// Where fat binaries made elsewhere are taken from (`Build::prebuilt`, else
+    /// `ARCHBUILD_PREBUILT`, else the package's `prebuilt`); never for a library, whose host
+    /// objects need every source's stub.
+    pub prebuilt: Option<Prebuilt>,
+    /// Which of them it takes (set by `run`; `Matching` when resolved).
+    pub take: Take,
+    /// Worker threads: `local_workers`, or with a sccache-dist cluster `ARCHBUILD_DIST_JOBS`,
+    /// else `local_workers` plus the cluster's CPUs.
+    pub workers: usize,
+    /// Processes at once on this machine (`Build::jobs`, `ARCHBUILD_JOBS`, the CPUs).
+    pub local_workers: usize,
+    /// sccache-dist through the launcher (`plan/dist.rs`); `Off` without sccache.
+    pub cluster: crate::plan::dist::Cluster,
+    pub on_job: Option<crate::prepare::spec::JobCallback>,
+    /// Whether to write the `include!` module.
+    pub rust_module: bool,
+    pub quiet: bool,
+    /// The build's one count of processes started; its compiler jobs count into it too.
+    pub spawns: Spawns,
+    pub watch: Vec<PathBuf>,
+    /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
+    pub verify: crate::config::verification::Verify,
+    /// A library build (`Library`, or Cargo.toml's `library`): its archive, host flags, runtime.
+    pub library: Option<crate::host::link::ResolvedLibrary>,
+}
+
+/// The job count with a sccache-dist cluster (`docs/environment.md`).
+pub(crate) const DIST_JOBS_VAR: &str = "ARCHBUILD_DIST_JOBS";
+
+/// Resolves everything a build needs, once.
+pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
+    let mut env = b.env.clone().unwrap_or_else(Env::process);
+    if let Some(on) = b.cargo_metadata {
+        env = env.with_cargo_metadata(on);
+    }
+    let manifest_dir = b
+        .manifest_dir
+        .clone()
+        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let base_dir = match &manifest_dir {
+        Some(d) => d.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
+        }
+    };
+    let mut watch = Vec::new();
+    let pkg = match &manifest_dir {
+        Some(d) if d.join("Cargo.toml").is_file() => {
+            watch.push(d.join("Cargo.toml"));
+            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
+        }
+        _ => None,
+    };
+    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(&env));
+    if let Some(c) = &b.cache_dir {
+        home = home.with_cache_dir(c.clone());
+    }
+    let cache_on = cache_switch(b, &env)?;
+    let cache_max = if cache_on {
+        crate::plan::evict::max_bytes(&env)?
+    } else {
+        0
+    };
+    let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
+    let spawns = Spawns::default();
+    let toolkit = toolkit(b, &env, &home, &spawns, mode)?;
+    let devices = || {
+        crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
+            query_devices(&toolkit, &spawns)
+        })
+    };
+    let archs = crate::config::archs::resolve_archs(
+        b.archs.as_deref(),
+        &env,
+        pkg.as_ref(),
+        &toolkit,
+        &devices,
+    )?;
+    // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
+    let arch_warnings = archs.source.dialect().warnings(&archs.input);
+    let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let headers = crate::headers::library::resolve_all(
+        pkg.as_ref().map_or(&[][..], |p| &p.headers),
+        &b.header_libraries,
+        &base_dir,
+        &env,
+        &home,
+        mode.installs(),
+        &mut crate::headers::install::stderr_progress,
+    )?;
+    attach_headers(&mut settings, headers);
+    let compression = setup::compression(b, &env, pkg.as_ref())?;
+    let share_cicc = crate::plan::share::enabled(
+        b.share_cicc,
+        &env,
+        toolkit.version(),
+        &settings.all_nvcc_flags(),
+        settings.launch_cicc && settings.launcher.is_some(),
+    )?;
+    let verify = match &b.verify {
+        Some(v) => crate::config::verification::Verify::parse(
+            v,
+            "the build's verification (`.verify(...)`)",
+        )?,
+        None => crate::config::verification::Verify::from_env(&env)?,
+    };
+    let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
+    let mut modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
+    for m in &mut modules {
+        m.host = library.is_some();
+    }
+    // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
+    // stand-in is no file to watch.
+    if !toolkit.is_stand_in() {
+        watch.push(toolkit.nvcc().to_path_buf());
+    }
+    let groups = crate::report::variants::groups(
+        &b.variants,
+        pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
+    );
+    let out_root = b.out_dir.clone().or_else(|| env.path("OUT_DIR"));
+    let prebuilt = match library {
+        Some(_) => None,
+        None => b
+            .prebuilt
+            .clone()
+            .or_else(|| env.path(PREBUILT_VAR))
+            .map(Prebuilt::Ci)
+            .or_else(|| {
+                let packaged = b.packaged.unwrap_or(true);
+                let dir = pkg.as_ref().and_then(|p| p.prebuilt_dir());
+                dir.filter(|_| packaged).map(Prebuilt::Packaged)
+            }),
+    };
+    let local_workers = crate::plan::exec::parallelism(&env, b.jobs)?;
+    // sccache with a cluster: more jobs at once than this machine's CPUs, its own processes
+    // still at most `local_workers` (`JobRunner`'s local slots).
+    let cluster = match (&settings.launcher, settings.launch_cicc, mode) {
+        (Some(l), false, Mode::Build) => crate::plan::dist::status(l, settings.compiler_env.vars()),
+        _ => crate::plan::dist::Cluster::Off,
+    };
+    let workers = match &cluster {
+        crate::plan::dist::Cluster::Up { cpus, .. } => match env.var(DIST_JOBS_VAR) {
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Config {
+                    what: "job count",
+                    origin: DIST_JOBS_VAR.to_owned(),
+                    value: v.clone(),
+                    hint: "use a whole number of 1 or more, such as `24`, or leave it unset \
+                           for this machine's CPUs plus the cluster's"
+                        .to_owned(),
+                })?,
+            None => local_workers + *cpus as usize,
+        },
+        _ => local_workers,
+    };
+    Ok(Prepared {
+        env,
+        toolkit,
+        archs,
+        arch_warnings,
+        modules,
+        settings,
+        compression,
+        home,
+        cache_on,
+        share_cicc,
+        cache_max,
+        remote,
+        groups,
+        out_root,
+        prebuilt,
+        take: Take::Matching,
+        workers,
+        local_workers,
+        cluster,
+        on_job: b.on_job.clone(),
+        rust_module: !b.no_rust_module && library.is_none(),
+        quiet: b.quiet,
+        spawns,
+        watch,
+        verify,
+        library,
+    })
+}
+
+/// What a build says before it compiles: the arch list, when it is the portable default (in a
+/// build script as a `cargo:warning`, elsewhere on stderr), unless quiet.
+pub(crate) fn announce(p: &Prepared) {
+    if let Some(line) = p.archs.announcement().filter(|_| !p.quiet) {
+        if p.env.cargo_metadata() {
+            println!("cargo:warning=archbuild: {line}");
+        } else {
+            eprintln!("archbuild: {line}");
+        }
+    }
+}
+
+/// Adds the libraries to the settings: their include directories come after the user's and
+/// are probed (direct mode) like them.
+fn attach_headers(s: &mut Settings, libs: Vec<crate::headers::tree::Resolved>) {
+    let at = (s.includes.len() + s.flag_inputs.dirs.len()).min(s.probe_dirs.len());
+    let dirs: Vec<PathBuf> = libs.iter().flat_map(|l| l.dirs.clone()).collect();
+    s.probe_dirs.splice(at..at, dirs);
+    s.header_libraries = libs;
+}
+
+/// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
+/// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
+fn query_devices(tk: &Toolkit, spawns: &Spawns) -> Vec<ComputeCapability> {
+    if tk.is_stand_in() {
+        return Vec::new();
+    }
+    match Cmd::new(tk.tool("__nvcc_device_query")).output_counted(spawns) {
+        Ok(out) if out.status.success() => {
+            parse_device_query(&String::from_utf8_lossy(&out.stdout))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `__nvcc_device_query` prints the SM numbers of the visible GPUs without a newline (`90` on
+/// an H200, observed; comma-separated for several GPUs).
+fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = stdout
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse::<u32>().ok())
+        .filter(|&sm| sm >= 10)
+        .map(ComputeCapability::from_sm)
+        .collect();
+    ccs.sort();
+    ccs.dedup();
+    ccs
+}
+
+/// Whether the build cache is on: `Build::cache`, else `ARCHBUILD_CACHE` (on by default).
+fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
+    match (b.cache, env.var("ARCHBUILD_CACHE")) {
+        (Some(on), _) => Ok(on),
+        (None, None) => Ok(true),
+        (None, Some(v)) if archbuild_config::is_off(&v) => Ok(false),
+        (None, Some(v)) if archbuild_config::is_on(&v) => Ok(true),
+        (None, Some(v)) => Err(Error::Config {
+            what: "cache switch",
+            origin: "ARCHBUILD_CACHE".into(),
+            value: v,
+            hint: "use `off` (or `0`, `false`, `no`, `none`) to build without the cache, \
+                       `on` (or `1`, `true`, `yes`) or nothing to use it"
+                .into(),
+        }),
+    }
+}
+
+/// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)
+/// now.
+fn toolkit(b: &Spec, env: &Env, home: &Home, spawns: &Spawns, mode: Mode) -> Result<Toolkit> {
+    Ok(match &b.toolkit {
+        // Queried by the caller, before this build: no process of this build.
+        Some(t) => t.clone(),
+        None => {
+            let provision = mode.installs() && b.provision.unwrap_or(false);
+            Discovery::new(home.clone()).locate_counted(
+                env,
+                provision,
+                &mut crate::toolkit::provision::stderr_progress,
+                spawns,
+            )?
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_query_output() {
+        let cc = ComputeCapability::new;
+        assert_eq!(parse_device_query("90"), [cc(9, 0)]);
+        assert_eq!(parse_device_query("89,86,86\n"), [cc(8, 6), cc(8, 9)]);
+        assert_eq!(parse_device_query(""), []);
+    }
+}

@@ -1,0 +1,310 @@
+//! Merging the build's settings from their sources. Flags, include dirs and defines
+//! accumulate in this order: `[package.metadata.archbuild]`, then the build script / CLI, then
+//! `ARCHBUILD_NVCC_FLAGS` (so an environment flag is the last word on the command line).
+//! Compression and per-file arch lists take the first source that sets them: build script /
+//! CLI, then `ARCHBUILD_COMPRESSION` (compression only), then the manifest.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use archbuild_fatbin::CompressionChoice;
+
+use crate::base::env::Env;
+use crate::config::archs::{DeviceQuery, ResolvedArchs};
+use crate::config::manifest::PackageConfig;
+use crate::error::{Error, Result};
+use crate::plan::{Module, Settings};
+use crate::prepare::spec::Spec;
+use crate::toolkit::nvcc::Toolkit;
+
+pub(crate) fn settings(
+    b: &Spec,
+    env: &Env,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+) -> Result<Settings> {
+    let mut s = Settings {
+        base_dir: base.to_path_buf(),
+        compiler_env: crate::config::compiler_env::CompilerEnv::from_env(env),
+        ..Default::default()
+    };
+    if let Some(p) = pkg {
+        s.nvcc_flags.extend(p.nvcc_flags.iter().cloned());
+        s.ptxas_flags.extend(p.ptxas_flags.iter().cloned());
+        s.includes.extend(p.include.iter().cloned());
+        s.defines.extend(p.defines.iter().cloned());
+    }
+    s.nvcc_flags.extend(b.nvcc_flags.iter().cloned());
+    s.ptxas_flags.extend(b.ptxas_flags.iter().cloned());
+    s.includes.extend(b.includes.iter().map(|i| base.join(i)));
+    s.defines.extend(b.defines.iter().cloned());
+    if let Some(extra) = env.var("ARCHBUILD_NVCC_FLAGS") {
+        // Shell words, so `-Xcompiler "-O2 -g"` stays one flag and its argument.
+        let words = shlex::split(&extra).ok_or_else(|| Error::Config {
+            what: "nvcc flags",
+            origin: "ARCHBUILD_NVCC_FLAGS".into(),
+            value: extra.clone(),
+            hint: "the value is split into words as a shell would, and a quote is left open; \
+                   close it (e.g. `-Xcompiler \"-O2 -g\"`) or escape it with a backslash"
+                .into(),
+        })?;
+        s.nvcc_flags.extend(words);
+    }
+    // nvcc splits these on white space.
+    let words = |var: &str| -> Vec<String> {
+        env.var(var)
+            .map(|v| v.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    s.env_flags.prepend = words("NVCC_PREPEND_FLAGS");
+    s.env_flags.append = words("NVCC_APPEND_FLAGS");
+    // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
+    // for sccache only (another wrapper may be rustc-specific).
+    let launcher = env
+        .path("ARCHBUILD_COMPILER_LAUNCHER")
+        .or_else(|| env.path("RUSTC_WRAPPER").filter(|w| is_sccache(w)));
+    s.launcher = launcher.map(|l| {
+        if l.components().count() == 1 {
+            let path = env.var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path)
+                .map(|d| d.join(&l))
+                .find(|p| p.is_file())
+                .unwrap_or(l)
+        } else {
+            l
+        }
+    });
+    s.launch_cicc = s.launcher.as_deref().is_some_and(|l| !is_sccache(l));
+    s.finish("the nvcc flags (Build::flag, nvcc-flags in Cargo.toml, ARCHBUILD_NVCC_FLAGS)")
+}
+
+/// Whether a launcher is sccache (by file name: `sccache`, `sccache-0.16`, `sccache.exe`).
+fn is_sccache(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| {
+        n.to_string_lossy()
+            .to_ascii_lowercase()
+            .starts_with("sccache")
+    })
+}
+
+pub(crate) fn compression(
+    b: &Spec,
+    env: &Env,
+    pkg: Option<&PackageConfig>,
+) -> Result<CompressionChoice> {
+    let (value, origin) = if let Some(c) = &b.compression {
+        (
+            c.clone(),
+            "the build's compression (`.compression(...)` / `--compression`)",
+        )
+    } else if let Some(c) = env.var("ARCHBUILD_COMPRESSION") {
+        (c, "ARCHBUILD_COMPRESSION")
+    } else if let Some(c) = pkg.and_then(|p| p.compression.clone()) {
+        (c, "Cargo.toml [package.metadata.archbuild] compression")
+    } else {
+        return Ok(CompressionChoice::nvcc_default());
+    };
+    CompressionChoice::from_str(&value).map_err(|_| Error::Config {
+        what: "compression",
+        origin: origin.to_owned(),
+        value,
+        hint: format!("use {}", archbuild_fatbin::COMPRESSION_WORDS),
+    })
+}
+
+/// The modules of the build, with their files checked and their arch lists resolved.
+pub(crate) fn modules(
+    b: &Spec,
+    name: &str,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+    archs: &ResolvedArchs,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<Vec<Module>> {
+    let mut specs = b.modules.clone();
+    // Where the sources were named, for messages that point at the right place to fix.
+    let from_manifest = specs.is_empty();
+    if specs.is_empty() {
+        if let Some(p) = pkg {
+            specs.extend(p.kernels.iter().map(|k| (None, vec![k.clone()])));
+        }
+    }
+    let fix_where = if from_manifest {
+        "`kernels` in Cargo.toml's [package.metadata.archbuild]"
+    } else {
+        "the path passed to `.file(...)`"
+    };
+    if specs.is_empty() {
+        return Err(Error::NoSources(name.to_owned()));
+    }
+    let mut modules: Vec<Module> = Vec::new();
+    for (given_name, files) in specs {
+        for f in &files {
+            let abs = base.join(f);
+            if !abs.is_file() {
+                let (problem, fix) = if abs.is_dir() {
+                    (
+                        "is a directory, not a source file",
+                        format!("{fix_where}: list each `.cu` file in it (one module each)"),
+                    )
+                } else {
+                    ("does not exist", fix_where.to_owned())
+                };
+                return Err(Error::SourceMissing {
+                    path: f.strip_prefix(base).unwrap_or(f).to_path_buf(),
+                    problem: problem.to_owned(),
+                    context: format!(" (looked at {})", abs.display()),
+                    fix,
+                });
+            }
+        }
+        let stem = files
+            .first()
+            .and_then(|f| f.file_stem())
+            .map(|s| s.to_string_lossy().into_owned());
+        let module_name = given_name
+            .or(stem)
+            .ok_or_else(|| Error::NoSources(name.to_owned()))?;
+        let module_name = ident(&module_name, false);
+        if modules.iter().any(|m| m.name == module_name) {
+            return Err(Error::Config {
+                what: "module name",
+                origin: format!("the build `{name}`"),
+                value: module_name,
+                hint: if from_manifest {
+                    "two kernel files in Cargo.toml's `kernels` list have the same name, and \
+                     each file is a module named after it; rename one of the files (and its \
+                     entry in `kernels`)"
+                        .into()
+                } else {
+                    "two sources have the same name; give one its own with \
+                     `.module(\"other_name\", [path])`"
+                        .into()
+                },
+            });
+        }
+        // A group is one translation unit: its last file compiled with the others `-include`d
+        // before it, in order (`plan::preincludes`), all named relative to the package, so
+        // the output does not depend on where the checkout or archbuild's home is.
+        let source = files[files.len() - 1].clone();
+        let module_archs = match file_override(b, pkg, base, &files) {
+            Some((input, file)) => crate::config::archs::parse_checked(
+                &input,
+                crate::config::archs::ArchSource::FileOverride(file),
+                toolkit,
+                devices,
+            )?,
+            None => archs.clone(),
+        };
+        modules.push(Module {
+            name: module_name,
+            source,
+            members: files,
+            archs: module_archs,
+            // Set by `prepare` once the library settings are resolved.
+            host: false,
+        });
+    }
+    check_file_archs(b, pkg, base, &modules)?;
+    Ok(modules)
+}
+
+/// A per-file arch list for a file that is not one of the build's sources would be ignored
+/// without a word (a typo, or a header): refuse it instead.
+fn check_file_archs(
+    b: &Spec,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+    modules: &[Module],
+) -> Result<()> {
+    let is_member = |f: &Path| {
+        modules
+            .iter()
+            .flat_map(|m| m.members.iter())
+            .any(|m| m == f || base.join(m) == base.join(f))
+    };
+    let from_build = b
+        .file_archs
+        .iter()
+        .map(|(p, _)| (p.clone(), "Build::file_archs"));
+    let from_pkg = pkg.into_iter().flat_map(|p| {
+        p.file_archs.keys().map(|k| {
+            (
+                PathBuf::from(k),
+                "Cargo.toml [package.metadata.archbuild.file-archs]",
+            )
+        })
+    });
+    for (file, origin) in from_build.chain(from_pkg) {
+        if !is_member(&file) {
+            let sources: Vec<String> = modules
+                .iter()
+                .flat_map(|m| m.members.iter())
+                .map(|m| format!("`{}`", m.display()))
+                .collect();
+            return Err(Error::Config {
+                what: "per-file arch list",
+                origin: origin.to_owned(),
+                value: file.display().to_string(),
+                hint: format!(
+                    "it is not one of the build's kernel sources ({}); fix the path (relative \
+                     to the package directory) or add the file to the build",
+                    sources.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The per-file arch list for a module: the build script's, then the manifest's. For a group,
+/// the first member with an override decides.
+fn file_override(
+    b: &Spec,
+    pkg: Option<&PackageConfig>,
+    base: &Path,
+    files: &[PathBuf],
+) -> Option<(String, String)> {
+    let same = |a: &Path, b2: &Path| a == b2 || base.join(a) == base.join(b2);
+    for f in files {
+        if let Some((_, list)) = b.file_archs.iter().rev().find(|(p, _)| same(p, f)) {
+            return Some((list.clone(), f.display().to_string()));
+        }
+        if let Some((p, list)) =
+            pkg.and_then(|p| p.file_archs.iter().find(|(p, _)| same(Path::new(p), f)))
+        {
+            return Some((list.clone(), p.clone()));
+        }
+    }
+    None
+}
+
+/// A valid Rust identifier: snake case (or upper snake for constants), never a keyword. Each
+/// module is named with it here, since `output/codegen.rs` makes the module (and its kernel
+/// constants) Rust items of these names.
+pub(crate) fn ident(name: &str, upper: bool) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    s = if upper {
+        s.to_ascii_uppercase()
+    } else {
+        s.to_ascii_lowercase()
+    };
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert_str(0, if upper { "K_" } else { "m_" });
+    }
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true",
+        "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final",
+        "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield", "_",
+    ];
+    if KEYWORDS.contains(&s.as_str()) || s == "Self" {
+        s.push('_');
+    }
+    s
+}

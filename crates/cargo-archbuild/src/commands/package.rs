@@ -1,0 +1,220 @@
+//! `cargo archbuild package`: build each package's kernels for its list and write the fat
+//! binaries, with their build records, into the directory its `[package.metadata.archbuild]`
+//! names with `prebuilt = "DIR"`, so that `cargo package` ships them and a dependent's build
+//! takes them instead of compiling (`docs/publishing.md`). Prints each file's size against the
+//! package's budget (`prebuilt-budget`, default crates.io's 10 MiB upload limit) and fails past it.
+
+use std::path::{Path, PathBuf};
+
+use archbuild::config::PackageConfig;
+use archbuild::record::record_path;
+use serde::Serialize;
+
+use crate::building::{run_all, BuildOutcome};
+use crate::cli::PackageArgs;
+use crate::error::CliError;
+use crate::files::{display_path, write_all_atomic};
+use crate::shell::{human_bytes, Shell};
+use crate::workspace;
+
+/// What one package's directory received.
+#[derive(Debug, Serialize)]
+struct Packaged {
+    package: String,
+    dir: PathBuf,
+    files: Vec<PackagedFile>,
+    bytes: u64,
+    budget: u64,
+    compression: String,
+}
+
+#[derive(Debug, Serialize)]
+struct PackagedFile {
+    module: String,
+    fatbin: PathBuf,
+    bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct PackageReport<'a> {
+    reason: &'static str,
+    packages: &'a [Packaged],
+}
+
+pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError> {
+    let metadata = workspace::metadata(args.manifest_path.as_deref(), "package")?;
+    let packages = super::build::select(&metadata, &args.packages)?;
+    let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
+    let mut pending = Vec::new();
+    let mut dests = Vec::new();
+    for pkg in packages {
+        let manifest = pkg.manifest_path.as_std_path();
+        let config = PackageConfig::from_manifest(manifest)?;
+        let Some(config) = config else { continue };
+        let Some(dir) = config.prebuilt_dir() else {
+            if args.packages.is_empty() {
+                shell.note(format!(
+                    "skipping `{}`: its [package.metadata.archbuild] names no `prebuilt` directory",
+                    pkg.name
+                ));
+                continue;
+            }
+            return Err(no_prebuilt_key(&pkg.name, manifest));
+        };
+        // A fresh directory per run: nothing of an earlier run (a module since removed) can
+        // reach the package.
+        let out = target_dir.join("archbuild-package").join(pkg.name.as_str());
+        if out.exists() {
+            std::fs::remove_dir_all(&out).map_err(|e| write_error(&out, e))?;
+        }
+        if let Some(mut p) = super::build::pending_build(
+            pkg,
+            out,
+            (&args.compile, args.no_provision, !args.packages.is_empty()),
+            shell,
+        )? {
+            // Made anew: the directory's current files are what this command replaces.
+            p.build.packaged(false);
+            pending.push(p);
+            dests.push((dir, config.prebuilt_budget()?));
+        }
+    }
+    if pending.is_empty() {
+        return Err(CliError::Cargo {
+            message:
+                "no workspace package names a `prebuilt` directory in [package.metadata.archbuild]"
+                    .into(),
+            help: "add `prebuilt = \"prebuilt\"` (and `kernels = [...]`) to the kernel crate's \
+                   [package.metadata.archbuild]; see docs/publishing.md"
+                .into(),
+        });
+    }
+    let outcomes = run_all(pending, shell)?;
+    let mut done = Vec::new();
+    for (outcome, (dir, budget)) in outcomes.iter().zip(dests) {
+        done.push(ship(outcome, &dir, budget, shell)?);
+    }
+    if shell.is_json() {
+        return shell.json(&PackageReport {
+            reason: "package-finished",
+            packages: &done,
+        });
+    }
+    Ok(())
+}
+
+fn no_prebuilt_key(name: &str, manifest: &Path) -> CliError {
+    CliError::Cargo {
+        message: format!(
+            "package `{name}` names no `prebuilt` directory to package fat binaries into"
+        ),
+        help: format!(
+            "add `prebuilt = \"prebuilt\"` to [package.metadata.archbuild] in {}",
+            manifest.display()
+        ),
+    }
+}
+
+/// Copies one build's fat binaries and records into the package's directory (atomically, each
+/// file), removes the ones of modules the build no longer makes, and checks the budget.
+fn ship(
+    outcome: &BuildOutcome,
+    dir: &Path,
+    budget: u64,
+    shell: &mut Shell,
+) -> Result<Packaged, CliError> {
+    let report = &outcome.report;
+    std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))?;
+    let mut files = Vec::new();
+    let mut contents = Vec::new();
+    for m in &report.modules {
+        let bytes = crate::files::read_input(&m.fatbin)?;
+        let record = crate::files::read_input(&record_path(&m.fatbin))?;
+        let to = dir.join(format!("{}.fatbin", m.name));
+        files.push(PackagedFile {
+            module: m.name.clone(),
+            fatbin: to.clone(),
+            bytes: bytes.len() as u64,
+        });
+        contents.push((record_path(&to), record));
+        contents.push((to, bytes));
+    }
+    let total: u64 = files.iter().map(|f| f.bytes).sum();
+    if total > budget {
+        return Err(CliError::Cargo {
+            message: format!(
+                "the fat binaries of `{}` take {} ({} bytes), over the package's budget of {}",
+                outcome.label,
+                human_bytes(total),
+                total,
+                human_bytes(budget)
+            ),
+            help: "narrow the arch list (`archs`), choose `compression = \"size\"`, or raise \
+                   `prebuilt-budget` in [package.metadata.archbuild] (crates.io refuses packages \
+                   over 10 MiB)"
+                .into(),
+        });
+    }
+    let refs: Vec<(&Path, &[u8])> = contents
+        .iter()
+        .map(|(p, b)| (p.as_path(), b.as_slice()))
+        .collect();
+    write_all_atomic(&refs)?;
+    remove_stale(dir, &files)?;
+    let compression = report.compression.clone();
+    for f in &files {
+        shell.status(
+            "Packaged",
+            format!("{} ({})", display_path(&f.fatbin), human_bytes(f.bytes)),
+        );
+    }
+    shell.status(
+        "Finished",
+        format!(
+            "{}: {} fat binar{} in {}, {} of a {} budget (crates.io's limit is 10 MiB; \
+             compression: {compression}); `cargo package` ships them",
+            outcome.label,
+            files.len(),
+            if files.len() == 1 { "y" } else { "ies" },
+            display_path(dir),
+            human_bytes(total),
+            human_bytes(budget)
+        ),
+    );
+    Ok(Packaged {
+        package: outcome.label.clone(),
+        dir: dir.to_path_buf(),
+        files,
+        bytes: total,
+        budget,
+        compression,
+    })
+}
+
+/// Removes fat binaries (and their records) of modules this build did not make.
+fn remove_stale(dir: &Path, keep: &[PackagedFile]) -> Result<(), CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| CliError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let module = name
+            .strip_suffix(".fatbin.archbuild.json")
+            .or_else(|| name.strip_suffix(".fatbin"));
+        if let Some(module) = module {
+            if !keep.iter().any(|f| f.module == module) {
+                let path = e.path();
+                std::fs::remove_file(&path).map_err(|e| write_error(&path, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CliError {
+    CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}

@@ -1,0 +1,112 @@
+//! A package's shipped fat binaries (`prebuilt = "DIR"`, `docs/publishing.md`) as a
+//! dependent's build sees them, through the build-script API with the real toolkit: taken when
+//! the record matches, compiled again and compared under `ARCHBUILD_VERIFY`, and refused — with
+//! the field named — when a setting or the arch list differs.
+
+use std::path::Path;
+
+use archbuild::record::{record_path, Record};
+use archbuild::{BuildReport, Result};
+use archbuild_tests::fixture_kernels;
+
+/// A kernel package with `prebuilt = "prebuilt"` and the fixture kernels.
+fn package(dir: &Path, flags: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"k\"\nversion = \"0.1.0\"\n\n[package.metadata.archbuild]\n\
+             kernels = [\"kernels/add.cu\"]\narchs = \"8.6\"\nprebuilt = \"prebuilt\"\n\
+             nvcc-flags = [{flags}]\n"
+        ),
+    )
+    .unwrap();
+    fixture_kernels(&dir.join("kernels"));
+}
+
+fn build(pkg: &Path, out: &Path, verify: &str, archs: Option<&str>) -> Result<BuildReport> {
+    let mut b = archbuild_tests::build();
+    b.env(archbuild_tests::env_with([("ARCHBUILD_VERIFY", verify)]))
+        .manifest_dir(pkg)
+        .cache_dir(pkg.join("../cache"))
+        .out_dir(out)
+        .quiet(true);
+    if let Some(a) = archs {
+        b.archs(a);
+    }
+    b.try_compile("kernels")
+}
+
+/// The author's build, shipped into `prebuilt/`.
+fn ship(pkg: &Path, out: &Path) -> Vec<u8> {
+    let r = build(pkg, out, "off", None).unwrap();
+    let fatbin = &r.module("add").unwrap().fatbin;
+    let shipped = pkg.join("prebuilt/add.fatbin");
+    std::fs::create_dir_all(shipped.parent().unwrap()).unwrap();
+    std::fs::copy(fatbin, &shipped).unwrap();
+    std::fs::copy(record_path(fatbin), record_path(&shipped)).unwrap();
+    std::fs::read(shipped).unwrap()
+}
+
+#[test]
+fn verify_compiles_a_taken_packaged_fat_binary_again_and_refuses_altered_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    package(&pkg, "\"-O3\"");
+    let shipped = ship(&pkg, &dir.path().join("author"));
+
+    // Taken as it is: nothing compiled.
+    let r = build(&pkg, &dir.path().join("a"), "off", None).unwrap();
+    assert_eq!(r.prebuilt, ["add"], "{:?}", r.warnings);
+    assert_eq!((r.jobs_planned, r.processes_started), (0, 0), "{r}");
+    // Verified: compiled again, the same bytes, and still the shipped file.
+    let r = build(&pkg, &dir.path().join("b"), "all", None).unwrap();
+    assert_eq!(r.prebuilt, ["add"], "{:?}", r.warnings);
+    assert!(r.jobs_planned > 0 && r.verified >= 1, "{r}");
+    assert!(std::fs::read(&r.module("add").unwrap().fatbin).unwrap() == shipped);
+
+    // Altered bytes with a record rewritten to match them (what a careless or hostile author
+    // could ship): taken unverified, refused by verification.
+    let path = pkg.join("prebuilt/add.fatbin");
+    let mut altered = shipped.clone();
+    let at = altered.len() - 1;
+    altered[at] ^= 0x5a;
+    std::fs::write(&path, &altered).unwrap();
+    let mut record = Record::read(&record_path(&path)).unwrap();
+    record.fatbin_blake3 = archbuild_store::Key::of(&altered).hex();
+    std::fs::write(record_path(&path), serde_json::to_vec(&record).unwrap()).unwrap();
+    let r = build(&pkg, &dir.path().join("c"), "off", None).unwrap();
+    assert_eq!(r.prebuilt, ["add"], "{:?}", r.warnings);
+    let e = build(&pkg, &dir.path().join("d"), "all", None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("prebuilt/add.fatbin") && e.contains("not what its sources make"),
+        "{e}"
+    );
+}
+
+#[test]
+fn another_list_or_flag_compiles_and_names_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    package(&pkg, "\"-O3\"");
+    ship(&pkg, &dir.path().join("author"));
+
+    // Another arch list gets what it asked for.
+    let r = build(&pkg, &dir.path().join("a"), "off", Some("8.9")).unwrap();
+    assert!(r.prebuilt.is_empty(), "{r}");
+    let why = r.warnings.iter().map(|w| w.to_string()).collect::<String>();
+    assert!(why.contains("sm_86") && why.contains("sm_89"), "{why}");
+    assert_eq!(r.module("add").unwrap().targets, ["sm_89"]);
+
+    // Another flag: the field is named, with both values.
+    package(&pkg, "\"-O2\"");
+    let r = build(&pkg, &dir.path().join("b"), "off", None).unwrap();
+    assert!(r.prebuilt.is_empty(), "{r}");
+    let why = r.warnings.iter().map(|w| w.to_string()).collect::<String>();
+    assert!(
+        why.contains("nvcc-flag") && why.contains("-O3") && why.contains("-O2"),
+        "{why}"
+    );
+}
