@@ -32,8 +32,21 @@ pub(crate) const BUILD_NAME: &str = "kernels";
 /// The process environment without the variables Cargo sets for build scripts and `cargo run`:
 /// the CLI is not a build script, and `CARGO_MANIFEST_DIR` would redirect relative paths.
 pub(crate) fn cli_env() -> Env {
+    cli_env_for(false)
+}
+
+/// [`cli_env`], with `CARGO_NET_OFFLINE=true` when `--offline` was given (nothing installs from
+/// the network, `docs/publishing.md`).
+pub(crate) fn cli_env_for(offline: bool) -> Env {
     const CARGO_ONLY: [&str; 4] = ["CARGO_MANIFEST_DIR", "OUT_DIR", "TARGET", "HOST"];
-    Env::from_vars(std::env::vars_os().filter(|(k, _)| !CARGO_ONLY.iter().any(|c| k == c)))
+    const OFFLINE: &str = "CARGO_NET_OFFLINE";
+    let forced = offline.then(|| (OFFLINE.into(), "true".into()));
+    Env::from_vars(
+        std::env::vars_os()
+            .filter(|(k, _)| !CARGO_ONLY.iter().any(|c| k == c))
+            .filter(|(k, _)| !offline || k != OFFLINE)
+            .chain(forced),
+    )
 }
 
 /// Plans, compiles and checks every pending build, with one progress bar over all their jobs.

@@ -201,6 +201,11 @@ pub struct CompileOptions {
     /// (overrides ARCHBUILD_VERIFY)
     #[arg(long, value_name = "SHARE")]
     pub verify: Option<String>,
+
+    /// Touch no network: no toolkit provisioning and no header-library install from PyPI (as
+    /// CARGO_NET_OFFLINE=true)
+    #[arg(long)]
+    pub offline: bool,
 }
 
 fn parse_remote_mode(s: &str) -> Result<archbuild::config::RemoteMode, String> {

@@ -243,6 +243,9 @@ pub(crate) fn install(
     if let Some(m) = verified(&final_dir, package, version, sha256)? {
         return Ok(m);
     }
+    crate::toolkit::provision::refuse_offline(env, || {
+        format!("installing the header library {package} {version} from PyPI")
+    })?;
     std::fs::create_dir_all(&base).map_err(|e| Error::io("create", &base, e))?;
     let lock_path = base.join(format!("{stem}.lock"));
     let _lock = crate::toolkit::provision::lock(&lock_path, &mut || {

@@ -86,6 +86,29 @@ pub fn provisioned_dir(home: &Home) -> PathBuf {
     home.toolkits_dir().join(format!("cuda-{PINNED_RELEASE}"))
 }
 
+/// The variable Cargo reads for `net.offline`; users set it for a build that must not reach the
+/// network.
+pub(crate) const OFFLINE_VAR: &str = "CARGO_NET_OFFLINE";
+
+/// Refuses `what` (an install from PyPI) when Cargo is offline, unless pip itself is told to
+/// use no index (`PIP_NO_INDEX`, local wheels through `PIP_FIND_LINKS`), so it cannot reach the
+/// network either.
+pub(crate) fn refuse_offline(env: &Env, what: impl FnOnce() -> String) -> Result<()> {
+    let offline = env
+        .var(OFFLINE_VAR)
+        .is_some_and(|v| archbuild_config::is_on(&v));
+    let local = env
+        .var("PIP_NO_INDEX")
+        .is_some_and(|v| archbuild_config::is_on(&v));
+    if offline && !local {
+        return Err(Error::Offline {
+            what: what(),
+            setting: OFFLINE_VAR,
+        });
+    }
+    Ok(())
+}
+
 /// Installs the pinned toolkit (or waits for / reuses an installation) and returns its nvcc.
 pub fn provision(
     env: &Env,
@@ -98,6 +121,9 @@ pub fn provision(
         progress(&ProvisionEvent::Ready { dir: final_dir });
         return Ok(nvcc);
     }
+    refuse_offline(env, || {
+        format!("installing CUDA {PINNED_RELEASE} from PyPI (no toolkit was found)")
+    })?;
     let toolkits = home.toolkits_dir();
     std::fs::create_dir_all(&toolkits).map_err(|e| Error::io("create", &toolkits, e))?;
     let lock_path = toolkits.join(format!("cuda-{PINNED_RELEASE}.lock"));
@@ -301,6 +327,31 @@ pub(crate) fn lock(path: &Path, waiting: &mut dyn FnMut()) -> Result<Lock> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Offline, provisioning refuses before it creates, locks or runs anything, naming the
+    /// setting; a toolkit already installed is still found, and pip told to use no index may
+    /// install from local wheels.
+    #[test]
+    fn offline_provisioning_refuses_with_the_setting_and_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let env = Env::from_vars([(OFFLINE_VAR, "true"), ("ARCHBUILD_PYTHON", "/nonexistent")]);
+        let e = provision(&env, &home, &mut |_| {}).unwrap_err();
+        assert!(matches!(e, Error::Offline { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("CARGO_NET_OFFLINE") && text.contains("CUDA_HOME"),
+            "{text}"
+        );
+        assert!(
+            !dir.path().join("home").exists(),
+            "offline provisioning wrote to the home"
+        );
+        let local = Env::from_vars([(OFFLINE_VAR, "true"), ("PIP_NO_INDEX", "1")]);
+        assert!(refuse_offline(&local, String::new).is_ok());
+        let online = Env::from_vars([(OFFLINE_VAR, "false")]);
+        assert!(refuse_offline(&online, String::new).is_ok());
+    }
 
     #[test]
     fn pip_failures_are_classified() {

@@ -12,7 +12,7 @@ use archbuild::{config::PackageConfig, Build};
 use cargo_metadata::{Metadata, Package};
 use serde::Serialize;
 
-use crate::building::{cli_env, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
+use crate::building::{cli_env_for, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
 use crate::cli::{BuildArgs, CompileOptions};
 use crate::error::CliError;
 use crate::shell::Shell;
@@ -113,7 +113,7 @@ pub(crate) fn pending_build(
     }
     let mut b = Build::new();
     b.manifest_dir(&dir)
-        .env(cli_env())
+        .env(cli_env_for(compile.offline))
         .out_dir(&out)
         .rust_module(false)
         .quiet(true)

@@ -44,7 +44,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     let staging = Staging::for_output(&args.output)?;
     let mut b = Build::new();
     b.module(&module, &files)
-        .env(cli_env())
+        .env(crate::building::cli_env_for(args.compile.offline))
         .out_dir(&staging.dir)
         .rust_module(false)
         .quiet(true)

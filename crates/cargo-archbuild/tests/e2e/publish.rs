@@ -292,3 +292,64 @@ fn a_dependent_takes_the_packaged_fat_binary_with_no_toolkit_and_refuses_an_edit
     assert!(!report.starts_with("processes_started=0 "), "{report}");
     assert!(fatbin != shipped, "the edit did not reach the fat binary");
 }
+
+/// A wheel holding `demo_headers/include/demo/params.h`, made with Python's zipfile in `dir`;
+/// `None` without python3.
+fn demo_wheel(dir: &Path) -> Option<()> {
+    const SCRIPT: &str = r##"
+import sys, zipfile
+out = sys.argv[1]
+info = "demo_headers-1.0.0.dist-info"
+names = ["demo_headers/include/demo/params.h", f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD"]
+with zipfile.ZipFile(f"{out}/demo_headers-1.0.0-py3-none-any.whl", "w") as z:
+    z.writestr(names[0], "#define DEMO_VALUE 4242\n")
+    z.writestr(names[1], "Metadata-Version: 2.1\nName: demo-headers\nVersion: 1.0.0\n")
+    z.writestr(names[2], "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(names[3], "".join(f"{n},,\n" for n in names))
+"##;
+    std::fs::create_dir_all(dir).unwrap();
+    let status = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .arg(dir)
+        .status()
+        .ok()?;
+    assert!(status.success());
+    Some(())
+}
+
+/// `cargo archbuild build` of a package with a PyPI header library on an empty archbuild home:
+/// its plan must not need what only the build installs (the header library is installed, from
+/// a local wheel directory, by the command itself).
+#[test]
+fn build_installs_a_header_library_on_an_empty_home() {
+    let tmp = scratch();
+    let wheels = tmp.path().join("wheels");
+    if demo_wheel(&wheels).is_none() {
+        return archbuild_tests::servers::skip("no python3 to build a wheel with");
+    }
+    let pkg = tmp.path().join("pkg");
+    write(
+        &pkg.join("Cargo.toml"),
+        "[package]\nname = \"with-headers\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [package.metadata.archbuild]\nkernels = [\"k.cu\"]\narchs = \"8.6\"\n\n\
+         [package.metadata.archbuild.headers]\n\
+         demo = { pypi = \"demo-headers\", version = \"1.0.0\", include = \"demo_headers/include\" }\n\n\
+         [workspace]\n",
+    );
+    write(&pkg.join("src/lib.rs"), "");
+    write(
+        &pkg.join("k.cu"),
+        "#include <demo/params.h>\nextern \"C\" __global__ void k(int *x) { x[0] = DEMO_VALUE; }\n",
+    );
+    let home = tmp.path().join("empty-home");
+    let (code, _, stderr) = run(cli()
+        .env("ARCHBUILD_HOME", &home)
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", &wheels)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(pkg.join("Cargo.toml")));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(home.join("headers/demo-headers-1.0.0").is_dir(), "{stderr}");
+    assert!(stderr.contains("Finished"), "{stderr}");
+}
