@@ -221,8 +221,13 @@ impl Library {
         let base = spec
             .manifest_dir
             .clone()
-            .or_else(|| spec.env.as_ref().and_then(|e| e.path("CARGO_MANIFEST_DIR")))
-            .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(Into::into))
+            .or_else(|| {
+                let process = crate::base::env::Env::process;
+                spec.env
+                    .clone()
+                    .unwrap_or_else(process)
+                    .path("CARGO_MANIFEST_DIR")
+            })
             .unwrap_or_default();
         let abs = base.join(dir);
         let missing = |problem: &str| crate::error::Error::SourceMissing {

@@ -166,6 +166,8 @@ impl Env {
                 .keys()
                 .filter_map(|k| k.to_str().map(str::to_owned))
                 .collect(),
+            // The names only: each value is then read through `var_os`, observed.
+            #[allow(clippy::disallowed_methods)]
             None => std::env::vars_os()
                 .filter_map(|(k, _)| k.into_string().ok())
                 .collect(),
@@ -195,6 +197,56 @@ fn note(reads: &Mutex<Reads>, name: &str) {
 
 #[cfg(test)]
 mod tests {
+    /// Every variable the build driver's code reads through `Env` (a literal name in a read, or
+    /// a `…_VAR` constant) is in `docs/environment.md`; names in test code are the tests' own.
+    #[test]
+    fn every_variable_read_is_documented() {
+        const TESTS_OWN: &[&str] = &["PADDED", "BLANK", "NON_UTF8", "TABS"];
+        let doc = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/environment.md"
+        ))
+        .unwrap();
+        let mut names = std::collections::BTreeSet::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src"
+        ))];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for read in [".var(\"", ".var_os(\"", ".path(\"", ".paths(\"", ".flag(\""] {
+                    for part in text.split(read).skip(1) {
+                        names.insert(part.split('"').next().unwrap_or("").to_owned());
+                    }
+                }
+                for part in text.split("_VAR: &str = \"").skip(1) {
+                    names.insert(part.split('"').next().unwrap_or("").to_owned());
+                }
+            }
+        }
+        let is_name = |n: &str| {
+            n.len() > 1
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        };
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|n| is_name(n) && !TESTS_OWN.contains(&n.as_str()))
+            .filter(|n| !doc.contains(&format!("`{n}`")))
+            .collect();
+        assert!(names.len() > 20, "found only {names:?}");
+        assert!(
+            missing.is_empty(),
+            "read but not in docs/environment.md: {missing:?}"
+        );
+    }
+
     use super::*;
 
     #[test]

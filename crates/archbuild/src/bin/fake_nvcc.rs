@@ -9,6 +9,9 @@
 //! `fake-fail-arch compute_XY` in a source fails only that arch; `ARCHBUILD_FAKE_SLEEP_MS`
 //! delays every compile (interrupt tests).
 
+// A stand-in compiler reads its environment like the real one, not through archbuild's Env.
+#![allow(clippy::disallowed_methods)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

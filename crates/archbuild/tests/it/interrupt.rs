@@ -3,6 +3,9 @@
 //! once both compiles are running, and checks that the compiler processes are gone. The child
 //! runs this test alone, so the signal reaches no other test of the binary.
 
+// The driver child learns its role from the process environment.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

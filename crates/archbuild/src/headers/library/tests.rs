@@ -1,6 +1,9 @@
 //! Header libraries: declarations, pins, content hashes and installs from a local wheel (pip
 //! with `PIP_NO_INDEX` and `PIP_FIND_LINKS`, so nothing leaves the machine).
 
+// Tests read the process environment on purpose (CI, PATH), outside any build.
+#![allow(clippy::disallowed_methods)]
+
 use super::*;
 use std::process::Command;
 

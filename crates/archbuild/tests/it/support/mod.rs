@@ -1,5 +1,8 @@
 //! Helpers shared by the test modules, which all run as threads of one process.
 
+// Tests save and restore the process environment on purpose.
+#![allow(clippy::disallowed_methods)]
+
 pub mod fake;
 
 use std::ffi::OsString;
