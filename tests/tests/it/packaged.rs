@@ -110,3 +110,58 @@ fn another_list_or_flag_compiles_and_names_what_differs() {
         "{why}"
     );
 }
+
+/// The CI flow fills the package's directory too: shards built with their own lists, merged
+/// with their records (`cargo archbuild merge`'s `merge_records`), are taken by a dependent's
+/// build of the whole list, byte for byte a one-shot build.
+#[test]
+fn merged_ci_shards_are_taken_as_the_package_ships_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    package(&pkg, "\"-O3\"");
+    let manifest = pkg.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("archs = \"8.6\"", "archs = \"7.5 8.6+PTX\""),
+    )
+    .unwrap();
+    let shards: Vec<_> = [("7.5", "s1"), ("8.6+PTX", "s2")]
+        .iter()
+        .map(|(archs, out)| {
+            let r = build(&pkg, &dir.path().join(out), "off", Some(archs)).unwrap();
+            r.module("add").unwrap().fatbin.clone()
+        })
+        .collect();
+    let bytes: Vec<Vec<u8>> = shards.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    let merged = archbuild_fatbin::merge(&slices).unwrap();
+    let records: Vec<Record> = shards
+        .iter()
+        .map(|f| Record::read(&record_path(f)).unwrap())
+        .collect();
+    let record = archbuild::record::merge_records(&records, &merged, "add").unwrap();
+    assert!(
+        record.packaged.is_some(),
+        "the shards' package settings agree"
+    );
+    let shipped = pkg.join("prebuilt/add.fatbin");
+    std::fs::create_dir_all(shipped.parent().unwrap()).unwrap();
+    std::fs::write(&shipped, &merged).unwrap();
+    std::fs::write(record_path(&shipped), serde_json::to_vec(&record).unwrap()).unwrap();
+
+    let r = build(&pkg, &dir.path().join("dependent"), "off", None).unwrap();
+    assert_eq!(r.prebuilt, ["add"], "{:?}", r.warnings);
+    assert_eq!(r.processes_started, 0, "{r}");
+    // A one-shot build (the package's files not taken) makes the same bytes.
+    let mut b = archbuild_tests::build();
+    b.env(archbuild_tests::path_env())
+        .manifest_dir(&pkg)
+        .cache(false)
+        .out_dir(dir.path().join("one-shot"))
+        .packaged(false)
+        .quiet(true);
+    let one = b.try_compile("kernels").unwrap();
+    assert!(one.prebuilt.is_empty());
+    assert!(std::fs::read(&one.module("add").unwrap().fatbin).unwrap() == merged);
+}

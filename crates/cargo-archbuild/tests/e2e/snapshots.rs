@@ -15,7 +15,7 @@ fn help_of_every_subcommand() {
     insta::assert_snapshot!("help_top", help(&[]));
     for sub in [
         "build", "compile", "inspect", "doctor", "explain", "matrix", "merge", "toolkit", "cache",
-        "new", "ci",
+        "new", "ci", "package",
     ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
     }
