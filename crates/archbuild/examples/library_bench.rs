@@ -148,7 +148,10 @@ fn time_library(
     if a.verbose {
         let start = Instant::now();
         l.on_job(move |j| {
-            let how = match (j.cached, j.preprocessed) {
+            let how = match (
+                j.served.cached(),
+                (j.served == archbuild::Served::Preprocessed),
+            ) {
                 (false, _) => "ran",
                 (true, true) => "cached (preprocessor mode)",
                 (true, false) => "cached",
@@ -161,7 +164,7 @@ fn time_library(
                 j.target,
                 j.seconds
             );
-            for why in j.miss.iter().chain(&j.note) {
+            for why in j.served.miss().iter().chain(&j.note) {
                 println!("        {why}");
             }
         });
@@ -177,7 +180,10 @@ fn time_library(
         .flat_map(|l| &l.objects)
         .filter(|_| a.verbose)
     {
-        let how = match (o.cached, o.preprocessed) {
+        let how = match (
+            o.served.cached(),
+            (o.served == archbuild::Served::Preprocessed),
+        ) {
             (false, _) => "compiled",
             (true, true) => "cached (preprocessor mode)",
             (true, false) => "cached",
@@ -268,7 +274,7 @@ fn main() {
         let cicc = r
             .jobs
             .iter()
-            .filter(|j| j.phase == archbuild::JobPhase::Cicc && !j.cached)
+            .filter(|j| j.phase == archbuild::JobPhase::Cicc && !j.served.cached())
             .count();
         step(
             "comment-only header edit:",

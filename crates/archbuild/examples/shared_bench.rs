@@ -124,7 +124,11 @@ fn main() {
     );
     std::fs::write(&src_a, format!("// a comment-only edit\n{text}")).unwrap();
     let (edit, re) = build(&tk, &home_a, &src_a, &remote);
-    let pre = re.jobs.iter().filter(|j| j.preprocessed).count();
+    let pre = re
+        .jobs
+        .iter()
+        .filter(|j| (j.served == archbuild::Served::Preprocessed))
+        .count();
     println!(
         "machine A comment-only edit       {edit:8.2} s  ({} compiler jobs run, {pre} preprocessor runs)",
         re.jobs_run

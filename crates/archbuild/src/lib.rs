@@ -54,7 +54,8 @@ pub use output::record;
 pub use report::compiler_output::{CompilerMessage, MessageKind};
 pub use report::warning::Warning;
 pub use report::{
-    BuildReport, HostObjectRecord, JobPhase, JobRecord, LibraryReport, ModuleReport, VariantReport,
+    BuildReport, HostObjectRecord, JobPhase, JobRecord, LibraryReport, Miss, ModuleReport, Served,
+    VariantReport,
 };
 pub use run::{PlanListing, PlannedJob};
 pub use toolkit::Toolkit;

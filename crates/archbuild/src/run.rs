@@ -400,7 +400,7 @@ fn conclude(
             println!("cargo:warning=archbuild: {line}");
         }
     }
-    let jobs_run = records.iter().filter(|r| !r.cached).count();
+    let jobs_run = records.iter().filter(|r| !r.served.cached()).count();
     Ok(BuildReport {
         name: name.to_owned(),
         archs: p.archs.list.to_string(),

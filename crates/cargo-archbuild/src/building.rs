@@ -110,7 +110,7 @@ pub(crate) fn run_all(
                 });
             }
             if let Some(v) = &verbose {
-                if let Some(miss) = &job.miss {
+                if let Some(miss) = job.served.miss() {
                     let what = format!("{} {} {}: {miss}", job.module, job.phase, job.target);
                     v.job("Dirty", &what, None);
                 }
@@ -122,7 +122,7 @@ pub(crate) fn run_all(
                         job.output.as_deref(),
                     ),
                 }
-                if let Some(note) = &job.note {
+                if let Some(note) = job.served.note() {
                     v.job("Note", note, None);
                 }
             }
@@ -181,7 +181,11 @@ fn no_gpu_reason(gpus: &Gpus) -> String {
 /// Cargo-style lines for one finished build.
 fn announce(label: &str, r: &BuildReport, shell: &Shell) {
     let verb = if r.jobs_run == 0 { "Fresh" } else { "Compiled" };
-    let shared = r.jobs.iter().filter(|j| j.shared_from.is_some()).count();
+    let shared = r
+        .jobs
+        .iter()
+        .filter(|j| j.served.shared_from().is_some())
+        .count();
     let shared = match shared {
         0 => String::new(),
         n => format!(", {n} sharing another arch's cicc run"),
@@ -195,7 +199,7 @@ fn announce(label: &str, r: &BuildReport, shell: &Shell) {
         ),
     );
     if let Some(lib) = &r.library {
-        let cached = lib.objects.iter().filter(|o| o.cached).count();
+        let cached = lib.objects.iter().filter(|o| o.served.cached()).count();
         shell.status(
             "Archived",
             format!(

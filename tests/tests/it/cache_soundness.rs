@@ -175,7 +175,11 @@ fn a_comment_only_edit_starts_no_compiler() {
     );
     let r = p.build(tk(), true);
     assert_eq!(r.jobs_run, 0, "a compiler ran: {r}");
-    let pre: Vec<_> = r.jobs.iter().filter(|j| j.preprocessed).collect();
+    let pre: Vec<_> = r
+        .jobs
+        .iter()
+        .filter(|j| j.served == archbuild::Served::Preprocessed)
+        .collect();
     assert_eq!(
         pre.len(),
         1,

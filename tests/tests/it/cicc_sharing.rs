@@ -30,7 +30,14 @@ fn shared(r: &BuildReport) -> BTreeMap<String, Option<String>> {
     r.jobs
         .iter()
         .filter(|j| j.phase == JobPhase::Cicc)
-        .map(|j| (format!("{} {}", j.module, j.target), j.shared_from.clone()))
+        .map(|j| {
+            (
+                format!("{} {}", j.module, j.target),
+                j.served
+                    .shared_from()
+                    .map(|a| format!("compute_{}", a.sm_name())),
+            )
+        })
         .collect()
 }
 
@@ -71,7 +78,11 @@ fn a_class_shares_one_cicc_run_only_where_the_preprocessed_source_is_identical()
         want,
         "shared and separate fat binaries differ"
     );
-    for j in cold.jobs.iter().filter(|j| j.shared_from.is_some()) {
+    for j in cold
+        .jobs
+        .iter()
+        .filter(|j| j.served.shared_from().is_some())
+    {
         let command = j.command.as_deref().unwrap_or_default();
         assert!(command.starts_with("(no cicc run"), "{command}");
     }
@@ -88,7 +99,7 @@ fn a_class_shares_one_cicc_run_only_where_the_preprocessed_source_is_identical()
     let mut ran: Vec<String> = off
         .jobs
         .iter()
-        .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
+        .filter(|j| j.phase == JobPhase::Cicc && !j.served.cached())
         .map(|j| format!("{} {}", j.module, j.target))
         .collect();
     ran.sort();

@@ -333,7 +333,10 @@ fn a_host_librarys_host_side_reads_the_header_library_and_keys_it() {
         .host_library(&lib("1.0.1"), ("home", "pkg"), None, true)
         .unwrap_or_else(|e| panic!("{e}"));
     let objects = |r: &BuildReport| r.library.as_ref().unwrap().objects.clone();
-    assert!(objects(&second).iter().all(|o| !o.cached), "{second}");
+    assert!(
+        objects(&second).iter().all(|o| !o.served.cached()),
+        "{second}"
+    );
     assert!(first != archive(&second));
     let off = p
         .host_library(&lib("1.0.1"), ("home", "pkg"), None, false)
@@ -367,8 +370,8 @@ fn a_second_home_with_its_own_header_install_compiles_no_device_code() {
     let ran: Vec<String> = b
         .jobs
         .iter()
-        .filter(|j| !j.cached)
-        .map(|j| format!("{} {} {:?}", j.phase, j.target, j.miss))
+        .filter(|j| !j.served.cached())
+        .map(|j| format!("{} {} {:?}", j.phase, j.target, j.served.miss()))
         .collect();
     assert!(ran.is_empty(), "ran: {ran:?}\n{b}");
     let served = archive(&b);

@@ -222,7 +222,7 @@ fn a_comment_only_header_edit_starts_no_cicc_and_matches_a_cache_off_build() {
     let pkg = package(dir.path());
     let home = dir.path().join("home");
     let first = compile(&mut library(&pkg, &home));
-    assert!(first.jobs.iter().any(|j| !j.cached));
+    assert!(first.jobs.iter().any(|j| !j.served.cached()));
     std::fs::write(
         pkg.join("src/common.h"),
         format!("// A new comment line, which moves every line below it.\n{COMMON}"),
@@ -232,13 +232,16 @@ fn a_comment_only_header_edit_starts_no_cicc_and_matches_a_cache_off_build() {
     let cicc_runs: Vec<_> = second
         .jobs
         .iter()
-        .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
+        .filter(|j| j.phase == JobPhase::Cicc && !j.served.cached())
         .map(|j| format!("{} {}", j.module, j.target))
         .collect();
     assert!(cicc_runs.is_empty(), "cicc ran for {cicc_runs:?}");
     let objs = &second.library.as_ref().unwrap().objects;
     let vector_add = objs.iter().find(|o| o.module == "vector_add").unwrap();
-    assert!(vector_add.cached, "vector_add does not include the header");
+    assert!(
+        vector_add.served.cached(),
+        "vector_add does not include the header"
+    );
     let mut off = library(&pkg, &home);
     off.cache(false).out_dir(pkg.join("out-nocache"));
     let cold = compile(&mut off);
@@ -272,7 +275,7 @@ fn a_host_flag_is_in_the_key_and_the_object_matches_a_cache_off_build() {
         );
         // The device side does not see host-only flags: its jobs are the first build's.
         if scale == "5" {
-            assert!(cached.jobs.iter().all(|j| j.cached), "{cached}");
+            assert!(cached.jobs.iter().all(|j| j.served.cached()), "{cached}");
         }
         objects.push(obj);
     }
@@ -300,7 +303,7 @@ fn a_second_machine_with_the_shared_cache_starts_no_compiler() {
         .unwrap()
         .objects
         .iter()
-        .all(|o| o.cached));
+        .all(|o| o.served.cached()));
     let archive = |r: &BuildReport| std::fs::read(&r.library.as_ref().unwrap().archive).unwrap();
     assert!(
         archive(&ra) == archive(&rb),
@@ -362,7 +365,7 @@ fn verification_compiles_a_served_host_object_again_and_catches_a_stale_one() {
     std::fs::write(&extra, "3.0f").unwrap();
     let stale = build("off").unwrap();
     assert!(
-        stale.library.as_ref().unwrap().objects[0].cached,
+        stale.library.as_ref().unwrap().objects[0].served.cached(),
         "the hole is real: the stale object was served"
     );
     let err = build("all").unwrap_err();
@@ -373,7 +376,10 @@ fn verification_compiles_a_served_host_object_again_and_catches_a_stale_one() {
     );
     assert!(msg.contains("host object"), "names the job: {msg}");
     let next = build("off").unwrap();
-    assert!(!next.library.as_ref().unwrap().objects[0].cached, "{next}");
+    assert!(
+        !next.library.as_ref().unwrap().objects[0].served.cached(),
+        "{next}"
+    );
 }
 
 #[test]

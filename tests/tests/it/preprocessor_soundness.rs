@@ -167,10 +167,10 @@ fn time_in_a_kernel_is_compiled_on_every_build() {
         assert_eq!(cicc.len(), 1, "{r}");
         let job = cicc[0];
         assert!(
-            !job.cached && job.command.is_some(),
+            !job.served.cached() && job.command.is_some(),
             "served from the cache: {r}"
         );
-        let note = job.note.as_deref().unwrap_or_default();
+        let note = job.served.note().unwrap_or_default();
         assert!(
             note.contains("kernels/k.cu") && note.contains("__DATE__"),
             "the job says why it is not cached: {note:?}"
@@ -191,7 +191,7 @@ fn time_in_a_kernel_is_compiled_on_every_build() {
     let r = p.build(true);
     let job = r.jobs.iter().find(|j| j.phase == JobPhase::Cicc).unwrap();
     assert!(job.command.is_some(), "served from the cache: {r}");
-    let note = job.note.as_deref().unwrap_or_default();
+    let note = job.served.note().unwrap_or_default();
     assert!(
         note.contains("inc/stamp.cuh") && note.contains("__TIMESTAMP__"),
         "{note:?}"
@@ -216,9 +216,14 @@ fn a_comment_only_edit_next_to_literals_starts_no_compiler() {
     let r = p.build(true);
     assert_eq!(r.jobs_run, 0, "a compiler ran: {r}");
     assert_eq!(r.processes_started, 1, "one preprocessor run: {r}");
-    assert!(r.jobs.iter().any(|j| j.preprocessed), "{r}");
+    assert!(
+        r.jobs
+            .iter()
+            .any(|j| j.served == archbuild::Served::Preprocessed),
+        "{r}"
+    );
     assert!(Project::fatbin(&r) == Project::fatbin(&cold));
-    assert!(r.jobs.iter().all(|j| j.note.is_none()), "{r}");
+    assert!(r.jobs.iter().all(|j| j.served.note().is_none()), "{r}");
 }
 
 /// A header stamped in the future (an archive unpacked from a machine whose clock is ahead, as
@@ -241,7 +246,7 @@ fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc()
         .set_modified(future)
         .unwrap();
     let first = p.build(true);
-    assert!(first.jobs.iter().any(|j| !j.cached));
+    assert!(first.jobs.iter().any(|j| !j.served.cached()));
     p.write(
         "kernels/k.cu",
         "// a comment-only edit\n#include \"h.h\"\nextern \"C\" __global__ void k(float *x) { x[0] *= SCALE; }\n",
@@ -253,7 +258,8 @@ fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc()
         .filter(|j| j.phase == JobPhase::Cicc)
         .collect();
     assert!(
-        cicc.iter().all(|j| j.cached && j.preprocessed),
+        cicc.iter()
+            .all(|j| j.served.cached() && (j.served == archbuild::Served::Preprocessed)),
         "cicc ran again: {second}"
     );
     assert_eq!(Project::fatbin(&second), Project::fatbin(&p.build(false)));
@@ -263,8 +269,13 @@ fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc()
 fn misses(r: &BuildReport) -> Vec<String> {
     r.jobs
         .iter()
-        .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
-        .map(|j| j.miss.clone().unwrap_or_else(|| "(none)".into()))
+        .filter(|j| j.phase == JobPhase::Cicc && !j.served.cached())
+        .map(|j| {
+            j.served
+                .miss()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "(none)".into())
+        })
         .collect()
 }
 
@@ -290,7 +301,10 @@ fn a_rebuild_that_compiles_says_which_input_changed_and_a_cache_that_cannot_stor
         "{second}"
     );
     assert!(
-        second.jobs.iter().all(|j| j.cached || j.note.is_none()),
+        second
+            .jobs
+            .iter()
+            .all(|j| j.served.cached() || j.served.note().is_none()),
         "{second}"
     );
     // A cache that cannot store (its PTX directory replaced by a file): the build still
@@ -312,7 +326,7 @@ fn a_rebuild_that_compiles_says_which_input_changed_and_a_cache_that_cannot_stor
         .jobs
         .iter()
         .find(|j| j.phase == JobPhase::Cicc)
-        .and_then(|j| j.note.clone())
+        .and_then(|j| j.served.note().map(str::to_owned))
         .unwrap_or_default();
     assert!(
         note.starts_with("not cached: the cache could not store the PTX ("),
@@ -359,7 +373,7 @@ fn an_assert_reading_its_line_lets_a_comment_elsewhere_start_no_cicc_and_sees_it
     let cicc_runs = |r: &BuildReport| {
         r.jobs
             .iter()
-            .filter(|j| j.phase == JobPhase::Cicc && !j.cached)
+            .filter(|j| j.phase == JobPhase::Cicc && !j.served.cached())
             .count()
     };
     assert_eq!(cicc_runs(&moved_elsewhere), 0, "{moved_elsewhere}");

@@ -194,13 +194,13 @@ fn ran_processes(r: &BuildReport) -> u64 {
     let jobs = r
         .jobs
         .iter()
-        .filter(|j| !j.cached && j.shared_from.is_none())
+        .filter(|j| !j.served.cached() && j.served.shared_from().is_none())
         .count();
     let objects = r
         .library
         .iter()
         .flat_map(|l| &l.objects)
-        .filter(|o| !o.cached)
+        .filter(|o| !o.served.cached())
         .count();
     (jobs + objects) as u64
 }
@@ -450,7 +450,7 @@ fn sccache_dist_runs_every_cicc_ptxas_and_host_compile_job_on_the_build_servers(
     let cicc = r
         .jobs
         .iter()
-        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.served.shared_from().is_none())
         .count();
     assert!(cicc >= 4, "{r}");
     assert_eq!(
@@ -460,7 +460,7 @@ fn sccache_dist_runs_every_cicc_ptxas_and_host_compile_job_on_the_build_servers(
         cluster.logs()
     );
     assert!(
-        r.jobs.iter().all(|j| j.note.is_none()),
+        r.jobs.iter().all(|j| j.served.note().is_none()),
         "nothing fell back: {r}"
     );
     // More jobs at once than this machine's CPUs: its own plus the cluster's, as
@@ -595,8 +595,8 @@ fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
     let notes: Vec<&str> = r
         .jobs
         .iter()
-        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
-        .map(|j| j.note.as_deref().unwrap_or("(none)"))
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.served.shared_from().is_none())
+        .map(|j| j.served.note().unwrap_or("(none)"))
         .collect();
     assert!(!notes.is_empty());
     for n in notes {
@@ -670,7 +670,7 @@ fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
     let split_cicc = split
         .jobs
         .iter()
-        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.served.shared_from().is_none())
         .filter(|j| j.command.as_deref().is_some_and(|c| c.contains("/cicc ")))
         .count();
     assert!(
@@ -738,8 +738,8 @@ fn a_build_server_with_another_toolkits_cicc_leaves_cicc_to_this_machine() {
     let cicc_notes: Vec<&str> = r
         .jobs
         .iter()
-        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.shared_from.is_none())
-        .map(|j| j.note.as_deref().unwrap_or("(none)"))
+        .filter(|j| j.phase == archbuild::JobPhase::Cicc && j.served.shared_from().is_none())
+        .map(|j| j.served.note().unwrap_or("(none)"))
         .collect();
     assert!(!cicc_notes.is_empty());
     let (per_server, errors) = cluster.dist_stats();
@@ -850,7 +850,7 @@ fn a_launcher_on_the_host_compile_is_in_the_host_objects_key() {
         r.library
             .iter()
             .flat_map(|l| &l.objects)
-            .map(|o| o.cached)
+            .map(|o| o.served.cached())
             .collect()
     };
     let first = build("a", true, None);
@@ -858,7 +858,7 @@ fn a_launcher_on_the_host_compile_is_in_the_host_objects_key() {
     let launched = build("b", true, Some(&launcher));
     assert_eq!(objects_cached(&launched), [false, false], "{launched}");
     assert!(
-        launched.jobs.iter().all(|j| j.cached),
+        launched.jobs.iter().all(|j| j.served.cached()),
         "the device jobs are served: {launched}"
     );
     assert!(archive_bytes(&launched) == archive_bytes(&build("c", false, Some(&launcher))));

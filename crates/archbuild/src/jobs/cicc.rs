@@ -7,16 +7,16 @@ use std::time::{Instant, SystemTime};
 
 use archbuild_arch::Arch;
 
-use super::miss::Miss;
 use super::{keep_log, Failure, HostSideOut, JobOut, JobRunner, Ran, RunLog, Status};
 use crate::base::process::Cmd;
-use crate::base::store::{Key, Store};
+use crate::base::store::{Key, Ns, Store};
 use crate::jobs::cicc_split;
 use crate::jobs::keys;
 use crate::plan::deps::{self, Lookup};
 use crate::plan::preprocessed::{self, LineInfo};
 use crate::plan::share;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
+use crate::report::{Miss, Served};
 
 /// What a direct-mode lookup found.
 enum Direct {
@@ -34,7 +34,46 @@ struct Preprocessed {
     seconds: f64,
 }
 
+/// What every step of one cicc job needs, made once per job.
+struct CiccJob<'m> {
+    j: usize,
+    module: &'m Module,
+    arch: Arch,
+    /// Direct mode's key: the settings, the source's portable path, the arch (and lead).
+    mk: Key,
+    /// Whatever preprocessing cannot see that still shapes the PTX (`compile_inputs_key`).
+    inputs_key: Key,
+    /// The `__CUDA_ARCH_LIST__` value of the module, part of every recorded input state.
+    arch_list: String,
+}
+
+/// A PTX to store, with what its manifest records.
+struct PtxEntry<'r> {
+    key: Key,
+    ran: &'r Ran,
+    host_side: &'r Option<HostSideOut>,
+    deps: &'r [PathBuf],
+    started: SystemTime,
+}
+
 impl JobRunner<'_> {
+    fn cicc_job<'m>(
+        &self,
+        j: usize,
+        module: &'m Module,
+        arch: Arch,
+        lead: Option<Arch>,
+    ) -> CiccJob<'m> {
+        CiccJob {
+            j,
+            module,
+            arch,
+            mk: keys::cicc_job("cicc", &self.cicc_base, &self.roots, module, arch, lead).finish(),
+            inputs_key: self.compile_inputs_key(module, arch, lead),
+            arch_list: crate::plan::arch_list_macro(module),
+        }
+    }
+
     /// A cicc job: direct mode, then preprocessor mode, then the compile.
     pub(super) fn run_cicc(
         &self,
@@ -42,28 +81,25 @@ impl JobRunner<'_> {
         module: &Module,
         arch: Arch,
     ) -> Result<JobOut, Failure> {
-        let mk = self.manifest_key(module, arch, None);
-        let miss = match self.direct(&mk, module) {
+        let job = self.cicc_job(j, module, arch, None);
+        let miss = match self.direct(&job) {
             Direct::Hit(out) => return Ok(*out),
             Direct::Known(miss) => Some(miss),
             Direct::Unknown => None,
         };
-        let known = miss.is_some();
-        let inputs_key = self.compile_inputs_key(module, arch, None);
         let mut pre = None;
         // Preprocessor mode pays off only when something was built before: on a first build it
         // would be a second preprocessing (the compile's kept output gives the same key).
-        if let (Some(store), true) = (self.store.as_ref(), known) {
+        if let (Some(store), true) = (self.store.as_ref(), miss.is_some()) {
             let p = self.preprocess(&j.to_string(), module, arch)?;
-            let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
-            if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
+            let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
+            if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
                 return Ok(out);
             }
             pre = Some((pk, p));
         }
-        let mut out = self.compile(j, module, arch, &mk, &inputs_key, pre)?;
-        out.miss = self.store.as_ref().map(|_| miss.unwrap_or(Miss::New));
-        Ok(out)
+        let miss = self.store.as_ref().map(|_| miss.unwrap_or(Miss::New));
+        self.compile(&job, pre, miss)
     }
 
     /// A follower's cicc job, after its lead's: the cache as for any cicc job, else one
@@ -81,17 +117,16 @@ impl JobRunner<'_> {
         let Phase::Cicc(lead_arch) = self.jobs[lead_job].phase else {
             return self.run_cicc(j, module, arch);
         };
-        let mk = self.manifest_key(module, arch, Some(lead_arch));
-        let miss = match self.direct(&mk, module) {
+        let job = self.cicc_job(j, module, arch, Some(lead_arch));
+        let miss = match self.direct(&job) {
             Direct::Hit(out) => return Ok(*out),
             Direct::Known(miss) => store.map(|_| miss),
             Direct::Unknown => store.map(|_| Miss::New),
         };
-        let inputs_key = self.compile_inputs_key(module, arch, Some(lead_arch));
         let p = self.preprocess(&j.to_string(), module, arch)?;
-        let pk = self.preprocessed_key(&inputs_key, &p.text, &p.deps);
+        let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
         if let Some(store) = store {
-            if let Some(out) = self.serve_preprocessed(store, &mk, &pk, &p, module) {
+            if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
                 return Ok(out);
             }
         }
@@ -106,13 +141,13 @@ impl JobRunner<'_> {
         };
         let ii = Key::of(&p.text);
         let shared = (lead_ii == Some(ii))
-            .then(|| lead.bytes(store, "ptx"))
+            .then(|| lead.bytes(store, Ns::Ptx))
             .flatten()
             .and_then(|ptx| share::retarget(ptx, lead_arch, arch));
-        let Some(bytes) = shared else {
-            let mut out = self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)))?;
-            out.miss = miss;
-            return Ok(out);
+        // A library source's follower needs the lead's host side too.
+        let host_side = lead.host_side.clone();
+        let (Some(bytes), false) = (shared, module.host && host_side.is_none()) else {
+            return self.compile(&job, Some((pk, p)), miss);
         };
         let output = lead
             .log
@@ -134,56 +169,67 @@ impl JobRunner<'_> {
             },
         };
         let mut key = None;
-        let note = self.clock(&p.deps);
-        let host_side = lead.host_side.clone();
-        if module.host && host_side.is_none() {
-            let mut out = self.compile(j, module, arch, &mk, &inputs_key, Some((pk, p)))?;
-            out.miss = miss;
-            return Ok(out);
-        }
-        let mut note = note;
-        if let (Some(store), None) = (store, note.clone()) {
-            match store.put("ptx", &pk, &ran.bytes) {
-                Ok(()) if keep_host_side(store, &pk, &host_side) => {
-                    keep_log(store, &pk, &ran);
-                    let arch_list = crate::plan::arch_list_macro(module);
-                    self.record_manifest(store, &mk, &p.deps, &pk, p.started, &arch_list);
-                    key = Some(pk);
-                }
-                Ok(()) => note = Some(NOT_STORED_HOST_SIDE.to_owned()),
-                Err(e) => note = Some(not_stored("PTX", &e)),
+        let mut note = self.clock(&p.deps);
+        if let (Some(store), None) = (store, &note) {
+            let entry = PtxEntry {
+                key: pk,
+                ran: &ran,
+                host_side: &host_side,
+                deps: &p.deps,
+                started: p.started,
+            };
+            match self.store_ptx(store, &job, entry) {
+                Ok(k) => key = Some(k),
+                Err(why) => note = Some(why),
             }
         }
-        let deps = p.deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-        let mut out = JobOut::fresh(key, ran, deps);
+        let deps = self.outside_toolkit(p.deps);
+        let served = Served::Shared {
+            lead: lead_arch,
+            note,
+        };
+        let mut out = JobOut::fresh(served, key, ran, deps);
         out.ii = Some(ii);
-        out.shared_from = Some(lead_arch);
-        out.note = note;
         out.host_side = host_side;
         Ok(out)
     }
 
+    /// Stores a compiled PTX with its host side, log and manifest: its key, or the job's note
+    /// saying why it was not stored.
+    fn store_ptx(&self, store: &Store, job: &CiccJob, e: PtxEntry) -> Result<Key, String> {
+        match store.put(Ns::Ptx.dir(), &e.key, &e.ran.bytes) {
+            Ok(()) if keep_host_side(store, &e.key, e.host_side) => {
+                keep_log(store, &e.key, e.ran);
+                let (mk, list) = (&job.mk, &job.arch_list);
+                self.record_manifest(store, mk, e.deps, &e.key, e.started, list);
+                Ok(e.key)
+            }
+            Ok(()) => Err(NOT_STORED_HOST_SIDE.to_owned()),
+            Err(err) => Err(not_stored("PTX", &err)),
+        }
+    }
+
     /// Direct mode: the manifest maps the state of every input to the PTX's key.
-    fn direct(&self, mk: &Key, module: &Module) -> Direct {
+    fn direct(&self, job: &CiccJob) -> Direct {
         let Some(store) = self.store.as_ref() else {
             return Direct::Unknown;
         };
-        let arch_list = crate::plan::arch_list_macro(module);
-        match deps::lookup(store, mk, &self.roots, &self.hashes, &arch_list) {
+        let ptx = Ns::Ptx.dir();
+        match deps::lookup(store, &job.mk, &self.roots, &self.hashes, &job.arch_list) {
             // An entry made by a version that did not know clocks is not served either.
-            Lookup::Hit(rk, deps) if store.contains("ptx", &rk) && self.clock(&deps).is_none() => {
-                let Some(host_side) = cached_host_side(store, &rk, module) else {
+            Lookup::Hit(rk, deps) if store.contains(ptx, &rk) && self.clock(&deps).is_none() => {
+                let Some(host_side) = cached_host_side(store, &rk, job.module) else {
                     return Direct::Known(Miss::NoHostSide);
                 };
-                let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-                let mut out = JobOut::cached(rk, deps).with_log(store);
+                let deps = self.outside_toolkit(deps);
+                let mut out = JobOut::cached(Served::Hit, rk, deps).with_log(store);
                 out.host_side = host_side;
                 Direct::Hit(Box::new(out))
             }
             Lookup::Unknown => Direct::Unknown,
             Lookup::Changed(inputs) => Direct::Known(Miss::from_lookup(inputs)),
             // A result whose sources use the clock is never served (`clock`); one gone is.
-            Lookup::Hit(rk, _) if !store.contains("ptx", &rk) => Direct::Known(Miss::Gone),
+            Lookup::Hit(rk, _) if !store.contains(ptx, &rk) => Direct::Known(Miss::Gone),
             Lookup::Hit(..) => Direct::Known(Miss::Clock),
         }
     }
@@ -208,43 +254,32 @@ impl JobRunner<'_> {
     fn serve_preprocessed(
         &self,
         store: &Store,
-        mk: &Key,
+        job: &CiccJob,
         pk: &Key,
         p: &Preprocessed,
-        module: &Module,
     ) -> Option<JobOut> {
-        if !store.contains("ptx", pk) || self.clock(&p.deps).is_some() {
+        if !store.contains(Ns::Ptx.dir(), pk) || self.clock(&p.deps).is_some() {
             return None;
         }
-        let host_side = cached_host_side(store, pk, module)?;
-        let arch_list = crate::plan::arch_list_macro(module);
-        self.record_manifest(store, mk, &p.deps, pk, p.started, &arch_list);
-        let deps = p
-            .deps
-            .iter()
-            .filter(|d| !self.in_toolkit(d))
-            .cloned()
-            .collect();
-        let mut out = JobOut::cached(*pk, deps).with_log(store);
+        let host_side = cached_host_side(store, pk, job.module)?;
+        self.record_manifest(store, &job.mk, &p.deps, pk, p.started, &job.arch_list);
+        let deps = self.outside_toolkit(p.deps.clone());
+        let mut out = JobOut::cached(Served::Preprocessed, *pk, deps).with_log(store);
         out.host_side = host_side;
-        out.preprocessed = true;
         out.ii = Some(Key::of(&p.text));
         Some(out)
     }
 
     /// The compile, `nvcc -ptx`, keeping its preprocessed text where a key or a follower needs
-    /// it.
+    /// it; `miss` says why a build with a cache runs it.
     fn compile(
         &self,
-        j: usize,
-        module: &Module,
-        arch: Arch,
-        mk: &Key,
-        inputs_key: &Key,
+        job: &CiccJob,
         pre: Option<(Key, Preprocessed)>,
+        miss: Option<Miss>,
     ) -> Result<JobOut, Failure> {
+        let (j, module, arch) = (job.j, job.module, job.arch);
         let store = self.store.as_ref();
-        let arch_list = crate::plan::arch_list_macro(module);
         let depfile = self.tmp.path().join(format!("{j}.d"));
         let launcher = self.settings.launch_cicc && self.settings.launcher.is_some();
         let out = self.tmp.path().join(format!("{j}.ptx"));
@@ -280,10 +315,10 @@ impl JobRunner<'_> {
         };
         let mut key = None;
         let mut note = self.clock(&deps);
-        if let (Some(store), None) = (store, note.clone()) {
+        if let (Some(store), None) = (store, &note) {
             let rk = match (&pre, kept) {
                 (Some((pk, _)), _) => Some(*pk),
-                (None, Some(text)) => Some(self.preprocessed_key(inputs_key, &text, &deps)),
+                (None, Some(text)) => Some(self.preprocessed_key(&job.inputs_key, &text, &deps)),
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
                 (None, None) => deps::inputs(
@@ -291,30 +326,35 @@ impl JobRunner<'_> {
                     &deps,
                     &self.settings.probe_dirs,
                     &self.hashes,
-                    &arch_list,
+                    &job.arch_list,
                 )
                 .and_then(|i| serde_json::to_vec(&i).ok())
-                .map(|i| keys::direct(mk, &i)),
+                .map(|i| keys::direct(&job.mk, &i)),
             };
             if let Some(rk) = rk {
-                match store.put("ptx", &rk, &ran.bytes) {
-                    Ok(()) if keep_host_side(store, &rk, &host_side) => {
-                        keep_log(store, &rk, &ran);
-                        self.record_manifest(store, mk, &deps, &rk, started, &arch_list);
-                        key = Some(rk);
-                    }
-                    Ok(()) => note = Some(NOT_STORED_HOST_SIDE.to_owned()),
-                    Err(e) => note = Some(not_stored("PTX", &e)),
+                let entry = PtxEntry {
+                    key: rk,
+                    ran: &ran,
+                    host_side: &host_side,
+                    deps: &deps,
+                    started,
+                };
+                match self.store_ptx(store, job, entry) {
+                    Ok(k) => key = Some(k),
+                    Err(why) => note = Some(why),
                 }
             }
             if keep_ii && kept_missing {
                 note.get_or_insert_with(|| KEPT_MISSING.to_owned());
             }
         }
-        let deps = deps.into_iter().filter(|d| !self.in_toolkit(d)).collect();
-        let mut out = JobOut::fresh(key, ran, deps);
+        let deps = self.outside_toolkit(deps);
+        let served = Served::Compiled {
+            miss,
+            note: note.or(launch_note),
+        };
+        let mut out = JobOut::fresh(served, key, ran, deps);
         out.ii = ii;
-        out.note = note.or(launch_note);
         out.host_side = host_side;
         Ok(out)
     }
@@ -378,10 +418,6 @@ impl JobRunner<'_> {
         Ok((ran, note))
     }
 
-    fn manifest_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
-        keys::cicc_job("cicc", &self.cicc_base, &self.roots, module, arch, lead).finish()
-    }
-
     /// The key of PTX compiled from a preprocessed source: the manifest key's inputs with the
     /// source's text replaced by what of the preprocessed text reaches the PTX
     /// (`preprocessed::key_text`), and, where the PTX interleaves the source's lines
@@ -432,7 +468,7 @@ impl JobRunner<'_> {
     }
 
     /// The dependencies a compile or preprocessing run reported (plus the source itself).
-    fn read_deps(&self, depfile: &Path, module: &Module) -> Vec<PathBuf> {
+    pub(super) fn read_deps(&self, depfile: &Path, module: &Module) -> Vec<PathBuf> {
         let text = std::fs::read_to_string(depfile).unwrap_or_default();
         let mut all = deps::parse_depfile(&text, &self.settings.base_dir);
         all.push(self.settings.base_dir.join(&module.source));
@@ -500,10 +536,6 @@ fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
 }
 
-/// Cache namespaces of a host library source's cicc outputs besides its PTX.
-const STUB_NS: &str = "stub";
-const MODULE_ID_NS: &str = "module-id";
-
 /// The host side a compile of a library source wrote beside its PTX; `None` for kernels. The
 /// stub names itself by the path cicc was given (in its line markers): that temp path is
 /// replaced by the stable name the host compile includes it by.
@@ -540,8 +572,8 @@ fn cached_host_side(store: &Store, key: &Key, module: &Module) -> Option<Option<
     if !module.host {
         return Some(None);
     }
-    let stub = store.get(STUB_NS, key)?;
-    let module_id = store.get(MODULE_ID_NS, key)?;
+    let stub = store.get(Ns::Stub.dir(), key)?;
+    let module_id = store.get(Ns::ModuleId.dir(), key)?;
     Some(Some(HostSideOut { stub, module_id }))
 }
 
@@ -550,8 +582,8 @@ fn keep_host_side(store: &Store, key: &Key, side: &Option<HostSideOut>) -> bool 
     match side {
         None => true,
         Some(s) => {
-            store.put(STUB_NS, key, &s.stub).is_ok()
-                && store.put(MODULE_ID_NS, key, &s.module_id).is_ok()
+            store.put(Ns::Stub.dir(), key, &s.stub).is_ok()
+                && store.put(Ns::ModuleId.dir(), key, &s.module_id).is_ok()
         }
     }
 }

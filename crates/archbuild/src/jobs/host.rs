@@ -13,22 +13,19 @@ use std::time::{Instant, SystemTime};
 
 use super::{Failure, HostSideOut, JobOut, JobRunner, Status};
 use crate::base::process::Spawns;
-use crate::base::store::Key;
+use crate::base::store::{Key, Ns};
 use crate::host::steps::{self, HostFiles, HostSteps};
 use crate::jobs::keys;
 use crate::plan::deps::{self, Lookup};
 use crate::plan::{Job, Module, Phase};
-
-/// Cache namespace of host objects.
-const OBJECT_NS: &str = "host-obj";
+use crate::report::Served;
 
 /// One source's host object.
 #[derive(Debug)]
 pub(crate) struct HostObject {
     pub bytes: Vec<u8>,
-    pub cached: bool,
-    /// Served after a host preprocessing run (preprocessor mode).
-    pub preprocessed: bool,
+    /// From the cache (direct or preprocessor mode) or compiled.
+    pub served: Served,
     pub seconds: f64,
     /// The host compiler's command, when it ran.
     pub command: Option<String>,
@@ -56,7 +53,7 @@ impl JobRunner<'_> {
             output: "no cicc job of this source left its stub and module ID".into(),
         })?;
         let (object, key) = self.host_object_cached(m, side, fatbin, host_flags)?;
-        if let Some(key) = key.filter(|k| object.cached && self.verify.samples(k)) {
+        if let Some(key) = key.filter(|k| object.served.cached() && self.verify.samples(k)) {
             self.verify_host(m, side, fatbin, host_flags, &object, &key);
         }
         Ok(object)
@@ -91,11 +88,10 @@ impl JobRunner<'_> {
                 deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list)
             {
                 if self.clock(&deps).is_none() {
-                    if let Some(bytes) = store.get(OBJECT_NS, &rk) {
+                    if let Some(bytes) = store.get(Ns::HostObj.dir(), &rk) {
                         let object = HostObject {
                             bytes,
-                            cached: true,
-                            preprocessed: false,
+                            served: Served::Hit,
                             seconds: start.elapsed().as_secs_f64(),
                             command: None,
                             output: String::new(),
@@ -110,24 +106,15 @@ impl JobRunner<'_> {
         let (files, steps) = self.host_prepare(module, host_flags, &dir, Some(&self.spawns))?;
         let started = SystemTime::now();
         let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
-        let text = std::fs::read_to_string(&files.deps).unwrap_or_default();
-        let mut deps = deps::parse_depfile(&text, &self.settings.base_dir);
-        deps.push(self.settings.base_dir.join(&module.source));
-        let mut deps: Vec<PathBuf> = deps
-            .iter()
-            .map(|p| crate::base::paths::lexical(p))
-            .collect();
-        deps.sort();
-        deps.dedup();
+        let deps = self.read_deps(&files.deps, module);
         let pk = keys::host_preprocessed(&mk, &ii);
         let cacheable = self.clock(&deps).is_none();
         if let (Some(store), true) = (store, cacheable) {
-            if let Some(bytes) = store.get(OBJECT_NS, &pk) {
+            if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {
                 self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
                 let object = HostObject {
                     bytes,
-                    cached: true,
-                    preprocessed: true,
+                    served: Served::Preprocessed,
                     seconds: start.elapsed().as_secs_f64(),
                     command: None,
                     output: String::new(),
@@ -140,15 +127,14 @@ impl JobRunner<'_> {
             self.host_compile(side, fatbin, &files, &steps, Some(&self.spawns))?;
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
-            if store.put(OBJECT_NS, &pk, &bytes).is_ok() {
+            if store.put(Ns::HostObj.dir(), &pk, &bytes).is_ok() {
                 self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
                 key = Some(pk);
             }
         }
         let object = HostObject {
             bytes,
-            cached: false,
-            preprocessed: false,
+            served: Served::compiled(None),
             seconds: start.elapsed().as_secs_f64(),
             command: Some(command),
             output,
@@ -224,7 +210,7 @@ impl JobRunner<'_> {
             return;
         }
         if let Some(store) = self.store.as_ref() {
-            let _ = std::fs::remove_file(store.entry_path(OBJECT_NS, key));
+            let _ = std::fs::remove_file(store.entry_path(Ns::HostObj.dir(), key));
         }
         let mut first = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
         first.get_or_insert(crate::error::Error::VerifyMismatch {
@@ -234,7 +220,7 @@ impl JobRunner<'_> {
                 "{} cached bytes, {} compiled now, served in {} mode",
                 served.bytes.len(),
                 fresh.len(),
-                if served.preprocessed {
+                if served.served == Served::Preprocessed {
                     "preprocessor"
                 } else {
                     "direct"
@@ -247,10 +233,6 @@ impl JobRunner<'_> {
                 .collect::<Vec<_>>()
                 .join("\n"),
         });
-    }
-
-    fn outside_toolkit(&self, deps: Vec<PathBuf>) -> Vec<PathBuf> {
-        deps.into_iter().filter(|d| !self.in_toolkit(d)).collect()
     }
 
     /// nvcc's host steps for this source (`nvcc --dryrun -c`, one cheap process).

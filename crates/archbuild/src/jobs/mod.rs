@@ -1,5 +1,5 @@
 //! Running a prepared build's jobs: this module's `JobRunner` (below; cicc jobs in `cicc.rs`,
-//! host objects in `host.rs`, a miss's run in `miss.rs`, `ARCHBUILD_VERIFY` in `verify.rs`),
+//! host objects in `host.rs`, `ARCHBUILD_VERIFY` in `verify.rs`),
 //! every cache key (`keys.rs`), and the cicc job as two processes for sccache
 //! (`cicc_split.rs`).
 //!
@@ -32,7 +32,6 @@ mod cicc;
 pub(crate) mod cicc_split;
 mod host;
 pub(crate) mod keys;
-mod miss;
 mod verify;
 
 pub(crate) use host::HostObject;
@@ -44,13 +43,13 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::base::process::{Cmd, Ended, Spawns};
-use crate::base::store::{Key, Store};
+use crate::base::store::{Key, Ns, Store};
 use crate::error::{Error, Result};
 use crate::plan::deps::{FileHashes, Roots};
 use crate::plan::exec::{run_graph, Limiter, Outcome};
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::prepare::spec::JobCallback;
-use crate::report::JobRecord;
+use crate::report::{JobRecord, Served};
 use crate::toolkit::nvcc::Toolkit;
 
 /// A job's output. Its bytes are read from the cache only when needed (packing), so a build
@@ -60,9 +59,8 @@ pub(crate) struct JobOut {
     /// Where the output lives in the cache (`ptx` or `cubin` namespace), when cached.
     pub key: Option<Key>,
     bytes: OnceLock<Vec<u8>>,
-    pub cached: bool,
-    /// Served after a preprocessor run (preprocessor mode).
-    pub preprocessed: bool,
+    /// How it was served: the one state a job's record and checks read.
+    pub served: Served,
     pub seconds: f64,
     /// Dependencies outside the toolkit (cicc jobs only).
     pub deps: Vec<PathBuf>,
@@ -73,13 +71,6 @@ pub(crate) struct JobOut {
     pub replayed: Option<String>,
     /// cicc jobs: the hash of the preprocessed text the PTX was compiled from, when known.
     pub ii: Option<Key>,
-    /// cicc jobs: the class lead whose PTX this is, retargeted (`plan/share.rs`).
-    pub shared_from: Option<archbuild_arch::Arch>,
-    /// Why the output was not cached, when the reason is the sources' (`__TIME__`) or the
-    /// cache's (it could not store it).
-    pub note: Option<String>,
-    /// Why a cached build ran this job's compiler; `None` when served or without a cache.
-    pub miss: Option<miss::Miss>,
     /// cicc jobs of a host library's source: the stub and module ID its host side needs.
     pub host_side: Option<HostSideOut>,
 }
@@ -101,38 +92,32 @@ pub(crate) struct RunLog {
 }
 
 impl JobOut {
-    fn cached(key: Key, deps: Vec<PathBuf>) -> Self {
+    /// An output served from the cache (`Served::Hit` or `Served::Preprocessed`).
+    fn cached(served: Served, key: Key, deps: Vec<PathBuf>) -> Self {
         Self {
             key: Some(key),
             bytes: OnceLock::new(),
-            cached: true,
-            preprocessed: false,
+            served,
             seconds: 0.0,
             deps,
             log: None,
             replayed: None,
             ii: None,
-            shared_from: None,
-            note: None,
-            miss: None,
             host_side: None,
         }
     }
 
-    fn fresh(key: Option<Key>, ran: Ran, deps: Vec<PathBuf>) -> Self {
+    /// An output a process made (`Served::Compiled` or `Served::Shared`).
+    fn fresh(served: Served, key: Option<Key>, ran: Ran, deps: Vec<PathBuf>) -> Self {
         Self {
             key,
             bytes: OnceLock::from(ran.bytes),
-            cached: false,
-            preprocessed: false,
+            served,
             seconds: ran.seconds,
             deps,
             log: Some(ran.log),
             replayed: None,
             ii: None,
-            shared_from: None,
-            note: None,
-            miss: None,
             host_side: None,
         }
     }
@@ -142,7 +127,7 @@ impl JobOut {
     fn with_log(mut self, store: &Store) -> Self {
         if let Some(key) = &self.key {
             self.replayed = store
-                .get_local(LOG_NS, key)
+                .get_local(Ns::Log.dir(), key)
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
         }
         self
@@ -150,11 +135,11 @@ impl JobOut {
 
     /// The output, read (and verified) from the cache on first use; `None` when the entry is
     /// gone or corrupt (it is then deleted, and a rebuild recompiles it).
-    pub fn bytes(&self, store: Option<&Store>, ns: &str) -> Option<&[u8]> {
+    pub fn bytes(&self, store: Option<&Store>, ns: Ns) -> Option<&[u8]> {
         if let Some(b) = self.bytes.get() {
             return Some(b);
         }
-        let b = store?.get(ns, self.key.as_ref()?)?;
+        let b = store?.get(ns.dir(), self.key.as_ref()?)?;
         Some(self.bytes.get_or_init(|| b))
     }
 }
@@ -324,9 +309,7 @@ impl<'a> JobRunner<'a> {
             module: self.modules[job.module].name.clone(),
             phase: job.phase.kind(),
             target: job.label(),
-            cached: out.cached,
-            preprocessed: out.preprocessed,
-            shared_from: out.shared_from.map(|a| format!("compute_{}", a.sm_name())),
+            served: out.served.clone(),
             seconds: out.seconds,
             command: out.log.as_ref().map(|l| l.command.clone()),
             output: out
@@ -335,79 +318,88 @@ impl<'a> JobRunner<'a> {
                 .map(|l| l.output.trim_end().to_owned())
                 .or_else(|| out.replayed.clone())
                 .filter(|o| !o.is_empty()),
-            note: out.note.clone(),
-            miss: out.miss.as_ref().map(ToString::to_string),
         }
     }
 
     fn run_job(&self, j: usize, input: Option<&JobOut>) -> Result<JobOut, Failure> {
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
-        let store = self.store.as_ref();
         match job.phase {
             Phase::Cicc(arch) => match input {
                 Some(lead) => self.run_follower(j, module, arch, lead),
                 None => self.run_cicc(j, module, arch),
             },
-            Phase::Ptxas(arch) => {
-                let missing = || Failure {
-                    command: job.label(),
-                    status: Status::Vanished,
-                    output: "the PTX this job needs is missing from the cache".into(),
-                };
-                let input = input.ok_or_else(missing)?;
-                // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
-                // content key, so a rebuild finds the cubin without reading the PTX.
-                let alias = input.key.map(|k| self.ptxas_key("ptxas-alias", &k, arch));
-                if let (Some(store), Some(alias)) = (store, &alias) {
-                    if let Some(ck) = store.get("cubin-alias", alias).and_then(|b| key_from(&b)) {
-                        if store.contains("cubin", &ck) {
-                            return Ok(JobOut::cached(ck, vec![]).with_log(store));
-                        }
-                    }
+            Phase::Ptxas(arch) => self.run_ptxas(j, arch, input),
+        }
+    }
+
+    /// A ptxas job: the cubin by the alias of its PTX's cicc key, then by the PTX's content,
+    /// then ptxas.
+    fn run_ptxas(
+        &self,
+        j: usize,
+        arch: archbuild_arch::Arch,
+        input: Option<&JobOut>,
+    ) -> Result<JobOut, Failure> {
+        let job = &self.jobs[j];
+        let store = self.store.as_ref();
+        let missing = || Failure {
+            command: job.label(),
+            status: Status::Vanished,
+            output: "the PTX this job needs is missing from the cache".into(),
+        };
+        let input = input.ok_or_else(missing)?;
+        // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
+        // content key, so a rebuild finds the cubin without reading the PTX.
+        let alias = input.key.map(|k| self.ptxas_key("ptxas-alias", &k, arch));
+        if let (Some(store), Some(alias)) = (store, &alias) {
+            if let Some(ck) = store
+                .get(Ns::CubinAlias.dir(), alias)
+                .and_then(|b| key_from(&b))
+            {
+                if store.contains(Ns::Cubin.dir(), &ck) {
+                    return Ok(JobOut::cached(Served::Hit, ck, vec![]).with_log(store));
                 }
-                let ptx = input.bytes(store, "ptx").ok_or_else(missing)?;
-                let ck = self.ptxas_key("ptxas", &Key::of(ptx), arch);
-                if let Some(store) = store {
-                    if store.contains("cubin", &ck) {
-                        if let Some(alias) = &alias {
-                            let _ = store.put("cubin-alias", alias, &ck.0);
-                        }
-                        return Ok(JobOut::cached(ck, vec![]).with_log(store));
-                    }
-                }
-                let dir = self.tmp.path().join(j.to_string());
-                let input_path = dir.join(PTXAS_IN);
-                let out = dir.join(PTXAS_OUT);
-                std::fs::create_dir_all(&dir)
-                    .and_then(|()| std::fs::write(&input_path, ptx))
-                    .map_err(|e| Failure {
-                        command: format!("write {}", input_path.display()),
-                        status: Status::Io,
-                        output: e.to_string(),
-                    })?;
-                let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
-                let ran = self.execute(&cmd, &out)?;
-                let bytes = &ran.bytes;
-                let mut key = None;
-                let mut note = None;
-                if let Some(store) = store {
-                    match store.put("cubin", &ck, bytes) {
-                        Ok(()) => {
-                            keep_log(store, &ck, &ran);
-                            key = Some(ck);
-                            if let Some(alias) = &alias {
-                                let _ = store.put("cubin-alias", alias, &ck.0);
-                            }
-                        }
-                        Err(e) => note = Some(cicc::not_stored("cubin", &e)),
-                    }
-                }
-                let mut out = JobOut::fresh(key, ran, vec![]);
-                out.note = note;
-                Ok(out)
             }
         }
+        let ptx = input.bytes(store, Ns::Ptx).ok_or_else(missing)?;
+        let ck = self.ptxas_key("ptxas", &Key::of(ptx), arch);
+        if let Some(store) = store {
+            if store.contains(Ns::Cubin.dir(), &ck) {
+                if let Some(alias) = &alias {
+                    let _ = store.put(Ns::CubinAlias.dir(), alias, &ck.0);
+                }
+                return Ok(JobOut::cached(Served::Hit, ck, vec![]).with_log(store));
+            }
+        }
+        let dir = self.tmp.path().join(j.to_string());
+        let input_path = dir.join(PTXAS_IN);
+        let out = dir.join(PTXAS_OUT);
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&input_path, ptx))
+            .map_err(|e| Failure {
+                command: format!("write {}", input_path.display()),
+                status: Status::Io,
+                output: e.to_string(),
+            })?;
+        let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
+        let ran = self.execute(&cmd, &out)?;
+        let bytes = &ran.bytes;
+        let mut key = None;
+        let mut note = None;
+        if let Some(store) = store {
+            match store.put(Ns::Cubin.dir(), &ck, bytes) {
+                Ok(()) => {
+                    keep_log(store, &ck, &ran);
+                    key = Some(ck);
+                    if let Some(alias) = &alias {
+                        let _ = store.put(Ns::CubinAlias.dir(), alias, &ck.0);
+                    }
+                }
+                Err(e) => note = Some(cicc::not_stored("cubin", &e)),
+            }
+        }
+        Ok(JobOut::fresh(Served::compiled(note), key, ran, vec![]))
     }
 
     /// The key of a ptxas result: its settings, input (PTX hash or cicc key), arch.
@@ -417,6 +409,11 @@ impl<'a> JobRunner<'a> {
 
     fn in_toolkit(&self, p: &Path) -> bool {
         self.roots.in_toolkit(p)
+    }
+
+    /// The dependencies a job reports: those outside the toolkit.
+    fn outside_toolkit(&self, deps: Vec<PathBuf>) -> Vec<PathBuf> {
+        deps.into_iter().filter(|d| !self.in_toolkit(d)).collect()
     }
 
     /// Runs a command of the build under a token; returns the output file's bytes, the wall
@@ -498,14 +495,11 @@ impl<'a> JobRunner<'a> {
     }
 }
 
-/// The cache namespace of compiler output, keyed like the output it came with.
-const LOG_NS: &str = "log";
-
 /// Remembers what a compile printed, beside its output in the cache.
 fn keep_log(store: &Store, key: &Key, ran: &Ran) {
     let text = ran.log.output.trim_end();
     if !text.is_empty() {
-        let _ = store.put_local(LOG_NS, key, text.as_bytes());
+        let _ = store.put_local(Ns::Log.dir(), key, text.as_bytes());
     }
 }
 

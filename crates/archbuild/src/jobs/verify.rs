@@ -10,24 +10,32 @@ use std::sync::atomic::Ordering;
 use archbuild_arch::Arch;
 
 use super::{JobOut, JobRunner};
+use crate::base::store::Ns;
 use crate::error::Error;
 use crate::jobs::keys;
 use crate::plan::{cicc_command, ptxas_command, Phase, PTXAS_IN, PTXAS_OUT};
+use crate::report::Served;
 
 impl JobRunner<'_> {
     /// Compiles job `j` again without the cache when its hit is in the sample, and compares.
     pub(super) fn verify_hit(&self, j: usize, input: Option<&JobOut>, out: &JobOut) {
-        let Some(key) = out.key.filter(|k| out.cached && self.verify.samples(k)) else {
+        let Some(key) = out
+            .key
+            .filter(|k| out.served.cached() && self.verify.samples(k))
+        else {
             return;
         };
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
         let store = self.store.as_ref();
         let (ns, fresh) = match job.phase {
-            Phase::Cicc(arch) => ("ptx", self.fresh_ptx(j, arch)),
+            Phase::Cicc(arch) => (Ns::Ptx, self.fresh_ptx(j, arch)),
             Phase::Ptxas(arch) => {
-                let ptx = input.and_then(|i| i.bytes(store, "ptx"));
-                ("cubin", ptx.and_then(|ptx| self.fresh_cubin(j, arch, ptx)))
+                let ptx = input.and_then(|i| i.bytes(store, Ns::Ptx));
+                (
+                    Ns::Cubin,
+                    ptx.and_then(|ptx| self.fresh_cubin(j, arch, ptx)),
+                )
             }
         };
         // A compile that fails now while its output was served is a mismatch too.
@@ -40,14 +48,14 @@ impl JobRunner<'_> {
             return;
         }
         if let Some(store) = store {
-            let _ = std::fs::remove_file(store.entry_path(ns, &key));
+            let _ = std::fs::remove_file(store.entry_path(ns.dir(), &key));
         }
         let holds = self.key_holds(j, module, job.phase, &out.deps);
         let detail = format!(
             "{} cached bytes, {} compiled now{}",
             cached.len(),
             fresh.len(),
-            if out.preprocessed {
+            if out.served == Served::Preprocessed {
                 ", served in preprocessor mode"
             } else {
                 ", served in direct mode"

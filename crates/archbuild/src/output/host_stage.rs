@@ -66,8 +66,7 @@ pub(crate) fn run(
         deps.extend(o.deps);
         objects.push(HostObjectRecord {
             module: module.name.clone(),
-            cached: o.cached,
-            preprocessed: o.preprocessed,
+            served: o.served,
             seconds: o.seconds,
             command: o.command,
             output: Some(o.output.trim_end().to_owned()).filter(|s| !s.is_empty()),

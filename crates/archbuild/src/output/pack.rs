@@ -15,7 +15,7 @@ use archbuild_fatbin::{CompressionChoice, FatbinWriter};
 use serde::{Deserialize, Serialize};
 
 use crate::base::paths::{file_stamp, write_if_changed};
-use crate::base::store::{KeyBuilder, Store};
+use crate::base::store::{KeyBuilder, Ns, Store};
 use crate::error::{Error, Result};
 use crate::jobs::JobOut;
 use crate::plan::{Job, Module, Phase};
@@ -167,7 +167,7 @@ fn gather<'a>(
 /// The stamp of these exact outputs, when the file it describes is still the one on disk.
 fn still_written(inputs: &Inputs, store: Option<&Store>) -> Option<Stamp> {
     let (store, sk) = (store?, inputs.stamp_key.as_ref()?);
-    let st: Stamp = serde_json::from_slice(&store.get_local("pack", sk)?).ok()?;
+    let st: Stamp = serde_json::from_slice(&store.get_local(Ns::Pack.dir(), sk)?).ok()?;
     let requested: Vec<String> = inputs.targets.iter().map(Target::to_string).collect();
     (file_stamp(&inputs.path) == Some((st.len, st.mtime_ns))
         && st.targets == requested
@@ -228,8 +228,8 @@ fn assemble(
         .mine
         .iter()
         .map(|(job, d)| match job.phase {
-            Phase::Cicc(_) => d.bytes(store, "ptx"),
-            Phase::Ptxas(_) => d.bytes(store, "cubin"),
+            Phase::Cicc(_) => d.bytes(store, Ns::Ptx),
+            Phase::Ptxas(_) => d.bytes(store, Ns::Cubin),
         })
         .collect();
     if images.iter().any(Option::is_none) {
@@ -303,6 +303,6 @@ fn remember(inputs: &Inputs, store: Option<&Store>, stamp: &Stamp) {
     }
     if let Ok(json) = serde_json::to_vec(stamp) {
         // A fact about this machine's output file: never shared.
-        let _ = store.put_local("pack", sk, &json);
+        let _ = store.put_local(Ns::Pack.dir(), sk, &json);
     }
 }

@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::base::paths::lexical;
-use crate::base::store::{Key, Store};
+use crate::base::store::{Key, Ns, Store};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
@@ -349,7 +349,7 @@ pub(crate) fn lookup(
     hashes: &FileHashes,
     arch_list: &str,
 ) -> Lookup {
-    let Some(bytes) = store.get("deps", manifest_key) else {
+    let Some(bytes) = store.get(Ns::Deps.dir(), manifest_key) else {
         return Lookup::Unknown;
     };
     let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) else {
@@ -444,7 +444,7 @@ pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: 
     manifest.entries.insert(0, entry);
     manifest.entries.truncate(MAX_ENTRIES);
     if let Ok(bytes) = serde_json::to_vec(&manifest) {
-        let _ = store.put("deps", manifest_key, &bytes);
+        let _ = store.put(Ns::Deps.dir(), manifest_key, &bytes);
     }
 }
 
@@ -454,9 +454,9 @@ pub(crate) fn record(store: &Store, manifest_key: &Key, inputs: Inputs, result: 
 /// manifest serves nothing in direct mode; it only tells the next build that preprocessor mode,
 /// which keys on the text itself, is worth a try.
 pub(crate) fn mark_known(store: &Store, manifest_key: &Key) {
-    if store.get("deps", manifest_key).is_none() {
+    if store.get(Ns::Deps.dir(), manifest_key).is_none() {
         if let Ok(bytes) = serde_json::to_vec(&Manifest::default()) {
-            let _ = store.put("deps", manifest_key, &bytes);
+            let _ = store.put(Ns::Deps.dir(), manifest_key, &bytes);
         }
     }
 }

@@ -1,13 +1,14 @@
 //! What a build tells its caller, as data: this module's report (below), the warnings
 //! (`warning.rs`), what the compilers printed (`compiler_output.rs`), and the two checks after
 //! packing whose findings go into them: kernel coverage (`coverage.rs`) and variant groups
-//! (`variants.rs`).
+//! (`variants.rs`), and how each job was served (`served.rs`).
 //!
 //! What a build did: jobs planned, run and served from the cache, processes started, and the
 //! time of every job that ran. Tests assert on this, not on wall time.
 
 pub(crate) mod compiler_output;
 pub(crate) mod coverage;
+mod served;
 pub(crate) mod variants;
 pub(crate) mod warning;
 
@@ -16,6 +17,9 @@ use std::path::PathBuf;
 
 use archbuild_arch::ArchList;
 use serde::Serialize;
+
+use served::Wire;
+pub use served::{Miss, Served};
 
 /// Which compiler a job runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -37,7 +41,7 @@ impl fmt::Display for JobPhase {
 }
 
 /// One job of the build.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JobRecord {
     /// The module (fat binary) it belongs to.
     pub module: String,
@@ -45,28 +49,35 @@ pub struct JobRecord {
     pub phase: JobPhase,
     /// `compute_89` for cicc jobs, `sm_89` for ptxas jobs.
     pub target: String,
-    /// Served from the cache (no compiler process started).
-    pub cached: bool,
-    /// Served from the cache after preprocessing (a cicc job whose sources changed in ways that
-    /// leave the preprocessed device code unchanged, e.g. comments): one preprocessor run, no
-    /// compiler.
-    pub preprocessed: bool,
-    /// A cicc job that ran no cicc: the PTX is this class lead's (`compute_80`), with its
-    /// `.target` rewritten, because the preprocessed source is identical (one preprocessor
-    /// run; see "One cicc run for several archs" in `docs/build.md`).
-    pub shared_from: Option<String>,
+    /// How its output was served (JSON: `cached`, `preprocessed`, `shared_from`, `note`,
+    /// `miss`).
+    pub served: Served,
     /// Wall time of the process, 0 when cached.
     pub seconds: f64,
     /// The compiler command line that ran; `None` when served from the cache.
     pub command: Option<String>,
     /// What the compiler printed (warnings, `-Xptxas -v` resource usage); `None` when nothing.
     pub output: Option<String>,
-    /// Why a job that could have been cached was not: e.g. its source uses `__TIME__`, so it
-    /// is compiled on every build, or the cache could not store its output.
-    pub note: Option<String>,
-    /// Why a build with a cache ran this job's compiler: e.g. `changed since the last build:
-    /// src/common.h; the preprocessed source is new`. `None` when served, or with no cache.
-    pub miss: Option<String>,
+}
+
+impl Serialize for JobRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let w = Wire::from(&self.served);
+        let mut st = s.serialize_struct("JobRecord", 11)?;
+        st.serialize_field("module", &self.module)?;
+        st.serialize_field("phase", &self.phase)?;
+        st.serialize_field("target", &self.target)?;
+        st.serialize_field("cached", &w.cached)?;
+        st.serialize_field("preprocessed", &w.preprocessed)?;
+        st.serialize_field("shared_from", &w.shared_from)?;
+        st.serialize_field("seconds", &self.seconds)?;
+        st.serialize_field("command", &self.command)?;
+        st.serialize_field("output", &self.output)?;
+        st.serialize_field("note", &w.note)?;
+        st.serialize_field("miss", &w.miss)?;
+        st.end()
+    }
 }
 
 /// One fat binary written.
@@ -228,19 +239,32 @@ pub struct LibraryReport {
 }
 
 /// One source's host object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HostObjectRecord {
     /// The module (fat binary) the source's device side is in.
     pub module: String,
-    /// Whether the object came from the cache.
-    pub cached: bool,
-    /// Served after the host preprocessor ran (preprocessor mode).
-    pub preprocessed: bool,
+    /// How the object was served (JSON: `cached`, `preprocessed`).
+    pub served: Served,
     pub seconds: f64,
     /// The host compiler's command line, when it ran.
     pub command: Option<String>,
     /// What `cudafe++` and the host compiler printed, when they ran.
     pub output: Option<String>,
+}
+
+impl Serialize for HostObjectRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let w = Wire::from(&self.served);
+        let mut st = s.serialize_struct("HostObjectRecord", 6)?;
+        st.serialize_field("module", &self.module)?;
+        st.serialize_field("cached", &w.cached)?;
+        st.serialize_field("preprocessed", &w.preprocessed)?;
+        st.serialize_field("seconds", &self.seconds)?;
+        st.serialize_field("command", &self.command)?;
+        st.serialize_field("output", &self.output)?;
+        st.end()
+    }
 }
 
 impl BuildReport {
@@ -254,7 +278,7 @@ impl BuildReport {
         let mut v: Vec<_> = self
             .jobs
             .iter()
-            .filter(|j| !j.cached)
+            .filter(|j| !j.served.cached())
             .map(|j| (j.module.clone(), j.target.clone()))
             .collect();
         v.sort();
@@ -284,13 +308,13 @@ impl fmt::Display for BuildReport {
             self.workers,
             if self.jobserver { " (Cargo jobserver)" } else { "" }
         )?;
-        for j in self.jobs.iter().filter(|j| !j.cached) {
+        for j in self.jobs.iter().filter(|j| !j.served.cached()) {
             write!(
                 f,
                 "  {:<12} {:<6} {:<14} {:>7.2} s",
                 j.module, j.phase, j.target, j.seconds
             )?;
-            match &j.note {
+            match j.served.note() {
                 Some(note) => writeln!(f, " ({note})")?,
                 None => writeln!(f)?,
             }

@@ -11,7 +11,7 @@ use archbuild_arch::{
 };
 
 use crate::base::process::{Cmd, Spawns};
-use crate::base::store::{KeyBuilder, Store};
+use crate::base::store::{KeyBuilder, Ns, Store};
 use crate::error::{Error, Result};
 
 /// How a toolkit was found (reported by `cargo archbuild toolkit which`).
@@ -76,7 +76,7 @@ impl Toolkit {
             _ => nvcc.to_path_buf(),
         };
         let memo_key = store.and_then(|_| memo_key(&nvcc));
-        let memo = memo_key.and_then(|k| store?.get("toolkit", &k));
+        let memo = memo_key.and_then(|k| store?.get(Ns::Toolkit.dir(), &k));
         let text = match memo.and_then(|m| String::from_utf8(m).ok()) {
             Some(t) => t,
             None => {
@@ -86,7 +86,7 @@ impl Toolkit {
                 text.push_str("\n--list-gpu-arch\n");
                 text.push_str(&run_query(&nvcc, "--list-gpu-arch", spawns)?);
                 if let (Some(store), Some(k)) = (store, memo_key) {
-                    let _ = store.put("toolkit", &k, text.as_bytes());
+                    let _ = store.put(Ns::Toolkit.dir(), &k, text.as_bytes());
                 }
                 text
             }
