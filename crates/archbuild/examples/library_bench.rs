@@ -164,8 +164,11 @@ fn time_library(
                 j.target,
                 j.seconds
             );
-            for why in j.served.miss().iter().chain(&j.note) {
-                println!("        {why}");
+            if let Some(miss) = j.served.miss() {
+                println!("        {miss}");
+            }
+            if let Some(note) = j.served.note() {
+                println!("        {note}");
             }
         });
     }

@@ -127,7 +127,7 @@ fn main() {
     let pre = re
         .jobs
         .iter()
-        .filter(|j| (j.served == archbuild::Served::Preprocessed))
+        .filter(|j| j.served == archbuild::Served::Preprocessed)
         .count();
     println!(
         "machine A comment-only edit       {edit:8.2} s  ({} compiler jobs run, {pre} preprocessor runs)",
