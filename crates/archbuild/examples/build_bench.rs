@@ -140,7 +140,7 @@ fn main() {
         let shared: Vec<&str> = r
             .jobs
             .iter()
-            .filter(|j| j.shared_from.is_some())
+            .filter(|j| j.served.shared_from().is_some())
             .map(|j| j.target.as_str())
             .collect();
         println!(
@@ -212,7 +212,7 @@ fn main() {
     );
     let (default_shared, rd) = default(true);
     let (default_separate, _) = default(false);
-    let followers = rd.jobs.iter().filter(|j| j.shared_from.is_some()).count();
+    let followers = rd.jobs.iter().filter(|j| j.served.shared_from().is_some()).count();
     println!("nvcc all-major --threads 2    {default_nvcc:8.2} s");
     println!(
         "archbuild all-major cold      {default_shared:8.2} s  ({}; {} processes, {followers} \
