@@ -212,7 +212,11 @@ fn main() {
     );
     let (default_shared, rd) = default(true);
     let (default_separate, _) = default(false);
-    let followers = rd.jobs.iter().filter(|j| j.served.shared_from().is_some()).count();
+    let followers = rd
+        .jobs
+        .iter()
+        .filter(|j| j.served.shared_from().is_some())
+        .count();
     println!("nvcc all-major --threads 2    {default_nvcc:8.2} s");
     println!(
         "archbuild all-major cold      {default_shared:8.2} s  ({}; {} processes, {followers} \

@@ -50,14 +50,14 @@ pub enum Error {
     /// Provisioning needs Python and there is none.
     #[error(
         "cannot provision the CUDA toolkit: {python} was not found{where_}. archbuild installs \
-         CUDA {pinned} from PyPI wheels with `python3 -m pip`; install Python 3 with pip (e.g. \
+         {what} from PyPI wheels with `python3 -m pip`; install Python 3 with pip (e.g. \
          `apt-get install python3-pip`) or set ARCHBUILD_PYTHON to its path, or install the CUDA \
          toolkit yourself and set CUDA_HOME"
     )]
     PythonMissing {
         python: String,
         where_: String,
-        pinned: &'static str,
+        what: String,
     },
 
     /// Python is there, pip is not.
@@ -515,7 +515,7 @@ mod tests {
                 Error::PythonMissing {
                     python: s(),
                     where_: s(),
-                    pinned: "13.5",
+                    what: s(),
                 },
                 K::Toolkit,
             ),

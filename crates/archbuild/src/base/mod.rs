@@ -6,6 +6,7 @@
 pub(crate) mod env;
 pub(crate) mod paths;
 pub(crate) mod process;
+pub(crate) mod pypi;
 pub(crate) mod store;
 
 /// The text of `## heading` in `docs/<file>` (up to the next `## `), for tests that hold a page

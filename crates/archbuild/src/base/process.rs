@@ -227,6 +227,17 @@ impl Drop for Slot {
 }
 
 /// Whether an interrupt signal arrived.
+/// `program` looked up on `path` as the system runs a bare name (the `which` crate): the first
+/// executable file of that name, relative entries taken from this process's directory; `None`
+/// when no directory has one.
+pub(crate) fn on_path(
+    program: impl AsRef<std::ffi::OsStr>,
+    path: impl AsRef<std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    which::which_in(program, Some(path), cwd).ok()
+}
+
 pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }

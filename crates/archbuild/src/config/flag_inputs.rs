@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::base::env::Env;
+
 /// What flags name besides themselves.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct FlagInputs {
@@ -28,6 +30,50 @@ const NVCC_OPTION_FILES: &[&str] = &["-optf", "--options-file"];
 const HOST_DIRS: &[&str] = &["-I", "-isystem", "-iquote", "-idirafter"];
 /// Host-compiler options with a file value.
 const HOST_FILES: &[&str] = &["-include", "-imacros"];
+
+/// The variables whose words nvcc gets besides a build's own flags: archbuild's
+/// (`ARCHBUILD_NVCC_FLAGS`, split as a shell would) and nvcc's (split on white space, as nvcc
+/// splits them).
+pub const NVCC_FLAG_VARS: &[&str] = &[
+    "ARCHBUILD_NVCC_FLAGS",
+    "NVCC_PREPEND_FLAGS",
+    "NVCC_APPEND_FLAGS",
+];
+
+/// The words of one of [`NVCC_FLAG_VARS`], split as a build splits them; `None` when
+/// `ARCHBUILD_NVCC_FLAGS` leaves a quote open.
+pub(crate) fn env_words(env: &Env, var: &str) -> Option<Vec<String>> {
+    let value = env.var(var).unwrap_or_default();
+    if var == "ARCHBUILD_NVCC_FLAGS" {
+        // Shell words, so `-Xcompiler "-O2 -g"` stays one flag and its argument.
+        shlex::split(&value)
+    } else {
+        Some(value.split_whitespace().map(str::to_owned).collect())
+    }
+}
+
+/// Every file a compile with these nvcc flags reads or runs besides its sources, named inside
+/// the flags or the environment's nvcc words ([`NVCC_FLAG_VARS`]): options files (and what
+/// they name), forced includes, host-compiler response files, and a host compiler given as a
+/// path (`-ccbin`, `NVCC_CCBIN`); relative ones resolved against `base`. The CLI refuses an
+/// output that would replace one of them.
+pub fn files_named_in_flags(flags: &[String], env: &Env, base: &Path) -> Vec<PathBuf> {
+    let mut words = flags.to_vec();
+    for var in NVCC_FLAG_VARS {
+        words.extend(env_words(env, var).unwrap_or_default());
+    }
+    let found = scan(&words, base);
+    let ccbins = found.ccbin.into_iter().chain(env.var("NVCC_CCBIN"));
+    let programs = ccbins.filter(|c| Path::new(c).components().count() > 1);
+    let mut files: Vec<PathBuf> = found
+        .files
+        .into_iter()
+        .chain(programs.map(PathBuf::from))
+        .map(|f| crate::base::paths::lexical(&base.join(f)))
+        .collect();
+    files.dedup();
+    files
+}
 
 /// Scans nvcc flags; options files are read (relative to `base`) and scanned too, once each.
 pub(crate) fn scan(flags: &[String], base: &Path) -> FlagInputs {

@@ -2,19 +2,18 @@
 //! `pip download --no-deps` fetches the wheel (its SHA-256 checked against the pin when one is
 //! given, and recorded), `pip install --no-deps --no-index --target` unpacks it into a private
 //! `.tmp-*` directory, whose content hash is recorded in a marker before it is renamed into
-//! place. An exclusive lock (`<package>-<version>.lock`) makes concurrent builds install once.
-//! pip reads its own configuration (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, proxies)
-//! as for the toolkit (`toolkit/provision.rs`). Each later build compares the tree's stat fingerprint
+//! place, by the one PyPI installer (`base/pypi.rs`: the lock that makes concurrent builds
+//! install once, the sweep of a killed install's leftovers, the rename). Each later build compares the tree's stat fingerprint
 //! with the marker's and re-hashes only when it differs: edited or tampered headers are refused.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::base::env::Env;
 use crate::base::paths::Home;
-use crate::base::process::Cmd;
+use crate::base::pypi::{Install, InstallEvent, Pip, Steps};
 use crate::error::{Error, Result};
 use crate::headers::tree::{self, MARKER};
 
@@ -54,59 +53,6 @@ pub(crate) fn known_layout(package: &str, root: &Path) -> std::result::Result<Ve
                 .collect::<Vec<_>>()
                 .join("; ")
         })
-}
-
-/// Progress of installing a header library, for a progress bar or log lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HeaderEvent {
-    /// Another process holds the lock and is installing; waiting for it.
-    Waiting { lock: PathBuf },
-    /// Downloading and unpacking the wheel.
-    Installing {
-        package: String,
-        version: String,
-        dir: PathBuf,
-    },
-    /// A line pip printed.
-    Pip(String),
-    /// Installed and hashed.
-    Installed { dir: PathBuf, millis: u64 },
-}
-
-impl std::fmt::Display for HeaderEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Waiting { lock } => write!(
-                f,
-                "waiting for another process to finish installing a header library ({})",
-                lock.display()
-            ),
-            Self::Installing {
-                package,
-                version,
-                dir,
-            } => write!(
-                f,
-                "installing header library {package} {version} from PyPI into {} (once)",
-                dir.display()
-            ),
-            Self::Pip(line) => write!(f, "pip: {line}"),
-            Self::Installed { dir, millis } => {
-                write!(
-                    f,
-                    "installed {} ({:.1} s)",
-                    dir.display(),
-                    *millis as f64 / 1000.0
-                )
-            }
-        }
-    }
-}
-
-/// Prints each event as an `archbuild: …` line on stderr.
-pub fn stderr_progress(event: &HeaderEvent) {
-    eprintln!("archbuild: {event}");
 }
 
 /// What an installed library's marker records.
@@ -234,151 +180,138 @@ pub(crate) fn install(
     package: &str,
     version: &str,
     sha256: Option<&str>,
-    progress: &mut dyn FnMut(&HeaderEvent),
+    progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<InstalledHeaders> {
     check_declaration(package, version, sha256)?;
-    let base = headers_dir(home);
-    let stem = format!("{}-{version}", package.to_ascii_lowercase());
-    let final_dir = base.join(&stem);
-    if let Some(m) = verified(&final_dir, package, version, sha256)? {
-        return Ok(m);
-    }
-    crate::toolkit::provision::refuse_offline(env, || {
-        format!("installing the header library {package} {version} from PyPI")
-    })?;
-    std::fs::create_dir_all(&base).map_err(|e| Error::io("create", &base, e))?;
-    let lock_path = base.join(format!("{stem}.lock"));
-    let _lock = crate::toolkit::provision::lock(&lock_path, &mut || {
-        progress(&HeaderEvent::Waiting {
-            lock: lock_path.clone(),
-        })
-    })?;
-    if let Some(m) = verified(&final_dir, package, version, sha256)? {
-        return Ok(m);
-    }
     let spec = format!("{package}=={version}");
-    let tried = format!(
-        "`pip download --no-deps --only-binary=:all: {spec}` with {}",
-        pip_index(env)
-    );
-    let python = crate::toolkit::provision::find_python(env).map_err(|e| {
-        install_error(
-            package,
-            version,
-            "Python with pip is needed to fetch the wheel and none was found",
-            &tried,
-            "install Python 3 with pip or set ARCHBUILD_PYTHON, or use headers you have: a \
-             directory (`path = \"…/include\"`)",
-            e.to_string(),
-        )
-    })?;
-    crate::toolkit::provision::check_pip(&python, env).map_err(|e| {
-        install_error(
-            package,
-            version,
-            "pip does not work",
-            &tried,
-            "install pip (`python3 -m ensurepip --upgrade`), or use headers you have: a \
-             directory (`path = \"…/include\"`)",
-            e.to_string(),
-        )
-    })?;
+    let install = Install {
+        env,
+        base: headers_dir(home),
+        stem: format!("{}-{version}", package.to_ascii_lowercase()),
+        what: format!("header library {package} {version}"),
+        detail: "one wheel".into(),
+    };
+    let mut wheel = Wheel {
+        package,
+        version,
+        sha256,
+        tried: format!(
+            "`pip download --no-deps --only-binary=:all: {spec}` with {}",
+            pip_index(env)
+        ),
+        spec,
+        dir: install.dir(),
+    };
+    install.run(&mut wheel, progress)
+}
 
-    // We hold the lock: any temp directory is a leftover of a killed install.
-    let prefix = format!(".tmp-{stem}-");
-    if let Ok(rd) = std::fs::read_dir(&base) {
-        for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
+/// A header library's side of the install: one wheel, its hash checked against the pin,
+/// unpacked and its tree hashed into the marker.
+struct Wheel<'a> {
+    package: &'a str,
+    version: &'a str,
+    sha256: Option<&'a str>,
+    spec: String,
+    /// What was run, for errors.
+    tried: String,
+    /// The finished install's directory.
+    dir: PathBuf,
+}
+
+impl Wheel<'_> {
+    fn error(
+        &self,
+        problem: impl Into<String>,
+        fix: impl Into<String>,
+        said: impl Into<String>,
+    ) -> Error {
+        install_error(self.package, self.version, problem, &self.tried, fix, said)
     }
-    let tmp = base.join(format!("{prefix}{}", std::process::id()));
-    let (download, tree) = (tmp.join("wheel"), tmp.join("tree"));
-    progress(&HeaderEvent::Installing {
-        package: package.to_owned(),
-        version: version.to_owned(),
-        dir: final_dir.clone(),
-    });
-    let start = Instant::now();
-    let result = (|| {
-        pip(
-            &python,
-            env,
-            &["download", "--no-deps", "--only-binary=:all:", "-d"],
-            &download,
-            &spec,
-            progress,
+}
+
+impl Steps for Wheel<'_> {
+    type Done = InstalledHeaders;
+
+    fn ready(&mut self, dir: &Path) -> Result<Option<InstalledHeaders>> {
+        verified(dir, self.package, self.version, self.sha256)
+    }
+
+    fn no_pip(&self, e: Error) -> Error {
+        self.error(
+            "Python with a working pip is needed to fetch the wheel and none was found",
+            "install Python 3 with pip (`python3 -m ensurepip --upgrade`) or set ARCHBUILD_PYTHON, \
+             or use headers you have: a directory (`path = \"…/include\"`)",
+            e.to_string(),
         )
-        .map_err(|(status, said)| {
-            let (problem, fix) = classify(package, version, &said);
-            install_error(
-                package,
-                version,
-                format!("pip failed ({status}): {problem}"),
-                &tried,
-                fix,
-                said,
-            )
+    }
+
+    fn fill(
+        &mut self,
+        pip: &Pip,
+        tmp: &Path,
+        progress: &mut dyn FnMut(&InstallEvent),
+    ) -> Result<(PathBuf, InstalledHeaders)> {
+        let (download, tree) = (tmp.join("wheel"), tmp.join("tree"));
+        let args: [&OsStr; 6] = [
+            "download".as_ref(),
+            "--no-deps".as_ref(),
+            "--only-binary=:all:".as_ref(),
+            "-d".as_ref(),
+            download.as_os_str(),
+            self.spec.as_ref(),
+        ];
+        pip.run(args, progress).map_err(|f| {
+            let said = f.said();
+            let (problem, fix) = classify(self.package, self.version, &said);
+            self.error(format!("pip failed ({}): {problem}", f.status()), fix, said)
         })?;
         let wheel = single_wheel(&download).ok_or_else(|| {
-            install_error(
-                package,
-                version,
+            self.error(
                 "pip downloaded no single wheel",
-                &tried,
                 "check that the package publishes a wheel for this version",
                 "",
             )
         })?;
         let bytes = std::fs::read(&wheel).map_err(|e| Error::io("read", &wheel, e))?;
         let got = sha256_hex(&bytes);
-        if let Some(want) = sha256 {
-            if !got.eq_ignore_ascii_case(want) {
-                return Err(install_error(
-                    package,
-                    version,
-                    format!(
-                        "the wheel's SHA-256 is {got}, and the pin says {}",
-                        want.to_ascii_lowercase()
-                    ),
-                    &tried,
-                    "check where pip found the wheel (PIP_INDEX_URL, PIP_FIND_LINKS); if this \
-                     wheel is the one meant, pin its hash",
-                    "",
-                ));
-            }
+        if let Some(want) = self.sha256.filter(|w| !got.eq_ignore_ascii_case(w)) {
+            return Err(self.error(
+                format!(
+                    "the wheel's SHA-256 is {got}, and the pin says {}",
+                    want.to_ascii_lowercase()
+                ),
+                "check where pip found the wheel (PIP_INDEX_URL, PIP_FIND_LINKS); if this wheel \
+                 is the one meant, pin its hash",
+                "",
+            ));
         }
-        let wheel_arg = wheel.display().to_string();
-        pip(
-            &python,
-            env,
-            &[
-                "install",
-                "--no-deps",
-                "--no-index",
-                "--no-compile",
-                "--target",
-            ],
-            &tree,
-            &wheel_arg,
-            progress,
-        )
-        .map_err(|(status, said)| {
+        let unpack: [&OsStr; 7] = [
+            "install".as_ref(),
+            "--no-deps".as_ref(),
+            "--no-index".as_ref(),
+            "--no-compile".as_ref(),
+            "--target".as_ref(),
+            tree.as_os_str(),
+            wheel.as_os_str(),
+        ];
+        pip.run(unpack, progress).map_err(|f| {
             install_error(
-                package,
-                version,
-                format!("pip could not unpack the wheel ({status})"),
-                format!("`pip install --no-deps --no-index --target … {wheel_arg}`"),
+                self.package,
+                self.version,
+                format!("pip could not unpack the wheel ({})", f.status()),
+                format!(
+                    "`pip install --no-deps --no-index --target … {}`",
+                    wheel.display()
+                ),
                 "see pip's output below",
-                said,
+                f.said(),
             )
         })?;
         let id =
             tree::hash(std::slice::from_ref(&tree)).map_err(|e| Error::io("hash", &tree, e))?;
         let marker = InstalledHeaders {
-            package: package.to_owned(),
-            version: version.to_owned(),
+            package: self.package.to_owned(),
+            version: self.version.to_owned(),
             wheel: wheel
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -386,27 +319,14 @@ pub(crate) fn install(
             wheel_sha256: got,
             content: id.content,
             files: id.files,
-            dir: final_dir.clone(),
+            dir: self.dir.clone(),
             include: Vec::new(),
             stat: id.stat,
             tree: tree::TREE_RULES,
         };
         write_marker(&tree, &marker)?;
-        if final_dir.exists() {
-            // No valid marker (checked above under the lock): an incomplete directory.
-            std::fs::remove_dir_all(&final_dir).map_err(|e| Error::io("remove", &final_dir, e))?;
-        }
-        std::fs::rename(&tree, &final_dir)
-            .map_err(|e| Error::io("rename into place", &final_dir, e))?;
-        Ok(marker)
-    })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    let marker = result?;
-    progress(&HeaderEvent::Installed {
-        dir: final_dir,
-        millis: start.elapsed().as_millis() as u64,
-    });
-    Ok(marker)
+        Ok((tree, marker))
+    }
 }
 
 /// The installed library when its marker is there and its tree unchanged; an error when the
@@ -494,48 +414,6 @@ fn write_marker(dir: &Path, m: &InstalledHeaders) -> Result<()> {
     let path = dir.join(MARKER);
     let bytes = serde_json::to_vec_pretty(m).expect("a marker serialises");
     crate::base::paths::write_atomic(&path, &bytes).map_err(|e| Error::io("write", path, e))
-}
-
-/// Runs `python -m pip <args> <dir> <what>`; `Err((status, what pip said))` on failure.
-fn pip(
-    python: &Path,
-    env: &Env,
-    args: &[&str],
-    dir: &Path,
-    what: &str,
-    progress: &mut dyn FnMut(&HeaderEvent),
-) -> std::result::Result<(), (String, String)> {
-    let cmd = Cmd::new(python)
-        .args(["-m", "pip"])
-        .args(args.iter().copied())
-        .arg(dir)
-        .args(["--no-input", "--disable-pip-version-check", what])
-        .envs(env.child_overrides());
-    let mut stdout = Vec::new();
-    let (status, stderr) = cmd
-        .run_streaming(&mut |line| {
-            let l = line.trim();
-            if !l.is_empty() {
-                stdout.push(l.to_owned());
-                progress(&HeaderEvent::Pip(l.to_owned()));
-            }
-        })
-        .map_err(|e| ("not started".to_owned(), e.to_string()))?;
-    if status.success() {
-        return Ok(());
-    }
-    // pip's errors, without its retry warnings and progress.
-    let said: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("ERROR") || l.contains("Error"))
-        .collect();
-    let said = if said.is_empty() {
-        let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-        all[all.len().saturating_sub(6)..].join("\n")
-    } else {
-        said.join("\n")
-    };
-    Err((status.to_string(), said))
 }
 
 /// What a failed `pip download` means, and the fix.

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use crate::base::env::Env;
 use crate::base::paths::Home;
 use crate::base::process::Cmd;
+use crate::base::pypi::InstallEvent;
 use crate::error::{Error, Result};
-use crate::headers::install::{self, known_layout, HeaderEvent, KNOWN_PACKAGES};
+use crate::headers::install::{self, known_layout, KNOWN_PACKAGES};
 use crate::headers::tree::{self, Resolved};
 
 /// A header-only library for the compile: where its headers come from and how they are pinned.
@@ -114,7 +115,7 @@ pub(crate) fn resolve_all(
     env: &Env,
     home: &Home,
     may_write: bool,
-    progress: &mut dyn FnMut(&HeaderEvent),
+    progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<Vec<Resolved>> {
     let mut libs: Vec<HeaderLibrary> = Vec::new();
     for lib in from_manifest.iter().chain(from_build) {
@@ -140,7 +141,7 @@ fn resolve(
     env: &Env,
     home: &Home,
     may_write: bool,
-    progress: &mut dyn FnMut(&HeaderEvent),
+    progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<Resolved> {
     let name = &lib.name;
     if let (Some(s), Source::Path { .. }) = (&lib.sha256, &lib.source) {

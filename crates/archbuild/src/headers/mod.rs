@@ -9,7 +9,5 @@ pub(crate) mod install;
 pub(crate) mod library;
 pub(crate) mod tree;
 
-pub use install::{
-    headers_dir, installed, short, stderr_progress, HeaderEvent, InstalledHeaders, KNOWN_PACKAGES,
-};
+pub use install::{headers_dir, installed, short, InstalledHeaders, KNOWN_PACKAGES};
 pub use library::HeaderLibrary;

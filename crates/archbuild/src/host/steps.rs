@@ -206,10 +206,7 @@ pub(crate) fn command(
     let mut it = words.into_iter();
     let program = PathBuf::from(it.next().unwrap_or_default());
     let program = match (program.components().count(), path) {
-        (1, Some(path)) => std::env::split_paths(path)
-            .map(|d| d.join(&program))
-            .find(|p| p.is_file())
-            .unwrap_or(program),
+        (1, Some(path)) => crate::base::process::on_path(&program, path).unwrap_or(program),
         _ => program,
     };
     let mut cmd = Cmd::new(program).args(it).hermetic(env);

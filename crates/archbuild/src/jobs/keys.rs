@@ -406,10 +406,7 @@ fn resolve_program(joined: &Path, given: &str, env: &CompilerEnv) -> PathBuf {
     }
     if path.components().count() == 1 {
         let search = env.get("PATH").map(|p| p.to_owned()).unwrap_or_default();
-        if let Some(found) = std::env::split_paths(&search)
-            .map(|d| d.join(&path))
-            .find(|p| p.is_file())
-        {
+        if let Some(found) = crate::base::process::on_path(&path, &search) {
             path = found;
         }
     }

@@ -200,7 +200,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         &env,
         &home,
         mode.installs(),
-        &mut crate::headers::install::stderr_progress,
+        &mut crate::base::pypi::stderr_progress,
     )?;
     attach_headers(&mut settings, headers);
     let compression = setup::compression(b, &env, pkg.as_ref())?;

@@ -38,26 +38,18 @@ pub(crate) fn settings(
     s.ptxas_flags.extend(b.ptxas_flags.iter().cloned());
     s.includes.extend(b.includes.iter().map(|i| base.join(i)));
     s.defines.extend(b.defines.iter().cloned());
-    if let Some(extra) = env.var("ARCHBUILD_NVCC_FLAGS") {
-        // Shell words, so `-Xcompiler "-O2 -g"` stays one flag and its argument.
-        let words = shlex::split(&extra).ok_or_else(|| Error::Config {
-            what: "nvcc flags",
-            origin: "ARCHBUILD_NVCC_FLAGS".into(),
-            value: extra.clone(),
-            hint: "the value is split into words as a shell would, and a quote is left open; \
-                   close it (e.g. `-Xcompiler \"-O2 -g\"`) or escape it with a backslash"
-                .into(),
-        })?;
-        s.nvcc_flags.extend(words);
-    }
-    // nvcc splits these on white space.
-    let words = |var: &str| -> Vec<String> {
-        env.var(var)
-            .map(|v| v.split_whitespace().map(str::to_owned).collect())
-            .unwrap_or_default()
-    };
-    s.env_flags.prepend = words("NVCC_PREPEND_FLAGS");
-    s.env_flags.append = words("NVCC_APPEND_FLAGS");
+    let words = |var: &str| crate::config::flag_inputs::env_words(env, var);
+    let extra = words("ARCHBUILD_NVCC_FLAGS").ok_or_else(|| Error::Config {
+        what: "nvcc flags",
+        origin: "ARCHBUILD_NVCC_FLAGS".into(),
+        value: env.var("ARCHBUILD_NVCC_FLAGS").unwrap_or_default(),
+        hint: "the value is split into words as a shell would, and a quote is left open; \
+               close it (e.g. `-Xcompiler \"-O2 -g\"`) or escape it with a backslash"
+            .into(),
+    })?;
+    s.nvcc_flags.extend(extra);
+    s.env_flags.prepend = words("NVCC_PREPEND_FLAGS").unwrap_or_default();
+    s.env_flags.append = words("NVCC_APPEND_FLAGS").unwrap_or_default();
     // cc-rs's convention: `RUSTC_WRAPPER=sccache` wraps C compilers too; archbuild follows it
     // for sccache only (another wrapper may be rustc-specific).
     let launcher = env
@@ -66,10 +58,7 @@ pub(crate) fn settings(
     s.launcher = launcher.map(|l| {
         if l.components().count() == 1 {
             let path = env.var_os("PATH").unwrap_or_default();
-            std::env::split_paths(&path)
-                .map(|d| d.join(&l))
-                .find(|p| p.is_file())
-                .unwrap_or(l)
+            crate::base::process::on_path(&l, path).unwrap_or(l)
         } else {
             l
         }

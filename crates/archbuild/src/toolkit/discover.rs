@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use crate::base::env::Env;
 use crate::base::paths::Home;
 use crate::base::process::Spawns;
+use crate::base::pypi::InstallEvent;
 use crate::base::store::Store;
 use crate::error::{Error, Result};
 use crate::toolkit::nvcc::{FoundBy, Toolkit};
-use crate::toolkit::provision::{self, ProvisionEvent, PINNED_RELEASE};
+use crate::toolkit::provision::{self, PINNED_RELEASE};
 
 /// One place where nvcc was looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +60,7 @@ impl Discovery {
             }
             out.push(c);
         }
-        for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+        for &var in crate::toolkit::nvcc::ROOT_VARS {
             if let Some(root) = env.path(var) {
                 let nvcc = nvcc_under(&root).ok_or_else(|| Error::BadToolkitVar {
                     var,
@@ -70,14 +71,11 @@ impl Discovery {
                 out.push(cand(FoundBy::Var(var), nvcc));
             }
         }
-        if let Some(path) = env.var_os("PATH") {
-            for dir in std::env::split_paths(&path) {
-                let nvcc = dir.join("nvcc");
-                if nvcc.is_file() {
-                    out.push(cand(FoundBy::Path, nvcc));
-                    break;
-                }
-            }
+        if let Some(nvcc) = env
+            .var_os("PATH")
+            .and_then(|path| crate::base::process::on_path("nvcc", path))
+        {
+            out.push(cand(FoundBy::Path, nvcc));
         }
         for root in &self.system_roots {
             out.push(cand(FoundBy::UsrLocal, root.join("bin").join("nvcc")));
@@ -108,7 +106,7 @@ impl Discovery {
         &self,
         env: &Env,
         provision: bool,
-        progress: &mut dyn FnMut(&ProvisionEvent),
+        progress: &mut dyn FnMut(&InstallEvent),
     ) -> Result<Toolkit> {
         self.locate_counted(env, provision, progress, &Spawns::default())
     }
@@ -118,7 +116,7 @@ impl Discovery {
         &self,
         env: &Env,
         provision: bool,
-        progress: &mut dyn FnMut(&ProvisionEvent),
+        progress: &mut dyn FnMut(&InstallEvent),
         spawns: &Spawns,
     ) -> Result<Toolkit> {
         let store = Store::new(self.home.cache_dir());
@@ -191,6 +189,9 @@ mod tests {
         let bin = dir.join(layout).join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::write(bin.join("nvcc"), "").unwrap();
+        // Executable: PATH is searched as the system searches it (`which`).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join("nvcc"), std::fs::Permissions::from_mode(0o755)).unwrap();
         bin.join("nvcc")
     }
 

@@ -11,8 +11,7 @@ pub(crate) mod native;
 pub(crate) mod nvcc;
 pub(crate) mod provision;
 
+pub use crate::base::pypi::InstallEvent;
 pub use discover::{Candidate, Discovery};
-pub use nvcc::{FoundBy, Toolkit};
-pub use provision::{
-    provision, provisioned_dir, stderr_progress, ProvisionEvent, PINNED_RELEASE, PINNED_WHEELS,
-};
+pub use nvcc::{FoundBy, Toolkit, ROOT_VARS, SEARCH_ORDER};
+pub use provision::{provision, provisioned_dir, stderr_progress, PINNED_RELEASE, PINNED_WHEELS};

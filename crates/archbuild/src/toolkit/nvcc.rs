@@ -32,6 +32,34 @@ pub enum FoundBy {
     Packaged,
 }
 
+/// The variables that name a toolkit's root (the directory with `bin/nvcc`), in search order.
+pub const ROOT_VARS: &[&str] = &["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"];
+
+/// Where archbuild looks for a toolkit, in order (`docs/environment.md`, "Toolkit"): the first
+/// place that has one is used. A package's stand-in comes first when its records match and is
+/// listed last, as it is not on the machine.
+pub const SEARCH_ORDER: &[FoundBy] = &[
+    FoundBy::Explicit,
+    FoundBy::Var("NVCC"),
+    FoundBy::Var(ROOT_VARS[0]),
+    FoundBy::Var(ROOT_VARS[1]),
+    FoundBy::Var(ROOT_VARS[2]),
+    FoundBy::Path,
+    FoundBy::UsrLocal,
+    FoundBy::Provisioned,
+    FoundBy::Packaged,
+];
+
+impl FoundBy {
+    /// Where this place comes in [`SEARCH_ORDER`].
+    pub fn rank(&self) -> usize {
+        SEARCH_ORDER
+            .iter()
+            .position(|f| f == self)
+            .unwrap_or(SEARCH_ORDER.len())
+    }
+}
+
 impl std::fmt::Display for FoundBy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

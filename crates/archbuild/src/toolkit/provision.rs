@@ -2,23 +2,22 @@
 //!
 //! `python3 -m pip install --target <home>/toolkits/.tmp-cuda-R-PID <pinned wheels>` installs
 //! into a private directory; the result is checked (`nvcc --version` must report the pinned
-//! release), marked complete, and renamed to `<home>/toolkits/cuda-R`. An exclusive `flock` on
-//! `cuda-R.lock` makes concurrent processes (parallel test binaries, several build scripts)
-//! wait for the one that installs, then reuse its result. A killed install leaves only a
-//! `.tmp-*` directory, which the next provisioning removes; a directory without the completion
-//! marker is never used.
+//! release), marked complete, and renamed to `<home>/toolkits/cuda-R`, by the one PyPI
+//! installer (`base/pypi.rs`: the lock, the sweep of a killed install's leftovers, the rename).
 //!
 //! The wheels lay the toolkit out as `nvidia/cu13/{bin,include,lib,nvvm}`, and `bin/nvcc.profile`
 //! locates everything relative to itself (`$(_HERE_)/..`), so nvcc works from there as is.
 
-use std::fs::File;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use crate::base::env::Env;
 use crate::base::paths::Home;
 use crate::base::process::Cmd;
+use crate::base::pypi::{last_lines, Install, InstallEvent, Pip, PipFailure, Steps};
 use crate::error::{Error, Result};
+
+pub use crate::base::pypi::stderr_progress;
 
 /// The CUDA release archbuild provisions.
 pub const PINNED_RELEASE: &str = "13.5.37";
@@ -38,235 +37,86 @@ pub const PINNED_WHEELS: &[&str] = &[
 /// File inside a toolkit directory that says provisioning finished and was verified.
 pub(crate) const MARKER: &str = ".archbuild-complete";
 
-/// Progress of provisioning, for a progress bar or log lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ProvisionEvent {
-    /// Another process holds the lock and is installing; waiting for it.
-    Waiting { lock: PathBuf },
-    /// The toolkit is already installed here.
-    Ready { dir: PathBuf },
-    /// Starting pip.
-    Installing { dir: PathBuf, wheels: Vec<String> },
-    /// A line pip printed (`Collecting …`, `Downloading … (120.3 MB)`, `Installing …`).
-    Pip(String),
-    /// Installed and verified.
-    Installed { dir: PathBuf, seconds: u64 },
-}
-
-impl std::fmt::Display for ProvisionEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Waiting { lock } => {
-                write!(f, "waiting for another process to finish installing CUDA ({})", lock.display())
-            }
-            Self::Ready { dir } => write!(f, "CUDA {PINNED_RELEASE} is installed in {}", dir.display()),
-            Self::Installing { dir, wheels } => write!(
-                f,
-                "installing CUDA {PINNED_RELEASE} from PyPI into {} ({} wheels, about 500 MB; once)",
-                dir.display(),
-                wheels.len()
-            ),
-            Self::Pip(line) => write!(f, "pip: {line}"),
-            Self::Installed { dir, seconds } => {
-                write!(f, "installed CUDA {PINNED_RELEASE} in {} ({seconds} s)", dir.display())
-            }
-        }
-    }
-}
-
-/// Prints each event as an `archbuild: …` line on stderr (in a build script Cargo shows these
-/// with `-vv`; `cargo:warning` would be too loud for pip's chatter).
-pub fn stderr_progress(event: &ProvisionEvent) {
-    eprintln!("archbuild: {event}");
-}
-
 /// Directory the pinned toolkit is installed into.
 pub fn provisioned_dir(home: &Home) -> PathBuf {
     home.toolkits_dir().join(format!("cuda-{PINNED_RELEASE}"))
 }
 
-/// The variable Cargo reads for `net.offline`; users set it for a build that must not reach the
-/// network.
-pub(crate) const OFFLINE_VAR: &str = "CARGO_NET_OFFLINE";
-
-/// Refuses `what` (an install from PyPI) when Cargo is offline, unless pip itself is told to
-/// use no index (`PIP_NO_INDEX`, local wheels through `PIP_FIND_LINKS`), so it cannot reach the
-/// network either.
-pub(crate) fn refuse_offline(env: &Env, what: impl FnOnce() -> String) -> Result<()> {
-    let offline = env
-        .var(OFFLINE_VAR)
-        .is_some_and(|v| archbuild_config::is_on(&v));
-    let local = env
-        .var("PIP_NO_INDEX")
-        .is_some_and(|v| archbuild_config::is_on(&v));
-    if offline && !local {
-        return Err(Error::Offline {
-            what: what(),
-            setting: OFFLINE_VAR,
-        });
-    }
-    Ok(())
-}
+/// The nvcc of a toolkit installed from the wheels, relative to its directory.
+const NVCC: &str = "nvidia/cu13/bin/nvcc";
 
 /// Installs the pinned toolkit (or waits for / reuses an installation) and returns its nvcc.
 pub fn provision(
     env: &Env,
     home: &Home,
-    progress: &mut dyn FnMut(&ProvisionEvent),
+    progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<PathBuf> {
-    let final_dir = provisioned_dir(home);
-    let nvcc = final_dir.join("nvidia/cu13/bin/nvcc");
-    if final_dir.join(MARKER).is_file() && nvcc.is_file() {
-        progress(&ProvisionEvent::Ready { dir: final_dir });
-        return Ok(nvcc);
-    }
-    refuse_offline(env, || {
-        format!("installing CUDA {PINNED_RELEASE} from PyPI (no toolkit was found)")
-    })?;
-    let toolkits = home.toolkits_dir();
-    std::fs::create_dir_all(&toolkits).map_err(|e| Error::io("create", &toolkits, e))?;
-    let lock_path = toolkits.join(format!("cuda-{PINNED_RELEASE}.lock"));
-    let _lock = lock(&lock_path, &mut || {
-        progress(&ProvisionEvent::Waiting {
-            lock: lock_path.clone(),
-        })
-    })?;
-    if final_dir.join(MARKER).is_file() && nvcc.is_file() {
-        progress(&ProvisionEvent::Ready { dir: final_dir });
-        return Ok(nvcc);
+    let install = Install {
+        env,
+        base: home.toolkits_dir(),
+        stem: format!("cuda-{PINNED_RELEASE}"),
+        what: format!("CUDA {PINNED_RELEASE}"),
+        // Offline, the error says what was installed and why.
+        detail: format!("{} wheels, about 500 MB", PINNED_WHEELS.len()),
+    };
+    let nvcc = install.dir().join(NVCC);
+    install.run(&mut Wheels { nvcc }, progress)
+}
+
+/// The toolkit's side of the install: the pinned wheels, checked by `nvcc --version`.
+struct Wheels {
+    /// Where the finished install's nvcc is.
+    nvcc: PathBuf,
+}
+
+impl Steps for Wheels {
+    type Done = PathBuf;
+
+    fn ready(&mut self, dir: &Path) -> Result<Option<PathBuf>> {
+        let nvcc = dir.join(NVCC);
+        Ok((dir.join(MARKER).is_file() && nvcc.is_file()).then_some(nvcc))
     }
 
-    let python = find_python(env)?;
-    check_pip(&python, env)?;
-
-    // We hold the lock: any temp directory is a leftover of a killed install.
-    let prefix = format!(".tmp-cuda-{PINNED_RELEASE}-");
-    if let Ok(rd) = std::fs::read_dir(&toolkits) {
-        for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-    let tmp = toolkits.join(format!("{prefix}{}", std::process::id()));
-    let wheels: Vec<String> = PINNED_WHEELS.iter().map(|s| s.to_string()).collect();
-    progress(&ProvisionEvent::Installing {
-        dir: final_dir.clone(),
-        wheels: wheels.clone(),
-    });
-    let start = Instant::now();
-    let cmd = Cmd::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--no-input",
-            "--disable-pip-version-check",
-            "--target",
-        ])
-        .arg(&tmp)
-        .args(&wheels)
-        .envs(env.child_overrides());
-    let (status, stderr) = cmd.run_streaming(&mut |line| {
-        let l = line.trim();
-        if !l.is_empty() {
-            progress(&ProvisionEvent::Pip(l.to_owned()));
-        }
-    })?;
-    if !status.success() {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(pip_failed(status, &stderr));
+    fn no_pip(&self, e: Error) -> Error {
+        e
     }
 
-    let tmp_nvcc = tmp.join("nvidia/cu13/bin/nvcc");
-    let out = Cmd::new(&tmp_nvcc).arg("--version").output();
-    let ok = matches!(&out, Ok(o) if o.status.success()
-        && String::from_utf8_lossy(&o.stdout).contains(&format!("V{PINNED_RELEASE}")));
-    if !ok {
+    fn fill(
+        &mut self,
+        pip: &Pip,
+        tmp: &Path,
+        progress: &mut dyn FnMut(&InstallEvent),
+    ) -> Result<(PathBuf, PathBuf)> {
+        let mut args = vec![OsString::from("install"), "--target".into(), tmp.into()];
+        args.extend(PINNED_WHEELS.iter().map(OsString::from));
+        pip.run(args, progress).map_err(|f| match f {
+            PipFailure::Failed { status, stderr } => pip_failed(status, &stderr),
+            PipFailure::NotStarted(detail) => Error::PipMissing {
+                python: pip.python.clone(),
+                detail,
+            },
+        })?;
+        let out = Cmd::new(tmp.join(NVCC)).arg("--version").output();
         let detail = match out {
-            Ok(o) => {
-                let text = String::from_utf8_lossy(&o.stdout);
-                let last = text
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("nothing");
-                format!(
-                    "`nvcc --version` said `{}`, expected release V{PINNED_RELEASE}",
-                    last.trim()
-                )
+            Ok(o)
+                if o.status.success()
+                    && String::from_utf8_lossy(&o.stdout)
+                        .contains(&format!("V{PINNED_RELEASE}")) =>
+            {
+                std::fs::write(tmp.join(MARKER), PINNED_WHEELS.join("\n"))
+                    .map_err(|e| Error::io("write", tmp.join(MARKER), e))?;
+                return Ok((tmp.to_path_buf(), self.nvcc.clone()));
             }
+            Ok(o) => format!(
+                "`nvcc --version` said `{}`, expected release V{PINNED_RELEASE}",
+                last_lines(&String::from_utf8_lossy(&o.stdout), 1).trim()
+            ),
             Err(e) => e.to_string(),
         };
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(Error::ProvisionBroken { dir: tmp, detail });
-    }
-    std::fs::write(tmp.join(MARKER), PINNED_WHEELS.join("\n"))
-        .map_err(|e| Error::io("write", tmp.join(MARKER), e))?;
-    if final_dir.exists() {
-        // An incomplete directory (no marker) from some other tool: replace it.
-        std::fs::remove_dir_all(&final_dir).map_err(|e| Error::io("remove", &final_dir, e))?;
-    }
-    std::fs::rename(&tmp, &final_dir).map_err(|e| Error::io("rename into place", &final_dir, e))?;
-    progress(&ProvisionEvent::Installed {
-        dir: final_dir,
-        seconds: start.elapsed().as_secs(),
-    });
-    Ok(nvcc)
-}
-
-/// `ARCHBUILD_PYTHON`, else `python3` (then `python`) on `PATH`.
-pub(crate) fn find_python(env: &Env) -> Result<PathBuf> {
-    if let Some(p) = env.path("ARCHBUILD_PYTHON") {
-        if p.is_file() {
-            return Ok(p);
-        }
-        return Err(Error::PythonMissing {
-            python: format!("ARCHBUILD_PYTHON=`{}`", p.display()),
-            where_: String::new(),
-            pinned: PINNED_RELEASE,
-        });
-    }
-    let path = env.var_os("PATH").unwrap_or_default();
-    for name in ["python3", "python"] {
-        for dir in std::env::split_paths(&path) {
-            let cand = dir.join(name);
-            if cand.is_file() {
-                return Ok(cand);
-            }
-        }
-    }
-    Err(Error::PythonMissing {
-        python: "python3".into(),
-        where_: format!(" on PATH ({})", path.to_string_lossy()),
-        pinned: PINNED_RELEASE,
-    })
-}
-
-pub(crate) fn check_pip(python: &Path, env: &Env) -> Result<()> {
-    let out = Cmd::new(python)
-        .args(["-m", "pip", "--version"])
-        .envs(env.child_overrides())
-        .output();
-    match out {
-        Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => {
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            let detail = stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
-            Err(Error::PipMissing {
-                python: python.to_path_buf(),
-                detail: detail.trim().to_owned(),
-            })
-        }
-        Err(e) => Err(Error::PipMissing {
-            python: python.to_path_buf(),
-            detail: e.to_string(),
-        }),
+        Err(Error::ProvisionBroken {
+            dir: tmp.to_path_buf(),
+            detail,
+        })
     }
 }
 
@@ -294,34 +144,11 @@ fn pip_failed(status: crate::base::process::Ended, stderr: &str) -> Error {
     } else {
         "see pip's output below; fix the cause or install the CUDA toolkit yourself and set CUDA_HOME"
     };
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = lines[lines.len().saturating_sub(6)..].join("\n");
-    Error::PipFailed { status, hint, tail }
-}
-
-/// An exclusive advisory lock (`flock` through fs4), released when dropped or when the process
-/// dies.
-pub(crate) struct Lock(#[expect(dead_code, reason = "held for its Drop")] File);
-
-/// Takes the lock at `path`, calling `waiting` first when another process holds it.
-pub(crate) fn lock(path: &Path, waiting: &mut dyn FnMut()) -> Result<Lock> {
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io("open lock file", path, e))?;
-    use fs4::FileExt;
-    match FileExt::try_lock(&file) {
-        Ok(()) => {}
-        // Another process is installing: say so, then wait for it.
-        Err(fs4::TryLockError::WouldBlock) => {
-            waiting();
-            FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
-        }
-        Err(fs4::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
+    Error::PipFailed {
+        status,
+        hint,
+        tail: last_lines(stderr, 6),
     }
-    Ok(Lock(file))
 }
 
 #[cfg(test)]
@@ -333,6 +160,7 @@ mod tests {
     /// install from local wheels.
     #[test]
     fn offline_provisioning_refuses_with_the_setting_and_the_fix() {
+        use crate::base::pypi::{refuse_offline, OFFLINE_VAR};
         let dir = tempfile::tempdir().unwrap();
         let home = Home::at(dir.path().join("home"));
         let env = Env::from_vars([(OFFLINE_VAR, "true"), ("ARCHBUILD_PYTHON", "/nonexistent")]);
@@ -378,6 +206,12 @@ mod tests {
         let mut events = Vec::new();
         let nvcc = provision(&env, &home, &mut |e| events.push(e.clone())).unwrap();
         assert_eq!(nvcc, dir.join("nvidia/cu13/bin/nvcc"));
-        assert_eq!(events, [ProvisionEvent::Ready { dir }]);
+        assert_eq!(
+            events,
+            [InstallEvent::Ready {
+                what: format!("CUDA {PINNED_RELEASE}"),
+                dir
+            }]
+        );
     }
 }

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use archbuild::{config::Home, toolkit::ProvisionEvent, Env};
+use archbuild::{config::Home, toolkit::InstallEvent, Env};
 
 /// A fake `python3`: `-m pip --version` succeeds; `-m pip install … --target DIR …` logs one
 /// line, waits, and lays out `DIR/nvidia/cu13/bin/nvcc`.
@@ -34,7 +34,7 @@ fn concurrent_provisioning_installs_once() {
     let home = Home::at(tmp.path().join("home"));
     let env = || Env::from_vars([("ARCHBUILD_PYTHON", python.as_os_str())]);
 
-    let results: Vec<(PathBuf, Vec<ProvisionEvent>)> = std::thread::scope(|s| {
+    let results: Vec<(PathBuf, Vec<InstallEvent>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..3)
             .map(|_| {
                 s.spawn(|| {
@@ -64,14 +64,14 @@ fn concurrent_provisioning_installs_once() {
         .iter()
         .filter(|(_, ev)| {
             ev.iter()
-                .any(|e| matches!(e, ProvisionEvent::Installed { .. }))
+                .any(|e| matches!(e, InstallEvent::Installed { .. }))
         })
         .count();
     assert_eq!(installed, 1);
-    let pip_lines: Vec<&ProvisionEvent> = results
+    let pip_lines: Vec<&InstallEvent> = results
         .iter()
         .flat_map(|(_, ev)| ev)
-        .filter(|e| matches!(e, ProvisionEvent::Pip(_)))
+        .filter(|e| matches!(e, InstallEvent::Pip(_)))
         .collect();
     assert_eq!(
         pip_lines.len(),
@@ -87,7 +87,8 @@ fn concurrent_provisioning_installs_once() {
     // And a later call reuses it without running pip.
     let mut events = Vec::new();
     archbuild::toolkit::provision(&env(), &home, &mut |e| events.push(e.clone())).unwrap();
-    assert_eq!(events, [ProvisionEvent::Ready { dir }]);
+    let what = format!("CUDA {}", archbuild::toolkit::PINNED_RELEASE);
+    assert_eq!(events, [InstallEvent::Ready { what, dir }]);
 }
 
 #[test]

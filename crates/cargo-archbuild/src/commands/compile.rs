@@ -145,7 +145,7 @@ fn refuse_output_that_is_an_input(
             .chain(
                 option_files
                     .iter()
-                    .map(|f| (f.as_path(), "nvcc options file")),
+                    .map(|f| (f.as_path(), "file named in the nvcc flags")),
             )
             .chain(
                 headers
@@ -157,42 +157,12 @@ fn refuse_output_that_is_an_input(
     Ok(())
 }
 
-/// The files nvcc reads options from (`--options-file F`, `-optf F`, `=F`, comma lists), named
-/// by `--nvcc-flag` or by the variables whose words nvcc gets.
+/// The files the nvcc flags name (options files, forced includes, response files, a host
+/// compiler given as a path), from `--nvcc-flag` and the variables whose words nvcc gets: the
+/// library's reading, so the CLI refuses exactly what a build reads.
 fn option_files(args: &CompileArgs) -> Vec<PathBuf> {
-    let env = cli_env();
-    let mut words: Vec<String> = args.nvcc_flags.clone();
-    for var in [
-        "ARCHBUILD_NVCC_FLAGS",
-        "NVCC_PREPEND_FLAGS",
-        "NVCC_APPEND_FLAGS",
-    ] {
-        if let Some(v) = env.var(var) {
-            words.extend(
-                v.split_whitespace()
-                    .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_owned()),
-            );
-        }
-    }
-    let mut files = Vec::new();
-    let mut iter = words.iter();
-    while let Some(w) = iter.next() {
-        let value = match w.split_once('=') {
-            Some((flag, v)) if is_options_file_flag(flag) => Some(v.to_owned()),
-            None if is_options_file_flag(w) => iter.next().cloned(),
-            _ => None,
-        };
-        for f in value.iter().flat_map(|v| v.split(',')) {
-            if !f.is_empty() {
-                files.push(absolute(Path::new(f)));
-            }
-        }
-    }
-    files
-}
-
-fn is_options_file_flag(flag: &str) -> bool {
-    matches!(flag, "--options-file" | "-optf")
+    let cwd = std::env::current_dir().unwrap_or_default();
+    archbuild::config::files_named_in_flags(&args.nvcc_flags, &cli_env(), &cwd)
 }
 
 /// The module (and generated names) come from OUT's file stem: `kernels.fatbin` → `kernels`.

@@ -133,7 +133,7 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
             let mut all = searched_without_a_find(&candidates, &env, &home);
             all.extend(candidates);
             // Search order (stable: places with several candidates keep theirs).
-            all.sort_by_key(|c| search_rank(&c.found_by));
+            all.sort_by_key(|c| c.found_by.rank());
             for c in all {
                 let is_selected = c.exists && !selected;
                 selected |= is_selected;
@@ -209,7 +209,13 @@ fn searched_without_a_find(
         exists: false,
     };
     let mut out = Vec::new();
-    for var in ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+    let vars = archbuild::toolkit::SEARCH_ORDER
+        .iter()
+        .filter_map(|f| match f {
+            FoundBy::Var(v) => Some(*v),
+            _ => None,
+        });
+    for var in vars {
         if env.path(var).is_none() {
             out.push(missing(
                 FoundBy::Var(var),
@@ -230,24 +236,6 @@ fn searched_without_a_find(
         ));
     }
     out
-}
-
-/// Where a place comes in archbuild's search order (docs/environment.md, "Toolkit").
-fn search_rank(found_by: &archbuild::toolkit::FoundBy) -> usize {
-    use archbuild::toolkit::FoundBy;
-    match found_by {
-        FoundBy::Explicit => 0,
-        FoundBy::Var(v) => {
-            1 + ["NVCC", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"]
-                .iter()
-                .position(|n| n == v)
-                .unwrap_or(4)
-        }
-        FoundBy::Path => 6,
-        FoundBy::UsrLocal => 7,
-        FoundBy::Provisioned => 8,
-        FoundBy::Packaged => 9,
-    }
 }
 
 fn describe(tk: &Toolkit, found_by: String, selected: bool) -> ToolkitJson {

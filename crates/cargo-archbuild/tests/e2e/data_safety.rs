@@ -232,6 +232,9 @@ fn an_output_that_is_an_nvcc_options_file_is_refused_and_kept() {
     for flags in [
         &["--nvcc-flag=--options-file=opts.txt"][..],
         &["--nvcc-flag=-optf", "--nvcc-flag=other.txt,opts.txt"][..],
+        // A host compiler's response file, and the host compiler itself.
+        &["--nvcc-flag=-Xcompiler", "--nvcc-flag=-O2,@opts.txt"][..],
+        &["--nvcc-flag=-ccbin=./opts.txt"][..],
     ] {
         let (code, err) = compile(
             dir.path(),
@@ -242,7 +245,7 @@ fn an_output_that_is_an_nvcc_options_file_is_refused_and_kept() {
         );
         assert_eq!(code, 2, "{flags:?}: {err}");
         assert!(
-            err.contains("writing it would replace the nvcc options file"),
+            err.contains("writing it would replace the file named in the nvcc flags"),
             "{err}"
         );
         assert_eq!(std::fs::read_to_string(&opts).unwrap(), "-DSCALE=2\n");

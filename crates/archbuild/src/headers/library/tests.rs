@@ -232,7 +232,7 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
     let env = offline_env(&links);
     let lib = HeaderLibrary::pypi("demo-headers", "1.0.0").include("demo_headers/include");
     let mut events = Vec::new();
-    let r = |l: &HeaderLibrary, events: &mut Vec<HeaderEvent>| {
+    let r = |l: &HeaderLibrary, events: &mut Vec<InstallEvent>| {
         resolve_all(
             &[],
             std::slice::from_ref(l),
@@ -256,7 +256,7 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
     assert_eq!(got[0].pin, "pypi:demo-headers==1.0.0");
     assert!(events
         .iter()
-        .any(|e| matches!(e, HeaderEvent::Installed { .. })));
+        .any(|e| matches!(e, InstallEvent::Installed { .. })));
     let listed = install::installed(&home);
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].content, got[0].content);
@@ -274,7 +274,12 @@ fn a_wheel_is_installed_once_checked_and_tampering_is_refused() {
     events.clear();
     let pinned = lib.clone().sha256(&wheel_sha.to_uppercase());
     assert_eq!(r(&pinned, &mut events).unwrap(), got);
-    assert!(events.is_empty(), "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| matches!(e, InstallEvent::Ready { .. })),
+        "{events:?}"
+    );
     let err = r(&lib.clone().sha256(&"0".repeat(64)), &mut events)
         .unwrap_err()
         .to_string();
