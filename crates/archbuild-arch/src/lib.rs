@@ -12,6 +12,7 @@ mod cc;
 mod compat;
 mod coverage;
 mod devices;
+mod dialect;
 mod error;
 mod explain;
 mod list;
@@ -29,6 +30,7 @@ pub use cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, V
 pub use compat::{cubin_runs_on, ptx_jits_for, target_runs_on};
 pub use coverage::{coverage_gaps, group_gaps, CoverageGap, GapGroup, ImageKernels};
 pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
+pub use dialect::Dialect;
 pub use error::Error;
 pub use list::ArchList;
 pub use parse::generation_names;

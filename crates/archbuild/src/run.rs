@@ -403,7 +403,7 @@ fn conclude(
     let jobs_run = records.iter().filter(|r| !r.served.cached()).count();
     Ok(BuildReport {
         name: name.to_owned(),
-        archs: p.archs.list.to_string(),
+        archs: p.archs.list.clone(),
         arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
         toolkit: match p.toolkit.is_stand_in() {
@@ -432,7 +432,6 @@ fn conclude(
         compiler_output,
         seconds: start.elapsed().as_secs_f64(),
         library,
-        arch_list: p.archs.list.clone(),
     })
 }
 

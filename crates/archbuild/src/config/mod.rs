@@ -16,8 +16,9 @@ pub(crate) mod verification;
 
 pub use crate::base::env::Env;
 pub use crate::base::paths::Home;
+pub use archbuild_arch::Dialect;
 pub use archbuild_config::RemoteMode;
 pub use archbuild_store::RemoteStats;
-pub use archs::{choose_arch_list, ArchSource, Dialect, ResolvedArchs};
+pub use archs::{choose_arch_list, ArchSource, ResolvedArchs};
 pub use flag_inputs::{files_named_in_flags, NVCC_FLAG_VARS};
 pub use manifest::PackageConfig;

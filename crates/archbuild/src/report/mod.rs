@@ -166,8 +166,8 @@ impl std::fmt::Display for VariantReport {
 pub struct BuildReport {
     /// The build's name (`compile("kernels")`).
     pub name: String,
-    /// The build's arch list, canonical form.
-    pub archs: String,
+    /// The build's arch list (JSON: its canonical form).
+    pub archs: ArchList,
     /// Where it came from, in words (`ARCHBUILD_ARCHS`, the default, …).
     pub arch_source: String,
     /// Where it came from.
@@ -219,8 +219,6 @@ pub struct BuildReport {
     pub seconds: f64,
     /// A host library build's archive and host objects (`Library`); `None` for kernels.
     pub library: Option<LibraryReport>,
-    #[serde(skip)]
-    pub(crate) arch_list: ArchList,
 }
 
 /// What a [`crate::Library`] build wrote besides its fat binaries.
@@ -270,7 +268,7 @@ impl Serialize for HostObjectRecord {
 impl BuildReport {
     /// The resolved arch list of the build (e.g. for [`crate::configure_cc`]).
     pub fn arch_list(&self) -> &ArchList {
-        &self.arch_list
+        &self.archs
     }
 
     /// Jobs that ran a process, as `(module, target)` pairs, sorted.
