@@ -14,7 +14,7 @@ use std::sync::{Arc, Once};
 
 use crate::error::{Error, Result};
 
-pub use crate::ended::Ended;
+pub(crate) use crate::ended::Ended;
 
 const SLOTS: usize = 512;
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
@@ -33,7 +33,7 @@ pub(crate) struct Cmd {
 }
 
 impl Cmd {
-    pub fn new(program: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(program: impl Into<PathBuf>) -> Self {
         Self {
             program: program.into(),
             args: Vec::new(),
@@ -43,30 +43,30 @@ impl Cmd {
         }
     }
 
-    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
+    pub(crate) fn arg(mut self, a: impl Into<OsString>) -> Self {
         self.args.push(a.into());
         self
     }
 
-    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
+    pub(crate) fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
         self.args.extend(args.into_iter().map(Into::into));
         self
     }
 
-    pub fn envs(mut self, env: Vec<(OsString, OsString)>) -> Self {
+    pub(crate) fn envs(mut self, env: Vec<(OsString, OsString)>) -> Self {
         self.env.extend(env);
         self
     }
 
     /// Runs the child with exactly `env` as its environment, nothing inherited.
-    pub fn hermetic(mut self, env: &[(OsString, OsString)]) -> Self {
+    pub(crate) fn hermetic(mut self, env: &[(OsString, OsString)]) -> Self {
         self.env = env.to_vec();
         self.env_only = true;
         self
     }
 
     /// Prepends a launcher (e.g. `sccache`): `launcher program args…`.
-    pub fn with_launcher(self, launcher: Option<&Path>) -> Self {
+    pub(crate) fn with_launcher(self, launcher: Option<&Path>) -> Self {
         match launcher {
             None => self,
             Some(l) => {
@@ -84,7 +84,7 @@ impl Cmd {
     }
 
     /// The command as one line for messages and the dry-run listing (quoted where needed).
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         std::iter::once(self.program.as_os_str())
             .chain(self.args.iter().map(|a| a.as_os_str()))
             .map(|a| {
@@ -100,12 +100,12 @@ impl Cmd {
     }
 
     /// Runs to completion, capturing stdout and stderr; not counted in a build's report.
-    pub fn output(&self) -> Result<Output> {
+    pub(crate) fn output(&self) -> Result<Output> {
         self.output_in(None)
     }
 
     /// [`Cmd::output`], counting the process in `spawns` when it starts.
-    pub fn output_counted(&self, spawns: &Spawns) -> Result<Output> {
+    pub(crate) fn output_counted(&self, spawns: &Spawns) -> Result<Output> {
         self.output_in(Some(spawns))
     }
 
@@ -124,7 +124,7 @@ impl Cmd {
 
     /// Runs to completion, handing each stdout line to `on_line` as it arrives (progress of
     /// long tools such as pip); stderr is captured and returned.
-    pub fn run_streaming(&self, on_line: &mut dyn FnMut(&str)) -> Result<(Ended, String)> {
+    pub(crate) fn run_streaming(&self, on_line: &mut dyn FnMut(&str)) -> Result<(Ended, String)> {
         use std::io::{BufRead, Read};
         let (mut child, slot) = self.start(None)?;
         let mut stderr = child.stderr.take();
@@ -210,7 +210,7 @@ pub(crate) struct Spawns(Arc<AtomicUsize>);
 
 impl Spawns {
     /// Processes started so far.
-    pub fn started(&self) -> usize {
+    pub(crate) fn started(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
 }

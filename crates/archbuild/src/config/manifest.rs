@@ -66,7 +66,7 @@ pub struct PackageConfig {
 }
 
 /// crates.io's upload limit, the default budget for a package's prebuilt fat binaries.
-pub const DEFAULT_PREBUILT_BUDGET: u64 = 10 * 1024 * 1024;
+pub(crate) const DEFAULT_PREBUILT_BUDGET: u64 = 10 * 1024 * 1024;
 
 impl PackageConfig {
     /// The package's directory of shipped fat binaries (`prebuilt`), absolute.

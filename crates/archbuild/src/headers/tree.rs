@@ -180,7 +180,7 @@ pub(crate) struct Resolved {
 impl Resolved {
     /// The key's value: the pin, the content and the include directories inside the library;
     /// not its name (a label) nor where it is on this machine.
-    pub fn key_value(&self) -> String {
+    pub(crate) fn key_value(&self) -> String {
         format!(
             "{} content={} include={}",
             self.pin,

@@ -51,7 +51,7 @@ pub(crate) struct HostFiles {
 
 impl HostFiles {
     /// Names from the source's file stem, so objects and line markers do not carry temp names.
-    pub fn new(dir: &Path, source: &Path) -> Self {
+    pub(crate) fn new(dir: &Path, source: &Path) -> Self {
         let stem = source
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

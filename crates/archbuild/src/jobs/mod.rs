@@ -135,7 +135,7 @@ impl JobOut {
 
     /// The output, read (and verified) from the cache on first use; `None` when the entry is
     /// gone or corrupt (it is then deleted, and a rebuild recompiles it).
-    pub fn bytes(&self, store: Option<&Store>, ns: Ns) -> Option<&[u8]> {
+    pub(crate) fn bytes(&self, store: Option<&Store>, ns: Ns) -> Option<&[u8]> {
         if let Some(b) = self.bytes.get() {
             return Some(b);
         }
@@ -221,7 +221,7 @@ pub(crate) struct JobRunner<'a> {
 }
 
 impl<'a> JobRunner<'a> {
-    pub fn new(
+    pub(crate) fn new(
         p: &'a crate::prepare::Prepared,
         jobs: &'a [Job],
         store: Option<Store>,
@@ -278,12 +278,12 @@ impl<'a> JobRunner<'a> {
         })
     }
 
-    pub fn uses_jobserver(&self) -> bool {
+    pub(crate) fn uses_jobserver(&self) -> bool {
         self.limiter.uses_jobserver()
     }
 
     /// Runs every job on `workers` threads, calling `on_job` after each that succeeds.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         workers: usize,
         on_job: Option<&JobCallback>,
@@ -303,7 +303,7 @@ impl<'a> JobRunner<'a> {
     }
 
     /// The report line of a finished job.
-    pub fn record(&self, j: usize, out: &JobOut) -> JobRecord {
+    pub(crate) fn record(&self, j: usize, out: &JobOut) -> JobRecord {
         let job = &self.jobs[j];
         JobRecord {
             module: self.modules[job.module].name.clone(),
@@ -490,7 +490,7 @@ impl<'a> JobRunner<'a> {
     }
 
     /// Temp paths, hidden from diagnostics so identical failures group together.
-    pub fn tmp_dir(&self) -> &Path {
+    pub(crate) fn tmp_dir(&self) -> &Path {
         self.tmp.path()
     }
 }

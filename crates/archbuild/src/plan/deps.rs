@@ -136,18 +136,18 @@ impl FileHashes {
     }
 
     /// The hash of a file's content, `None` if it cannot be read.
-    pub fn hash(&self, path: &Path) -> Option<Key> {
+    pub(crate) fn hash(&self, path: &Path) -> Option<Key> {
         self.get(path).map(|f| f.key)
     }
 
     /// The clock macro (`__DATE__`, `__TIME__`, `__TIMESTAMP__`) the file names, if any: found
     /// in the one read that hashes it, so checking every input of every job costs no I/O.
-    pub fn clock(&self, path: &Path) -> Option<&'static str> {
+    pub(crate) fn clock(&self, path: &Path) -> Option<&'static str> {
         self.get(path).and_then(|f| f.clock)
     }
 
     /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
-    pub fn names_arch_list(&self, path: &Path) -> bool {
+    pub(crate) fn names_arch_list(&self, path: &Path) -> bool {
         self.get(path).is_some_and(|f| f.names_list)
     }
 }
@@ -165,7 +165,7 @@ pub(crate) struct Roots {
 
 impl Roots {
     /// `b:rel` under the package, `t:rel` under the toolkit, else `a:/abs`.
-    pub fn portable(&self, p: &Path) -> String {
+    pub(crate) fn portable(&self, p: &Path) -> String {
         let p = lexical(&self.base.join(p));
         if let Ok(r) = p.strip_prefix(&self.toolkit) {
             return format!("t:{}", r.display());
@@ -177,7 +177,7 @@ impl Roots {
     }
 
     /// The local path of a portable one.
-    pub fn local(&self, s: &str) -> Option<PathBuf> {
+    pub(crate) fn local(&self, s: &str) -> Option<PathBuf> {
         let (kind, rest) = s.split_once(':')?;
         Some(match kind {
             "b" => self.base.join(rest),
@@ -187,7 +187,7 @@ impl Roots {
         })
     }
 
-    pub fn in_toolkit(&self, p: &Path) -> bool {
+    pub(crate) fn in_toolkit(&self, p: &Path) -> bool {
         lexical(&self.base.join(p)).starts_with(&self.toolkit)
     }
 }

@@ -83,7 +83,11 @@ pub(crate) struct Watch(Option<u64>);
 
 impl Watch {
     /// `launcher` is sccache's path, when it is the launcher.
-    pub fn start(cluster: &Cluster, launcher: Option<&Path>, env: &[(OsString, OsString)]) -> Self {
+    pub(crate) fn start(
+        cluster: &Cluster,
+        launcher: Option<&Path>,
+        env: &[(OsString, OsString)],
+    ) -> Self {
         Self(match (cluster, launcher) {
             (Cluster::Up { .. }, Some(l)) => fallbacks(l, env),
             _ => None,
@@ -91,7 +95,7 @@ impl Watch {
     }
 
     /// The build's one warning about the cluster, if any.
-    pub fn finish(
+    pub(crate) fn finish(
         self,
         cluster: &Cluster,
         launcher: Option<&Path>,

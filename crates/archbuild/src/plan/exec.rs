@@ -95,14 +95,14 @@ pub(crate) struct Slots {
 pub(crate) struct Slot<'a>(&'a Slots);
 
 impl Slots {
-    pub fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Self {
             free: std::sync::Mutex::new(n.max(1)),
             freed: std::sync::Condvar::new(),
         }
     }
 
-    pub fn acquire(&self) -> Slot<'_> {
+    pub(crate) fn acquire(&self) -> Slot<'_> {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         while *free == 0 {
             free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
@@ -144,14 +144,14 @@ impl Drop for Token<'_> {
 }
 
 impl Limiter {
-    pub fn new(env: &Env) -> Self {
+    pub(crate) fn new(env: &Env) -> Self {
         Self {
             client: cargo_jobserver(env),
             implicit_free: AtomicBool::new(true),
         }
     }
 
-    pub fn uses_jobserver(&self) -> bool {
+    pub(crate) fn uses_jobserver(&self) -> bool {
         self.client.is_some()
     }
 
@@ -162,7 +162,7 @@ impl Limiter {
     /// only token this process will ever get is its implicit one, and a thread asleep in
     /// `Client::acquire` would not notice it come free (a deadlock seen with `-j2` and three
     /// kernel crates, whose remaining jobs all waited on the sleeping one).
-    pub fn acquire(&self) -> Token<'_> {
+    pub(crate) fn acquire(&self) -> Token<'_> {
         let Some(client) = self.client else {
             return Token::Pool;
         };

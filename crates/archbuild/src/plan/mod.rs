@@ -75,7 +75,7 @@ pub(crate) struct EnvFlags {
 
 impl EnvFlags {
     /// Every word, prepended ones first.
-    pub fn iter(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &String> {
         self.prepend.iter().chain(&self.append)
     }
 }
@@ -83,7 +83,7 @@ impl EnvFlags {
 impl Settings {
     /// Every nvcc flag in the order nvcc reads them: `NVCC_PREPEND_FLAGS`, the build's flags,
     /// `NVCC_APPEND_FLAGS`.
-    pub fn all_nvcc_flags(&self) -> Vec<String> {
+    pub(crate) fn all_nvcc_flags(&self) -> Vec<String> {
         self.env_flags
             .prepend
             .iter()
@@ -94,7 +94,7 @@ impl Settings {
     }
 
     /// Checks user nvcc flags and derives the ptxas flags nvcc would pass for them.
-    pub fn finish(mut self, origin: &str) -> Result<Self> {
+    pub(crate) fn finish(mut self, origin: &str) -> Result<Self> {
         // nvcc's order (`nvcc --dryrun`): `-Xptxas` options first, then flags it derives from
         // its own options; the cubin records this command line, so order matters for identity.
         let mut xptxas = Vec::new();
@@ -232,7 +232,7 @@ pub(crate) enum Phase {
 
 impl Phase {
     /// The compiler this phase runs, as reports name it.
-    pub fn kind(self) -> crate::report::JobPhase {
+    pub(crate) fn kind(self) -> crate::report::JobPhase {
         match self {
             Phase::Cicc(_) => crate::report::JobPhase::Cicc,
             Phase::Ptxas(_) => crate::report::JobPhase::Ptxas,
@@ -252,7 +252,7 @@ pub(crate) struct Job {
 
 impl Job {
     /// `compute_89 (cicc)` / `sm_89 (ptxas)`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.phase {
             Phase::Cicc(a) => format!("compute_{}", a.sm_name()),
             Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
@@ -528,7 +528,7 @@ pub(crate) struct HostSide {
 }
 
 impl HostSide {
-    pub fn of(ptx: &Path) -> Self {
+    pub(crate) fn of(ptx: &Path) -> Self {
         let with = |ext: &str| {
             let mut p = ptx.as_os_str().to_owned();
             p.push(ext);
