@@ -16,6 +16,9 @@
 //! The design, cache keys and measured costs are in `docs/build.md`; every environment
 //! variable is in `docs/environment.md`.
 
+// What a user cannot reach stays `pub(crate)`, so the root's exports are the whole API.
+#![warn(unreachable_pub)]
+
 // The source is in folders, each using only the folders before it in this order (a test in
 // `crates/cargo-archbuild/tests/e2e/packaging.rs` keeps it): `base/` (environment, paths,
 // processes, the store), `toolkit/`, `headers/`, `config/`, `report/`, `plan/`, `host/`,

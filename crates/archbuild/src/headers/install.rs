@@ -219,6 +219,50 @@ struct Wheel<'a> {
 }
 
 impl Wheel<'_> {
+    /// `pip download` of the one wheel into `download`, its SHA-256 checked against the pin:
+    /// the wheel and its hash.
+    fn download(
+        &self,
+        pip: &Pip,
+        download: &Path,
+        progress: &mut dyn FnMut(&InstallEvent),
+    ) -> Result<(PathBuf, String)> {
+        let args: [&OsStr; 6] = [
+            "download".as_ref(),
+            "--no-deps".as_ref(),
+            "--only-binary=:all:".as_ref(),
+            "-d".as_ref(),
+            download.as_os_str(),
+            self.spec.as_ref(),
+        ];
+        pip.run(args, progress).map_err(|f| {
+            let said = f.said();
+            let (problem, fix) = classify(self.package, self.version, &said);
+            self.error(format!("pip failed ({}): {problem}", f.status()), fix, said)
+        })?;
+        let wheel = single_wheel(download).ok_or_else(|| {
+            self.error(
+                "pip downloaded no single wheel",
+                "check that the package publishes a wheel for this version",
+                "",
+            )
+        })?;
+        let bytes = std::fs::read(&wheel).map_err(|e| Error::io("read", &wheel, e))?;
+        let got = sha256_hex(&bytes);
+        if let Some(want) = self.sha256.filter(|w| !got.eq_ignore_ascii_case(w)) {
+            return Err(self.error(
+                format!(
+                    "the wheel's SHA-256 is {got}, and the pin says {}",
+                    want.to_ascii_lowercase()
+                ),
+                "check where pip found the wheel (PIP_INDEX_URL, PIP_FIND_LINKS); if this wheel \
+                 is the one meant, pin its hash",
+                "",
+            ));
+        }
+        Ok((wheel, got))
+    }
+
     fn error(
         &self,
         problem: impl Into<String>,
@@ -251,40 +295,8 @@ impl Steps for Wheel<'_> {
         tmp: &Path,
         progress: &mut dyn FnMut(&InstallEvent),
     ) -> Result<(PathBuf, InstalledHeaders)> {
-        let (download, tree) = (tmp.join("wheel"), tmp.join("tree"));
-        let args: [&OsStr; 6] = [
-            "download".as_ref(),
-            "--no-deps".as_ref(),
-            "--only-binary=:all:".as_ref(),
-            "-d".as_ref(),
-            download.as_os_str(),
-            self.spec.as_ref(),
-        ];
-        pip.run(args, progress).map_err(|f| {
-            let said = f.said();
-            let (problem, fix) = classify(self.package, self.version, &said);
-            self.error(format!("pip failed ({}): {problem}", f.status()), fix, said)
-        })?;
-        let wheel = single_wheel(&download).ok_or_else(|| {
-            self.error(
-                "pip downloaded no single wheel",
-                "check that the package publishes a wheel for this version",
-                "",
-            )
-        })?;
-        let bytes = std::fs::read(&wheel).map_err(|e| Error::io("read", &wheel, e))?;
-        let got = sha256_hex(&bytes);
-        if let Some(want) = self.sha256.filter(|w| !got.eq_ignore_ascii_case(w)) {
-            return Err(self.error(
-                format!(
-                    "the wheel's SHA-256 is {got}, and the pin says {}",
-                    want.to_ascii_lowercase()
-                ),
-                "check where pip found the wheel (PIP_INDEX_URL, PIP_FIND_LINKS); if this wheel \
-                 is the one meant, pin its hash",
-                "",
-            ));
-        }
+        let tree = tmp.join("tree");
+        let (wheel, got) = self.download(pip, &tmp.join("wheel"), progress)?;
         let unpack: [&OsStr; 7] = [
             "install".as_ref(),
             "--no-deps".as_ref(),

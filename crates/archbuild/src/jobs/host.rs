@@ -59,6 +59,32 @@ impl JobRunner<'_> {
         Ok(object)
     }
 
+    /// Direct mode: the object whose manifest matches every input's state, with its key.
+    fn host_direct(
+        &self,
+        mk: &Key,
+        arch_list: &str,
+        start: Instant,
+    ) -> Option<(HostObject, Option<Key>)> {
+        let store = self.store.as_ref()?;
+        let Lookup::Hit(rk, deps) = deps::lookup(store, mk, &self.roots, &self.hashes, arch_list)
+        else {
+            return None;
+        };
+        if self.clock(&deps).is_some() {
+            return None;
+        }
+        let object = HostObject {
+            bytes: store.get(Ns::HostObj.dir(), &rk)?,
+            served: Served::Hit,
+            seconds: start.elapsed().as_secs_f64(),
+            command: None,
+            output: String::new(),
+            deps: self.outside_toolkit(deps),
+        };
+        Some((object, Some(rk)))
+    }
+
     /// Direct mode, preprocessor mode, then the compile; with the object's cache key.
     fn host_object_cached(
         &self,
@@ -83,24 +109,8 @@ impl JobRunner<'_> {
             &Key::of(fatbin),
         );
         let start = Instant::now();
-        if let Some(store) = store {
-            if let Lookup::Hit(rk, deps) =
-                deps::lookup(store, &mk, &self.roots, &self.hashes, &arch_list)
-            {
-                if self.clock(&deps).is_none() {
-                    if let Some(bytes) = store.get(Ns::HostObj.dir(), &rk) {
-                        let object = HostObject {
-                            bytes,
-                            served: Served::Hit,
-                            seconds: start.elapsed().as_secs_f64(),
-                            command: None,
-                            output: String::new(),
-                            deps: self.outside_toolkit(deps),
-                        };
-                        return Ok((object, Some(rk)));
-                    }
-                }
-            }
+        if let Some(hit) = self.host_direct(&mk, &arch_list, start) {
+            return Ok(hit);
         }
         let dir = self.tmp.path().join(format!("host-{m}"));
         let (files, steps) = self.host_prepare(module, host_flags, &dir, Some(&self.spawns))?;
