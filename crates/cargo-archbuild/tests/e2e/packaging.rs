@@ -338,3 +338,56 @@ fn the_sniffing_patterns_catch_what_they_are_for_and_spare_help_text() {
         assert_eq!(sniffs_an_arch_word(fine), None, "{fine}");
     }
 }
+
+/// The declared MSRV is true: no locked dependency a published crate builds with (normal or
+/// build, transitively) declares a newer `rust-version` than the crate itself, so a user on
+/// that Rust gets the promised build rather than a dependency error.
+#[test]
+fn every_published_crate_s_locked_dependencies_fit_its_rust_version() {
+    use cargo_metadata::{DependencyKind, MetadataCommand, PackageId};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let meta = MetadataCommand::new()
+        .manifest_path(root.join("Cargo.toml"))
+        .other_options(["--locked".to_owned(), "--offline".to_owned()])
+        .exec()
+        .expect("cargo metadata runs on the locked workspace");
+    let resolve = meta.resolve.as_ref().expect("a resolved graph");
+    let node = |id: &PackageId| resolve.nodes.iter().find(|n| &n.id == id);
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for member in meta.workspace_packages() {
+        if member.publish.as_ref().is_some_and(|p| p.is_empty()) {
+            continue;
+        }
+        checked += 1;
+        let msrv = member
+            .rust_version
+            .clone()
+            .unwrap_or_else(|| panic!("{} declares no rust-version", member.name));
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![member.id.clone()];
+        while let Some(id) = todo.pop() {
+            let Some(n) = node(&id) else { continue };
+            for dep in &n.deps {
+                let built = dep
+                    .dep_kinds
+                    .iter()
+                    .any(|k| matches!(k.kind, DependencyKind::Normal | DependencyKind::Build));
+                if built && seen.insert(dep.pkg.clone()) {
+                    todo.push(dep.pkg.clone());
+                }
+            }
+        }
+        for id in &seen {
+            let p = &meta[id];
+            if let Some(v) = p.rust_version.as_ref().filter(|v| **v > msrv) {
+                violations.push(format!(
+                    "{} (rust-version {msrv}) builds with {} {} (rust-version {v})",
+                    member.name, p.name, p.version
+                ));
+            }
+        }
+    }
+    assert!(checked >= 7, "only {checked} published crates found");
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}

@@ -62,7 +62,7 @@ pub fn elf(
             entsize,
             ..
         } = sec;
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
         let offset = out.len() as u64;
@@ -78,7 +78,7 @@ pub fn elf(
         h[56..64].copy_from_slice(&entsize.to_le_bytes());
         headers.push(h);
     }
-    while out.len() % 8 != 0 {
+    while !out.len().is_multiple_of(8) {
         out.push(0);
     }
     let shoff = out.len() as u64;
