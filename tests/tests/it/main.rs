@@ -23,6 +23,7 @@ mod fatbin_ltoir;
 mod fatbin_nvcc_outputs;
 mod header_libraries;
 mod hermetic_key;
+mod host_compiler;
 mod host_library;
 mod packaged;
 mod prebuilt;

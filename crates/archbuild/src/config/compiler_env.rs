@@ -50,6 +50,57 @@ pub(crate) const PASSED: &[(&str, &str)] = &[
 /// Prefixes of variables passed as [`PASSED`] ones are: a launcher's own configuration.
 pub(crate) const PASSED_PREFIXES: &[&str] = &["SCCACHE_"];
 
+/// The variables that name the host compiler nvcc runs when neither `-ccbin` (in any flag
+/// source) nor `NVCC_CCBIN` does, first set first: CMake's `CUDAHOSTCXX`, then cc-rs's
+/// `CXX_<target>` (as given, then with `_` for `-`), `HOST_CXX` (building for this machine) or
+/// `TARGET_CXX` (cross), and `CXX`. `target`/`host` are Cargo's `TARGET`/`HOST`; outside a build
+/// script the target is this machine.
+pub(crate) fn host_cxx_vars(target: Option<&str>, host: Option<&str>) -> Vec<String> {
+    let mut vars = vec!["CUDAHOSTCXX".to_owned()];
+    if let Some(t) = target {
+        vars.push(format!("CXX_{t}"));
+        vars.push(format!("CXX_{}", t.replace('-', "_")));
+    }
+    let cross = matches!((target, host), (Some(t), Some(h)) if t != h);
+    vars.push(if cross { "TARGET_CXX" } else { "HOST_CXX" }.to_owned());
+    vars.push("CXX".to_owned());
+    vars
+}
+
+/// The host compiler a variable of [`host_cxx_vars`] names, for nvcc's `-ccbin`: the variable
+/// and the program. A compiler wrapper in front (`ccache g++`) is dropped, as nvcc runs the
+/// compiler itself; a value with arguments is an error, as `-ccbin` takes a program only.
+pub(crate) fn host_cxx(env: &Env) -> crate::error::Result<Option<(String, String)>> {
+    let (target, host) = (env.var("TARGET"), env.var("HOST"));
+    for var in host_cxx_vars(target.as_deref(), host.as_deref()) {
+        let Some(value) = env.var(&var).filter(|v| !v.trim().is_empty()) else {
+            continue;
+        };
+        let mut words = shlex::split(&value).unwrap_or_default();
+        let wrapper = |w: &String| {
+            let name = std::path::Path::new(w).file_name().unwrap_or_default();
+            ["ccache", "sccache", "distcc"].iter().any(|n| name == *n)
+        };
+        if words.len() > 1 && wrapper(&words[0]) {
+            words.remove(0);
+        }
+        return match words.as_slice() {
+            [program] => Ok(Some((var, program.clone()))),
+            _ => Err(crate::error::Error::Config {
+                what: "host compiler",
+                origin: var.clone(),
+                value,
+                hint: format!(
+                    "nvcc's host compiler (`-ccbin`) is a program without arguments; set \
+                     {var} (or CUDAHOSTCXX, which comes first) to the compiler alone and pass \
+                     its flags with `-Xcompiler`"
+                ),
+            }),
+        };
+    }
+    Ok(None)
+}
+
 /// The complete environment of a compiler process.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct CompilerEnv {

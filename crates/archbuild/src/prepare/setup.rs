@@ -64,6 +64,17 @@ pub(crate) fn settings(
         }
     });
     s.launch_cicc = s.launcher.as_deref().is_some_and(|l| !is_sccache(l));
+    // The host compiler users set by cc-rs's and CMake's conventions, below `-ccbin` and
+    // `NVCC_CCBIN`; as a `-ccbin` flag it is keyed like one (`nvcc-flag`, `host-compiler`).
+    let ccbin_given = crate::config::flag_inputs::scan(&s.all_nvcc_flags(), base)
+        .ccbin
+        .is_some()
+        || env.var("NVCC_CCBIN").is_some_and(|v| !v.is_empty());
+    if !ccbin_given {
+        if let Some((_, program)) = crate::config::compiler_env::host_cxx(env)? {
+            s.nvcc_flags.extend(["-ccbin".to_owned(), program]);
+        }
+    }
     s.finish("the nvcc flags (Build::flag, nvcc-flags in Cargo.toml, ARCHBUILD_NVCC_FLAGS)")
 }
 
