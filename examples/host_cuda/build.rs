@@ -12,9 +12,9 @@ fn main() {
         .provision(true)
         .compile("host_cuda_vector_add");
     // For the program's banner and the embedded-images test.
-    println!("cargo:rustc-env=HOST_CUDA_ARCHS={}", report.archs);
+    println!("cargo::rustc-env=HOST_CUDA_ARCHS={}", report.archs);
     println!(
-        "cargo:rustc-env=HOST_CUDA_TARGETS={}",
+        "cargo::rustc-env=HOST_CUDA_TARGETS={}",
         report.arch_list().target_names().join(" ")
     );
 }

@@ -307,6 +307,15 @@ impl Build {
         match self.try_compile(name) {
             Ok(report) => report,
             Err(e) => {
+                // Cargo's error directive where the package's Rust has it (its summary line
+                // then names the failure); the whole message on stderr either way.
+                let env = self.spec.env.clone().unwrap_or_default();
+                let syntax = env.syntax();
+                if env.cargo_metadata() && syntax.has_error() {
+                    let first = e.to_string();
+                    let first = first.lines().next().unwrap_or_default();
+                    println!("{}", syntax.line("error", format!("archbuild: {first}")));
+                }
                 eprintln!("\n\nerror occurred in archbuild: {e}\n\n");
                 std::process::exit(1)
             }

@@ -258,7 +258,14 @@ impl Library {
         if spec.env.as_ref().is_none_or(|e| e.cargo_metadata())
             && spec.cargo_metadata != Some(false)
         {
-            println!("cargo:rerun-if-changed={}", base.join(dir).display());
+            let syntax = spec
+                .env
+                .as_ref()
+                .map_or_else(|| crate::base::env::Env::process().syntax(), |e| e.syntax());
+            println!(
+                "{}",
+                syntax.line("rerun-if-changed", base.join(dir).display())
+            );
         }
         Ok(files)
     }

@@ -386,7 +386,10 @@ fn conclude(
     // CLI prints them with its own styling).
     if let Some(stats) = remote_stats.as_ref().filter(|_| p.env.cargo_metadata()) {
         for w in &stats.warnings {
-            println!("cargo:warning=archbuild: {w}");
+            println!(
+                "{}",
+                p.env.syntax().line("warning", format!("archbuild: {w}"))
+            );
         }
     }
     let records: Vec<JobRecord> = done
@@ -397,11 +400,14 @@ fn conclude(
     let compiler_output = compiler_messages(&records, &p.modules, &roots);
     if p.env.cargo_metadata() {
         for line in crate::report::compiler_output::cargo_warnings(&compiler_output) {
-            println!("cargo:warning=archbuild: {line}");
+            println!(
+                "{}",
+                p.env.syntax().line("warning", format!("archbuild: {line}"))
+            );
         }
     }
     let jobs_run = records.iter().filter(|r| !r.served.cached()).count();
-    Ok(BuildReport {
+    let report = BuildReport {
         name: name.to_owned(),
         archs: p.archs.list.clone(),
         arch_source: p.archs.source.to_string(),
@@ -432,7 +438,14 @@ fn conclude(
         compiler_output,
         seconds: start.elapsed().as_secs_f64(),
         library,
-    })
+    };
+    if p.env.cargo_metadata() {
+        let headers = &p.settings.header_libraries;
+        for line in crate::output::metadata::lines(&report, headers, p.env.syntax()) {
+            println!("{line}");
+        }
+    }
+    Ok(report)
 }
 
 /// Every job's output once all succeeded; `None` when the build should run once more (an
@@ -542,23 +555,25 @@ fn tell_cargo(
     if !p.env.cargo_metadata() {
         return;
     }
+    let syntax = p.env.syntax();
     if !prebuilt_used.is_empty() {
-        println!(
-            "cargo:warning=archbuild: using prebuilt fat binaries for {} from {} (checked against \
-             the sources, flags and targets; nothing compiled for them)",
+        let line = format!(
+            "archbuild: using prebuilt fat binaries for {} from {} (checked against the sources, \
+             flags and targets; nothing compiled for them)",
             prebuilt_used.join(", "),
             prebuilt_dir.unwrap_or(Path::new("?")).display()
         );
+        println!("{}", syntax.line("warning", line));
     }
     for w in warnings {
-        println!("cargo:warning=archbuild: {w}");
+        println!("{}", syntax.line("warning", format!("archbuild: {w}")));
     }
     let watch = p
         .watch
         .iter()
         .chain(p.modules.iter().flat_map(|m| m.members.iter()));
     for path in watch.chain(deps.iter().filter(|d| !is_system(d))) {
-        println!("cargo:rerun-if-changed={}", path.display());
+        println!("{}", syntax.line("rerun-if-changed", path.display()));
     }
 }
 

@@ -60,7 +60,7 @@ fn a_build_script_gets_grouped_coverage_warnings() {
     let stdout = child_stdout(dir.path());
     let coverage: Vec<&str> = stdout
         .lines()
-        .filter(|l| l.starts_with("cargo:warning=archbuild: module `gemm`"))
+        .filter(|l| l.starts_with("cargo::warning=archbuild: module `gemm`"))
         .collect();
     // gemm_hopper is only in sm_90a; gemm_mma is missing from sm_75 alone: two sets, two lines.
     assert_eq!(coverage.len(), 2, "{stdout}");
@@ -122,7 +122,7 @@ fn compiler_warnings_and_resource_reports_come_once_per_file_and_again_from_the_
     for build in [first, second] {
         let lines: Vec<&str> = build
             .lines()
-            .filter(|l| l.starts_with("cargo:warning=archbuild: "))
+            .filter(|l| l.starts_with("cargo::warning=archbuild: "))
             .collect();
         let unused: Vec<&&str> = lines.iter().filter(|l| l.contains("#177-D")).collect();
         assert_eq!(unused.len(), 1, "one line for three targets: {lines:#?}");

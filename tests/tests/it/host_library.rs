@@ -144,10 +144,10 @@ fn each_embedded_image_equals_nvcc_c_of_the_same_file() {
     assert_eq!(lib.objects.len(), 2, "{lib:?}");
     assert!(lib
         .link
-        .contains(&"cargo:rustc-link-lib=static=lib".to_string()));
+        .contains(&"cargo::rustc-link-lib=static=lib".to_string()));
     assert!(lib
         .link
-        .contains(&"cargo:rustc-link-lib=static=cudart_static".to_string()));
+        .contains(&"cargo::rustc-link-lib=static=cudart_static".to_string()));
     let ours = images(&member(&r, "vector_add.o"));
     let nvcc_obj = dir.path().join("nvcc.o");
     // nvcc names the source by its absolute path, archbuild by its path in the package (so

@@ -241,7 +241,7 @@ fn a_wrong_password_costs_one_redacted_cargo_warning() {
     let shown = format!("redis://:***@127.0.0.1:{}/0", redis.port());
     let warnings: Vec<&str> = stdout
         .lines()
-        .filter(|l| l.starts_with("cargo:warning=") && l.contains("remote cache"))
+        .filter(|l| l.starts_with("cargo::warning=") && l.contains("remote cache"))
         .collect();
     assert_eq!(warnings.len(), 1, "{stdout}");
     assert!(warnings[0].contains(&shown), "{}", warnings[0]);

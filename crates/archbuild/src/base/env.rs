@@ -23,6 +23,63 @@ const UNTRACKED: &[&str] = &["PATH"];
 struct Reads {
     names: BTreeSet<String>,
     cargo_metadata: bool,
+    /// The directive syntax the package's `rust-version` allows.
+    syntax: Syntax,
+}
+
+/// Which build-script directives the package may use: `cargo::KEY=VALUE` from Rust 1.77 and
+/// Cargo's error directive from 1.84 (Cargo refuses them in a package whose `rust-version` is
+/// older); a package without a `rust-version` builds with the Rust archbuild needs, which has
+/// both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    /// `cargo:KEY=VALUE`, metadata as `cargo:KEY=VALUE`, failures on stderr.
+    Single,
+    /// `cargo::KEY=VALUE`, metadata as `cargo::metadata=KEY=VALUE`.
+    Double { error: bool },
+}
+
+impl Default for Syntax {
+    fn default() -> Self {
+        Syntax::Double { error: true }
+    }
+}
+
+impl Syntax {
+    /// The syntax for a package of this `rust-version` (`CARGO_PKG_RUST_VERSION`, `1.70`).
+    pub(crate) fn for_rust_version(v: Option<&str>) -> Self {
+        let mut parts = v
+            .unwrap_or_default()
+            .split('.')
+            .map(|p| p.parse::<u32>().ok());
+        let (major, minor) = (parts.next().flatten(), parts.next().flatten().unwrap_or(0));
+        match major {
+            Some(1) if minor < 77 => Syntax::Single,
+            Some(1) => Syntax::Double { error: minor >= 84 },
+            _ => Syntax::default(),
+        }
+    }
+
+    /// One directive line: `cargo::rustc-link-lib=static=add`.
+    pub(crate) fn line(self, key: &str, value: impl std::fmt::Display) -> String {
+        match self {
+            Syntax::Single => format!("cargo:{key}={value}"),
+            Syntax::Double { .. } => format!("cargo::{key}={value}"),
+        }
+    }
+
+    /// Metadata a dependent's build script reads as `DEP_<LINKS>_<KEY>`.
+    pub(crate) fn metadata(self, key: &str, value: impl std::fmt::Display) -> String {
+        match self {
+            Syntax::Single => format!("cargo:{key}={value}"),
+            Syntax::Double { .. } => format!("cargo::metadata={key}={value}"),
+        }
+    }
+
+    /// Whether a failure is told through Cargo's error directive.
+    pub(crate) fn has_error(self) -> bool {
+        matches!(self, Syntax::Double { error: true })
+    }
 }
 
 /// A source of environment variables that records (and in build scripts announces) each read.
@@ -63,10 +120,13 @@ impl Env {
         let in_build_script = ["OUT_DIR", "TARGET", "HOST"]
             .iter()
             .all(|k| vars.var_os(k).is_some());
+        let rust_version = vars.var_os("CARGO_PKG_RUST_VERSION");
+        let syntax = Syntax::for_rust_version(rust_version.as_deref().and_then(|v| v.to_str()));
         Self::observing(
             vars,
             Reads {
                 cargo_metadata: in_build_script,
+                syntax,
                 ..Reads::default()
             },
         )
@@ -87,6 +147,11 @@ impl Env {
             r.cargo_metadata = on;
         }
         self
+    }
+
+    /// The directive syntax of the package whose build script this is.
+    pub(crate) fn syntax(&self) -> Syntax {
+        self.reads.lock().map(|r| r.syntax).unwrap_or_default()
     }
 
     /// Whether this environment prints Cargo build-script metadata.
@@ -191,7 +256,7 @@ fn note(reads: &Mutex<Reads>, name: &str) {
     let Ok(mut r) = reads.lock() else { return };
     if r.names.insert(name.to_owned()) && r.cargo_metadata && !UNTRACKED.contains(&name) {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "cargo:rerun-if-env-changed={name}");
+        let _ = writeln!(out, "{}", r.syntax.line("rerun-if-env-changed", name));
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::base::env::Syntax;
 use crate::base::process::Cmd;
 use crate::error::{Error, Result};
 use crate::toolkit::nvcc::Toolkit;
@@ -163,35 +164,41 @@ pub(crate) fn write_archive(
     Ok((archive, true))
 }
 
-/// The `cargo:` lines that link the archive and the CUDA runtime, in link order.
-pub(crate) fn link_lines(dir: &Path, name: &str, cudart: Cudart, tk: &Toolkit) -> Vec<String> {
-    let mut lines = vec![
-        format!("cargo:rustc-link-search=native={}", dir.display()),
-        format!("cargo:rustc-link-lib=static={name}"),
-    ];
+/// The directives that link the archive and the CUDA runtime, in link order, in the package's
+/// syntax.
+pub(crate) fn link_lines(
+    dir: &Path,
+    name: &str,
+    cudart: Cudart,
+    tk: &Toolkit,
+    syntax: Syntax,
+) -> Vec<String> {
+    let search = |d: &Path| syntax.line("rustc-link-search", format!("native={}", d.display()));
+    let lib = |l: &str| syntax.line("rustc-link-lib", l);
+    let mut lines = vec![search(dir), lib(&format!("static={name}"))];
     let lib_dir = runtime_dir(tk.root());
     match (cudart, lib_dir) {
         (Cudart::None, _) => {}
         (Cudart::Static, Some(d)) => {
-            lines.push(format!("cargo:rustc-link-search=native={}", d.display()));
-            lines.push("cargo:rustc-link-lib=static=cudart_static".into());
+            lines.push(search(&d));
+            lines.push(lib("static=cudart_static"));
             for sys in ["dl", "rt", "pthread"] {
-                lines.push(format!("cargo:rustc-link-lib=dylib={sys}"));
+                lines.push(lib(&format!("dylib={sys}")));
             }
         }
         (Cudart::Shared, Some(d)) => {
-            lines.push(format!("cargo:rustc-link-search=native={}", d.display()));
+            lines.push(search(&d));
             // PyPI's runtime wheel ships `libcudart.so.13` without the `libcudart.so` link.
             if d.join("libcudart.so").exists() {
-                lines.push("cargo:rustc-link-lib=dylib=cudart".into());
+                lines.push(lib("dylib=cudart"));
             } else if let Some(v) = versioned_cudart(&d) {
-                lines.push(format!("cargo:rustc-link-lib=dylib:+verbatim={v}"));
+                lines.push(lib(&format!("dylib:+verbatim={v}")));
             }
         }
-        (_, None) => lines.push("cargo:rustc-link-lib=dylib=cudart".into()),
+        (_, None) => lines.push(lib("dylib=cudart")),
     }
     // The host side is C++ compiled by the host compiler.
-    lines.push("cargo:rustc-link-lib=dylib=stdc++".into());
+    lines.push(lib("dylib=stdc++"));
     lines
 }
 

@@ -73,7 +73,13 @@ pub(crate) fn run(
         });
     }
     let (archive, archived) = write_archive(out_root, &lib.archive, &members)?;
-    let link = link_lines(out_root, &lib.archive, lib.cudart, &p.toolkit);
+    let link = link_lines(
+        out_root,
+        &lib.archive,
+        lib.cudart,
+        &p.toolkit,
+        p.env.syntax(),
+    );
     if p.env.cargo_metadata() {
         for line in &link {
             println!("{line}");

@@ -2,11 +2,12 @@
 //! record (`record.rs`, the format, public as `archbuild::record`; `prebuilt.rs` writes it and
 //! takes CI-made fat binaries that match), the Rust module for `include!` (`codegen.rs`), a
 //! library's host objects, archive and link lines (`host_stage.rs`), and compile failures,
-//! reported once (`diag.rs`).
+//! reported once (`diag.rs`), and the metadata a kernel crate hands its dependents (`metadata.rs`).
 
 pub(crate) mod codegen;
 pub(crate) mod diag;
 pub(crate) mod host_stage;
+pub(crate) mod metadata;
 pub(crate) mod pack;
 pub(crate) mod prebuilt;
 pub mod record;

@@ -303,11 +303,14 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
 }
 
 /// What a build says before it compiles: the arch list, when it is the portable default (in a
-/// build script as a `cargo:warning`, elsewhere on stderr), unless quiet.
+/// build script as a Cargo warning, elsewhere on stderr), unless quiet.
 pub(crate) fn announce(p: &Prepared) {
     if let Some(line) = p.archs.announcement().filter(|_| !p.quiet) {
         if p.env.cargo_metadata() {
-            println!("cargo:warning=archbuild: {line}");
+            println!(
+                "{}",
+                p.env.syntax().line("warning", format!("archbuild: {line}"))
+            );
         } else {
             eprintln!("archbuild: {line}");
         }

@@ -42,9 +42,9 @@ fn doctor_lists_the_images_a_host_library_embeds_in_an_executable() {
     let mut link = Command::new("g++");
     link.arg(dir.path().join("main.cpp")).arg("-o").arg(&exe);
     for line in &lib.link {
-        if let Some(d) = line.strip_prefix("cargo:rustc-link-search=native=") {
+        if let Some(d) = line.strip_prefix("cargo::rustc-link-search=native=") {
             link.arg(format!("-L{d}"));
-        } else if let Some(l) = line.strip_prefix("cargo:rustc-link-lib=") {
+        } else if let Some(l) = line.strip_prefix("cargo::rustc-link-lib=") {
             let name = l.rsplit('=').next().unwrap();
             link.arg(format!("-l{name}"));
         }

@@ -11,6 +11,7 @@ mod cache_trim;
 mod compile;
 mod coverage;
 mod data_safety;
+mod dependents;
 mod docs;
 mod doctor;
 mod explain;

@@ -1,0 +1,173 @@
+//! A kernel crate with `links` hands its dependents what they need (`docs/cargo.md`,
+//! "Metadata for dependents"): the dependent's build script reads `DEP_<LINKS>_<KEY>` —
+//! the resolved arch list, the fat binary's path, a header library's include directories and
+//! version — and compiles its own host C++ against the kernel crate's header library with the
+//! `cc` crate. The fat binary it is pointed at equals a build of the kernel crate without cache.
+
+use std::path::Path;
+use std::process::Command;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+const KERNEL: &str = "#include \"mathlib.h\"\n\
+    extern \"C\" __global__ void add(int *x) { x[0] += mathlib_scale(); }\n";
+
+const MATHLIB: &str = "#pragma once\n#define MATHLIB_SCALE 3\n\
+    #ifdef __CUDACC__\n__host__ __device__\n#endif\n\
+    static inline int mathlib_scale(void) { return MATHLIB_SCALE; }\n";
+
+const DEPENDENT_BUILD_RS: &str = r#"fn main() {
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k} is not set"));
+    let include = var("DEP_VADDK_INCLUDE");
+    let mut b = cc::Build::new();
+    for dir in std::env::split_paths(&include) {
+        b.include(dir);
+    }
+    b.cpp(true).file("host/scale.cpp").compile("scale");
+    for k in ["ARCHS", "TARGETS", "FATBIN_ADD", "VERSION_MATHLIB", "HEADERS", "TOOLKIT"] {
+        println!("cargo::rustc-env=KERNELS_{k}={}", var(&format!("DEP_VADDK_{k}")));
+    }
+}
+"#;
+
+const DEPENDENT_MAIN: &str = r#"extern "C" {
+    fn host_scale() -> i32;
+}
+fn main() {
+    println!("scale={}", unsafe { host_scale() });
+    println!("archs={}", env!("KERNELS_ARCHS"));
+    println!("targets={}", env!("KERNELS_TARGETS"));
+    println!("fatbin={}", env!("KERNELS_FATBIN_ADD"));
+    println!("version={}", env!("KERNELS_VERSION_MATHLIB"));
+    println!("headers={}", env!("KERNELS_HEADERS"));
+}
+"#;
+
+fn kernel_crate(dir: &Path) {
+    let archbuild = archbuild_tests::repo_root().join("crates/archbuild");
+    write(
+        &dir.join("Cargo.toml"),
+        &format!(
+            r#"[package]
+name = "vadd-kernels"
+version = "0.1.0"
+edition = "2021"
+links = "vaddk"
+
+[package.metadata.archbuild]
+kernels = ["kernels/add.cu"]
+archs = "8.6"
+
+[package.metadata.archbuild.headers]
+mathlib = {{ path = "vendor/include" }}
+
+[build-dependencies]
+archbuild = {{ path = {:?} }}
+"#,
+            archbuild.display().to_string()
+        ),
+    );
+    write(
+        &dir.join("build.rs"),
+        "fn main() {\n    archbuild::Build::new().compile(\"kernels\");\n}\n",
+    );
+    write(&dir.join("src/lib.rs"), "//! Kernels.\n");
+    write(&dir.join("kernels/add.cu"), KERNEL);
+    write(&dir.join("vendor/include/mathlib.h"), MATHLIB);
+}
+
+fn dependent(dir: &Path) {
+    write(
+        &dir.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"app\", \"vadd-kernels\"]\nresolver = \"2\"\n",
+    );
+    write(
+        &dir.join("app/Cargo.toml"),
+        r#"[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+vadd-kernels = { path = "../vadd-kernels" }
+
+[build-dependencies]
+cc = "1"
+"#,
+    );
+    write(&dir.join("app/build.rs"), DEPENDENT_BUILD_RS);
+    write(&dir.join("app/src/main.rs"), DEPENDENT_MAIN);
+    write(
+        &dir.join("app/host/scale.cpp"),
+        "#include \"mathlib.h\"\nextern \"C\" int host_scale() { return mathlib_scale(); }\n",
+    );
+    kernel_crate(&dir.join("vadd-kernels"));
+    std::fs::copy(
+        archbuild_tests::repo_root().join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+}
+
+fn cargo(dir: &Path, home: &Path, args: &[&str], vars: &[(&str, &str)]) -> String {
+    let mut cmd: Command = archbuild_tests::cargo(dir, args);
+    cmd.env("ARCHBUILD_HOME", home)
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("dependents"),
+        )
+        .envs(vars.iter().copied());
+    archbuild_tests::run(&mut cmd)
+}
+
+#[test]
+fn a_dependent_s_build_script_gets_the_arch_list_fat_binary_and_headers_through_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    dependent(dir.path());
+    let out = cargo(dir.path(), &home, &["run", "--quiet", "-p", "app"], &[]);
+    let get = |k: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_else(|| panic!("no {k} in {out}"))
+            .to_owned()
+    };
+    assert_eq!(
+        get("scale"),
+        "3",
+        "host code built against the kernel crate's header"
+    );
+    assert_eq!(get("archs"), "8.6");
+    assert_eq!(get("targets"), "sm_86");
+    assert_eq!(get("version"), "path", "a directory's pin");
+    assert_eq!(get("headers"), "mathlib");
+    let fatbin = std::fs::read(get("fatbin")).expect("the fat binary DEP_VADDK_FATBIN_ADD names");
+    // The same kernel crate built without cache gives the same bytes.
+    let fresh_dir = dir.path().join("fresh");
+    kernel_crate(&fresh_dir);
+    let nocache = crate::support::cli()
+        .current_dir(&fresh_dir)
+        .env("ARCHBUILD_HOME", dir.path().join("home2"))
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("ARCHBUILD_CACHE", "off")
+        .args(["compile", "kernels/add.cu", "-o"])
+        .arg(dir.path().join("fresh.fatbin"))
+        .args(["--archs", "8.6", "--include", "vendor/include"])
+        .output()
+        .unwrap();
+    assert!(
+        nocache.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nocache.stderr)
+    );
+    let fresh = std::fs::read(dir.path().join("fresh.fatbin")).unwrap();
+    assert!(
+        fatbin == fresh,
+        "the fat binary differs from a build without cache"
+    );
+}
