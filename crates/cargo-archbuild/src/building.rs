@@ -38,14 +38,22 @@ pub(crate) fn cli_env() -> Env {
 /// [`cli_env`], with `CARGO_NET_OFFLINE=true` when `--offline` was given (nothing installs from
 /// the network, `docs/publishing.md`).
 pub(crate) fn cli_env_for(offline: bool) -> Env {
+    cli_env_with(offline, None)
+}
+
+/// [`cli_env_for`], building for `target` (`--target`): the build sees it as `TARGET`, as a
+/// build script does, which picks the host compiler (`CXX_<target>`).
+pub(crate) fn cli_env_with(offline: bool, target: Option<&str>) -> Env {
     const CARGO_ONLY: [&str; 4] = ["CARGO_MANIFEST_DIR", "OUT_DIR", "TARGET", "HOST"];
     const OFFLINE: &str = "CARGO_NET_OFFLINE";
     let forced = offline.then(|| (OFFLINE.into(), "true".into()));
+    let target = target.map(|t| ("TARGET".into(), t.into()));
     Env::from_vars(
         std::env::vars_os()
             .filter(|(k, _)| !CARGO_ONLY.iter().any(|c| k == c))
             .filter(|(k, _)| !offline || k != OFFLINE)
-            .chain(forced),
+            .chain(forced)
+            .chain(target),
     )
 }
 

@@ -236,10 +236,72 @@ impl CompileOptions {
     }
 }
 
+/// Cargo's flags: what `cargo build` would be told, passed to `cargo metadata` so the command
+/// reads the same workspace state (lock file, network, features, target) and writes where
+/// Cargo would.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CargoFlags {
+    /// Assert that Cargo.lock will remain unchanged, as with `cargo build --locked`
+    #[arg(long)]
+    pub locked: bool,
+
+    /// --locked and --offline together, as with `cargo build --frozen`
+    #[arg(long)]
+    pub frozen: bool,
+
+    /// Directory for all generated artifacts (overrides CARGO_TARGET_DIR)
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+
+    /// Space or comma separated list of features to activate
+    #[arg(long, short = 'F', value_name = "FEATURES")]
+    pub features: Vec<String>,
+
+    /// Activate all available features
+    #[arg(long)]
+    pub all_features: bool,
+
+    /// Do not activate the `default` feature
+    #[arg(long)]
+    pub no_default_features: bool,
+
+    /// Build for the target triple: its host compiler (CXX_<triple>) and
+    /// <target-dir>/<triple>/<profile>/archbuild, as Cargo lays it out
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+}
+
+impl CargoFlags {
+    /// The arguments `cargo metadata` takes for these flags (and `--offline`).
+    pub fn metadata_args(&self, offline: bool) -> Vec<String> {
+        let mut a = Vec::new();
+        let switches = [
+            (self.locked, "--locked"),
+            (self.frozen, "--frozen"),
+            (offline, "--offline"),
+            (self.all_features, "--all-features"),
+            (self.no_default_features, "--no-default-features"),
+        ];
+        a.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_owned()));
+        if !self.features.is_empty() {
+            a.push("--features".into());
+            a.push(self.features.join(","));
+        }
+        if let Some(t) = &self.target {
+            a.push("--filter-platform".into());
+            a.push(t.clone());
+        }
+        a
+    }
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct BuildArgs {
     #[command(flatten)]
     pub compile: CompileOptions,
+
+    #[command(flatten)]
+    pub cargo: CargoFlags,
 
     /// Build only this package (repeatable), as with `cargo build -p`
     #[arg(long = "package", short = 'p', value_name = "SPEC")]
@@ -274,6 +336,9 @@ pub struct BuildArgs {
 pub struct PackageArgs {
     #[command(flatten)]
     pub compile: CompileOptions,
+
+    #[command(flatten)]
+    pub cargo: CargoFlags,
 
     /// Package only this package (repeatable); default: every workspace package whose
     /// [package.metadata.archbuild] names a `prebuilt` directory

@@ -7,17 +7,30 @@ use std::path::Path;
 use archbuild::config::PackageConfig;
 use cargo_metadata::{Metadata, MetadataCommand, Package};
 
+use crate::cli::CargoFlags;
 use crate::error::CliError;
 
-/// `cargo metadata --no-deps` for the workspace at `manifest_path` (or the current directory).
+/// `cargo metadata` (`--no-deps` unless the lock file is to be checked) for the workspace at `manifest_path` (or the current directory),
+/// with Cargo's flags (`--locked`, `--offline`, `--features`, `--target`, …) as `cargo build`
+/// would take them; `--target-dir` reaches it as `CARGO_TARGET_DIR`, which it honours.
 pub(crate) fn metadata(
     manifest_path: Option<&Path>,
     command: &'static str,
+    flags: &CargoFlags,
+    offline: bool,
 ) -> Result<Metadata, CliError> {
     let mut cmd = MetadataCommand::new();
-    cmd.no_deps();
+    cmd.other_options(flags.metadata_args(offline));
+    // `--locked` asserts the lock file is current, which only a resolve checks.
+    if !(flags.locked || flags.frozen) {
+        cmd.no_deps();
+    }
     if let Some(m) = manifest_path {
         cmd.manifest_path(m);
+    }
+    if let Some(dir) = &flags.target_dir {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        cmd.env("CARGO_TARGET_DIR", cwd.join(dir));
     }
     cmd.exec()
         .map_err(|source| CliError::Metadata { command, source })
@@ -66,7 +79,7 @@ pub(crate) fn manifest_archs(
     manifest_path: Option<&Path>,
     command: &'static str,
 ) -> Result<Option<String>, CliError> {
-    let metadata = match metadata(manifest_path, command) {
+    let metadata = match metadata(manifest_path, command, &CargoFlags::default(), false) {
         Ok(m) => m,
         Err(e) if package.is_some() || manifest_path.is_some() => return Err(e),
         Err(_) => return Ok(None),

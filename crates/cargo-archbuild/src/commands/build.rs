@@ -12,7 +12,9 @@ use archbuild::{config::PackageConfig, Build};
 use cargo_metadata::{Metadata, Package};
 use serde::Serialize;
 
-use crate::building::{cli_env_for, no_gpu_note, print_summary, run_all, BuildOutcome, Pending};
+use crate::building::{
+    cli_env_for, cli_env_with, no_gpu_note, print_summary, run_all, BuildOutcome, Pending,
+};
 use crate::cli::{BuildArgs, CompileOptions};
 use crate::error::CliError;
 use crate::shell::Shell;
@@ -26,7 +28,9 @@ struct BuildCommandReport<'a> {
 }
 
 pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
-    let metadata = workspace::metadata(args.manifest_path.as_deref(), "build")?;
+    let offline = args.compile.offline || args.cargo.frozen;
+    let metadata =
+        workspace::metadata(args.manifest_path.as_deref(), "build", &args.cargo, offline)?;
     let packages = select(&metadata, &args.packages)?;
     let profile_dir = match (&args.profile, args.release) {
         (Some(p), _) if p == "dev" || p == "test" => "debug".to_string(),
@@ -35,7 +39,11 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
         (None, true) => "release".to_string(),
         (None, false) => "debug".to_string(),
     };
-    let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
+    // Cargo's layout: `<target-dir>/<triple>/<profile>` with `--target`.
+    let mut target_dir = PathBuf::from(metadata.target_directory.as_std_path());
+    if let Some(t) = &args.cargo.target {
+        target_dir.push(t);
+    }
     let mut pending = Vec::new();
     for pkg in packages {
         let out = match &args.out_dir {
@@ -47,7 +55,11 @@ pub(crate) fn run(args: &BuildArgs, shell: &mut Shell) -> Result<(), CliError> {
         };
         let explicit = !args.packages.is_empty();
         let options = (&args.compile, args.no_provision, explicit);
-        if let Some(p) = pending_build(pkg, out, options, shell)? {
+        if let Some(mut p) = pending_build(pkg, out, options, shell)? {
+            if let Some(t) = &args.cargo.target {
+                // The host compiler for that target (`CXX_<triple>`), as a build script sees it.
+                p.build.env(cli_env_with(offline, Some(t)));
+            }
             pending.push(p);
         }
     }

@@ -39,7 +39,12 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
             "pass --shards 1 or more (one build job per shard)",
         ));
     }
-    let metadata = workspace::metadata(args.manifest_path.as_deref(), "ci");
+    let metadata = workspace::metadata(
+        args.manifest_path.as_deref(),
+        "ci",
+        &crate::cli::CargoFlags::default(),
+        false,
+    );
     let kernel_crate = match (&args.kernel_crate, &metadata) {
         (Some(name), Ok(m)) => workspace::member(m, name)?.name.to_string(),
         (Some(name), Err(_)) => name.clone(),

@@ -42,7 +42,12 @@ struct PackageReport<'a> {
 }
 
 pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError> {
-    let metadata = workspace::metadata(args.manifest_path.as_deref(), "package")?;
+    let metadata = workspace::metadata(
+        args.manifest_path.as_deref(),
+        "package",
+        &args.cargo,
+        args.compile.offline || args.cargo.frozen,
+    )?;
     let packages = super::build::select(&metadata, &args.packages)?;
     let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
     let mut pending = Vec::new();

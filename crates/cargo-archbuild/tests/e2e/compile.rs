@@ -303,3 +303,93 @@ fn native_means_the_simulated_gpus_for_compile_build_matrix_and_explain() {
         .collect();
     assert_eq!(shards.join(" "), "7.5 8.9+PTX", "{m}");
 }
+
+/// Cargo's flags reach `cargo metadata` as `cargo build` would get them, and the outputs land
+/// where Cargo lays them out: `--target-dir D --target T` → `D/T/<profile>/archbuild/<pkg>`.
+/// The `cargo` the CLI runs is a wrapper that logs its arguments.
+#[test]
+fn cargo_s_flags_reach_cargo_metadata_and_the_outputs_follow_target_dir_and_target() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let manifest = workspace(dir.path());
+    let log = dir.path().join("cargo-args.log");
+    let real = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let wrapper = dir.path().join("cargo-wrapper");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            std::path::Path::new(&real).display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The lock file `--locked` asserts.
+    archbuild_tests::run(&mut archbuild_tests::cargo(
+        manifest.parent().unwrap(),
+        &["generate-lockfile", "--offline"],
+    ));
+    let host = archbuild_tests::run(std::process::Command::new("rustc").arg("-vV"));
+    let triple = host
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap()
+        .to_owned();
+    let target_dir = dir.path().join("elsewhere");
+    let v = json(
+        cli()
+            .env("CARGO", &wrapper)
+            .env("CARGO_TARGET_DIR", dir.path().join("not-here"))
+            .arg("build")
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .args([
+                "--locked",
+                "--offline",
+                "--all-features",
+                "--no-default-features",
+            ])
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .args(["--target", &triple, "--message-format", "json"]),
+    );
+    let fatbin = std::path::PathBuf::from(
+        v["packages"][0]["modules_checked"][0]["fatbin"]
+            .as_str()
+            .unwrap(),
+    );
+    assert_eq!(
+        fatbin,
+        target_dir
+            .join(&triple)
+            .join("debug/archbuild/kpkg/kernels/scale.fatbin")
+    );
+    assert!(fatbin.is_file());
+    let args = std::fs::read_to_string(&log).unwrap();
+    let metadata = args
+        .lines()
+        .find(|l| l.starts_with("metadata"))
+        .unwrap_or_else(|| panic!("no `cargo metadata` in {args}"));
+    for flag in [
+        "--locked",
+        "--offline",
+        "--all-features",
+        "--no-default-features",
+        &format!("--filter-platform {triple}"),
+    ] {
+        assert!(metadata.contains(flag), "{flag} missing: {metadata}");
+    }
+    // A lock file that must change is refused, as `cargo build --locked` refuses it.
+    std::fs::remove_file(manifest.parent().unwrap().join("Cargo.lock")).unwrap();
+    let out = cli()
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["--frozen"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("lock"), "{err}");
+}
