@@ -207,7 +207,7 @@ pub fn skip(why: impl Into<String>) {
 }
 
 /// Returns the path of `program`, or Err naming the missing program and the apt package that
-/// provides it, so tests can print "skipped: <reason>" outside CI.
+/// provides it, so tests can print "skipped: REASON" outside CI.
 pub fn require(program: &str) -> Result<PathBuf, String> {
     let package = match program {
         "redis-server" => "redis-server",

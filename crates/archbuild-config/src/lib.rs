@@ -2,7 +2,7 @@
 //! loader, the cache store and the CLI read, spell and write every setting alike: the one reader
 //! of environment variables and its one rule set ([`Env`]: trimmed, blank = unset, lists split
 //! into paths, an observer for `cargo:rerun-if-env-changed`); the words every switch and size
-//! accepts ([`is_on`], [`is_off`], [`parse_size`]); archbuild's home directory ([`home_dir`]);
+//! accepts ([`is_on`], [`is_off`], [`parse_size()`]); archbuild's home directory ([`home_dir`]);
 //! the remote cache's settings ([`RemoteConfig::resolve`], the one reader of
 //! `ARCHBUILD_REMOTE_CACHE*` for the build cache and the JIT cache, with the URL mapped to its
 //! storage engine by [`endpoint`] and held as a [`RemoteUrl`] that prints its password as `***`);

@@ -1,7 +1,7 @@
 //! `cargo archbuild`: the command-line face of archbuild.
 //!
-//! Each subcommand lives in its own module under [`commands`]; [`cli`] holds the clap types,
-//! [`shell`] the cargo-style output and [`error`] the one error type with its exit codes.
+//! Each subcommand lives in its own module under `commands`; `cli` holds the clap types,
+//! `shell` the cargo-style output and `error` the one error type with its exit codes.
 //! The binary (`src/main.rs`) only calls [`run_from_env`].
 
 #![expect(
