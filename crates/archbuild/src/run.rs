@@ -439,6 +439,13 @@ fn conclude(
         seconds: start.elapsed().as_secs_f64(),
         library,
     };
+    if p.env.cargo_metadata() && !p.quiet {
+        // The last of the job lines a build script streams (Cargo shows them with `-vv`).
+        eprintln!(
+            "archbuild: {}: {} jobs, {} from cache, {} compiled, {:.2} s",
+            report.name, report.jobs_planned, report.cache_hits, report.jobs_run, report.seconds
+        );
+    }
     if p.env.cargo_metadata() {
         let headers = &p.settings.header_libraries;
         for line in crate::output::metadata::lines(&report, headers, p.env.syntax()) {

@@ -218,6 +218,8 @@ pub(crate) struct JobRunner<'a> {
     pub verified: AtomicUsize,
     /// The first hit that differed from its fresh compile.
     pub mismatch: std::sync::Mutex<Option<Error>>,
+    /// In a build script: a line on stderr per finished job (Cargo shows it with `-vv`).
+    progress: bool,
 }
 
 impl<'a> JobRunner<'a> {
@@ -275,6 +277,7 @@ impl<'a> JobRunner<'a> {
             verify: p.verify,
             verified: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
+            progress: p.env.cargo_metadata() && !p.quiet,
         })
     }
 
@@ -290,12 +293,20 @@ impl<'a> JobRunner<'a> {
     ) -> Vec<Outcome<JobOut, Failure>> {
         let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
         let priority = crate::plan::priorities(self.jobs);
+        let finished = AtomicUsize::new(0);
         run_graph(&deps, &priority, workers, |j, input| {
             let result = self.run_job(j, input);
             if let Ok(out) = &result {
                 self.verify_hit(j, input, out);
-                if let Some(cb) = on_job {
-                    (cb.0)(&self.record(j, out));
+                if on_job.is_some() || self.progress {
+                    let record = self.record(j, out);
+                    if let Some(cb) = on_job {
+                        (cb.0)(&record);
+                    }
+                    if self.progress {
+                        let n = finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        eprintln!("archbuild: [{n}/{}] {}", self.jobs.len(), record.line());
+                    }
                 }
             }
             result

@@ -60,6 +60,23 @@ pub struct JobRecord {
     pub output: Option<String>,
 }
 
+impl JobRecord {
+    /// One line on how the job ended: `add sm_86 (ptxas): compiled in 1.42 s`.
+    pub fn line(&self) -> String {
+        let how = match &self.served {
+            Served::Hit => "from the cache".to_owned(),
+            Served::Preprocessed => "from the cache after preprocessing".to_owned(),
+            Served::Shared { lead, .. } => format!(
+                "shared compute_{}'s cicc run in {:.2} s",
+                lead.sm_name(),
+                self.seconds
+            ),
+            Served::Compiled { .. } => format!("compiled in {:.2} s", self.seconds),
+        };
+        format!("{} {} ({}): {how}", self.module, self.target, self.phase)
+    }
+}
+
 impl Serialize for JobRecord {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;

@@ -171,3 +171,43 @@ fn a_dependent_s_build_script_gets_the_arch_list_fat_binary_and_headers_through_
         "the fat binary differs from a build without cache"
     );
 }
+
+/// A build script streams one line per finished job to stderr and ends with a summary; Cargo
+/// shows them with `-vv` (`docs/cargo.md`, "Feedback during long builds").
+#[test]
+fn a_build_script_streams_a_line_per_job_and_a_summary_under_vv() {
+    let dir = tempfile::tempdir().unwrap();
+    kernel_crate(&dir.path().join("k"));
+    write(
+        &dir.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n",
+    );
+    std::fs::copy(
+        archbuild_tests::repo_root().join("Cargo.lock"),
+        dir.path().join("Cargo.lock"),
+    )
+    .unwrap();
+    let out = archbuild_tests::cargo(dir.path(), &["build", "-vv"])
+        .env("ARCHBUILD_HOME", dir.path().join("home"))
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("dependents-vv"),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // `[vadd-kernels 0.1.0] archbuild: [1/2] add compute_86 (cicc): …`
+    let jobs: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("archbuild: [") && l.contains("/2] add "))
+        .collect();
+    assert_eq!(jobs.len(), 2, "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("archbuild: kernels: 2 jobs, ") && l.contains(" compiled, ")),
+        "{err}"
+    );
+}
