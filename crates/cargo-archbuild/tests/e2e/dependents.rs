@@ -211,3 +211,40 @@ fn a_build_script_streams_a_line_per_job_and_a_summary_under_vv() {
         "{err}"
     );
 }
+
+/// A failed build ends with Cargo's error directive, so Cargo's own summary names it.
+#[test]
+fn a_failed_build_is_reported_through_cargo_s_error_directive() {
+    let dir = tempfile::tempdir().unwrap();
+    kernel_crate(&dir.path().join("k"));
+    write(
+        &dir.path().join("k/kernels/add.cu"),
+        "extern \"C\" __global__ void add(int *x) { x[0] += undeclared_name; }\n",
+    );
+    write(
+        &dir.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n",
+    );
+    std::fs::copy(
+        archbuild_tests::repo_root().join("Cargo.lock"),
+        dir.path().join("Cargo.lock"),
+    )
+    .unwrap();
+    let out = archbuild_tests::cargo(dir.path(), &["build"])
+        .env("ARCHBUILD_HOME", dir.path().join("home"))
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("dependents-error"),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("error: vadd-kernels@0.1.0: archbuild: ")),
+        "{err}"
+    );
+}
