@@ -216,3 +216,85 @@ fn a_cache_that_cannot_be_written_still_serves() {
     let changed = p.build(tk(), true);
     assert!(changed.jobs_run > 0, "{changed}");
 }
+
+/// A clock macro reached through flags is found like one in a source: a define, a flag, nvcc's
+/// and archbuild's flag variables, and an options file a flag names. Each build compiles the
+/// cicc job again and says why; nothing of it is served from the cache.
+#[test]
+fn clock_macros_in_flags_defines_variables_and_options_files_are_never_served() {
+    let p = Project::new();
+    p.write(
+        "kernels/k.cu",
+        "#ifndef STAMP\n#define STAMP \"none\"\n#endif\n\
+         extern \"C\" __global__ void k(char *o) { const char s[] = STAMP; o[0] = s[1]; }\n",
+    );
+    p.write("opts.txt", "-DSTAMP=__TIME__\n");
+    let build = |name: &str, vars: &[(&str, &str)], flags: &[&str], define: Option<&str>| {
+        let mut b = Build::new();
+        b.toolkit(tk().clone())
+            .env(archbuild_tests::env_with(vars.iter().copied()))
+            .manifest_dir(p.dir.path().join("pkg"))
+            .cache_dir(p.dir.path().join("cache"))
+            .out_dir(p.dir.path().join("out").join(name))
+            .file("kernels/k.cu")
+            .archs("8.6")
+            .quiet(true);
+        b.flags(flags);
+        if let Some(d) = define {
+            b.define("STAMP", Some(d));
+        }
+        b.try_compile("kernels")
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    /// A case: its name, variables, flags, the define's value, and what its note names.
+    type Case<'a> = (
+        &'a str,
+        &'a [(&'a str, &'a str)],
+        &'a [&'a str],
+        Option<&'a str>,
+        &'a str,
+    );
+    let cases: [Case; 5] = [
+        ("define", &[], &[], Some("__TIME__"), "__TIME__"),
+        ("flag", &[], &["-DSTAMP=__DATE__"], None, "__DATE__"),
+        (
+            "nvcc-var",
+            &[("NVCC_PREPEND_FLAGS", "-DSTAMP=__TIMESTAMP__")],
+            &[],
+            None,
+            "__TIMESTAMP__",
+        ),
+        (
+            "archbuild-var",
+            &[("ARCHBUILD_NVCC_FLAGS", "-DSTAMP=__TIME__")],
+            &[],
+            None,
+            "__TIME__",
+        ),
+        (
+            "options-file",
+            &[],
+            &["--options-file=opts.txt"],
+            None,
+            "opts.txt",
+        ),
+    ];
+    for (name, vars, flags, define, named) in cases {
+        build(name, vars, flags, define);
+        let again = build(name, vars, flags, define);
+        let cicc = again
+            .jobs
+            .iter()
+            .find(|j| j.phase == archbuild::JobPhase::Cicc)
+            .unwrap();
+        assert!(
+            !cicc.served.cached(),
+            "{name}: served from the cache: {again}"
+        );
+        let note = cicc.served.note().unwrap_or_default();
+        assert!(
+            note.contains(named) && note.contains("not cached"),
+            "{name}: {note}"
+        );
+    }
+}

@@ -439,10 +439,13 @@ impl JobRunner<'_> {
         keys::preprocessed(mk_inputs, &text, &sources)
     }
 
-    /// Why this job's output neither comes from nor goes to the cache: an input outside the
-    /// toolkit names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes while the
-    /// files do not (the job record's note, shown under `-v`).
+    /// Why this job's output neither comes from nor goes to the cache: a flag, or an input
+    /// outside the toolkit, names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes
+    /// while the files do not (the job record's note, shown under `-v`).
     pub(super) fn clock(&self, deps: &[PathBuf]) -> Option<String> {
+        if let Some(note) = &self.flag_clock {
+            return Some(note.clone());
+        }
         deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
             let token = self.hashes.clock(d)?;
             Some(format!(

@@ -109,7 +109,12 @@ impl JobRunner<'_> {
             &Key::of(fatbin),
         );
         let start = Instant::now();
-        if let Some(hit) = self.host_direct(&mk, &arch_list, start) {
+        // Host flags with a clock macro (`-DSTAMP=__TIME__`) make the object uncacheable.
+        let host_clock = deps::clock_in_flags(host_flags).is_some();
+        if let Some(hit) = self
+            .host_direct(&mk, &arch_list, start)
+            .filter(|_| !host_clock)
+        {
             return Ok(hit);
         }
         let dir = self.tmp.path().join(format!("host-{m}"));
@@ -118,7 +123,7 @@ impl JobRunner<'_> {
         let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
         let deps = self.read_deps(&files.deps, module);
         let pk = keys::host_preprocessed(&mk, &ii);
-        let cacheable = self.clock(&deps).is_none();
+        let cacheable = self.clock(&deps).is_none() && !host_clock;
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {
                 self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);

@@ -220,6 +220,9 @@ pub(crate) struct JobRunner<'a> {
     pub mismatch: std::sync::Mutex<Option<Error>>,
     /// In a build script: a line on stderr per finished job (Cargo shows it with `-vv`).
     progress: bool,
+    /// Why no job of this build is cached: a flag, a define or a file named by a flag (an
+    /// options file) uses a clock macro.
+    flag_clock: Option<String>,
 }
 
 impl<'a> JobRunner<'a> {
@@ -278,6 +281,7 @@ impl<'a> JobRunner<'a> {
             verified: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
             progress: p.env.cargo_metadata() && !p.quiet,
+            flag_clock: flag_clock(settings),
         })
     }
 
@@ -504,6 +508,26 @@ impl<'a> JobRunner<'a> {
     pub(crate) fn tmp_dir(&self) -> &Path {
         self.tmp.path()
     }
+}
+
+/// Why a build's flags make every job uncacheable: a word of the nvcc flags (any source,
+/// `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` included), a define, or a file a flag names (an
+/// options file, a response file) uses a clock macro.
+fn flag_clock(settings: &Settings) -> Option<String> {
+    let defines: Vec<String> = settings.defines.iter().map(|d| format!("-D{d}")).collect();
+    let words = settings.all_nvcc_flags();
+    crate::plan::deps::clock_in_flags(words.iter().chain(&defines)).or_else(|| {
+        let hashes = FileHashes::default();
+        settings.flag_inputs.files.iter().find_map(|f| {
+            let path = settings.base_dir.join(f);
+            let token = hashes.clock(&path)?;
+            Some(format!(
+                "not cached, compiled on every build: {} (named by a flag) uses `{token}`, \
+                 whose value is the time of the build",
+                f.display()
+            ))
+        })
+    })
 }
 
 /// Remembers what a compile printed, beside its output in the cache.

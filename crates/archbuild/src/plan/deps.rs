@@ -92,6 +92,20 @@ struct FileFacts {
     clock: Option<&'static str>,
 }
 
+/// Why a compile with these flags must not be cached: a word names a clock macro
+/// (`-DSTAMP=__TIME__`), whose value is the time of the build, as a source's would be.
+pub(crate) fn clock_in_flags<'a>(words: impl IntoIterator<Item = &'a String>) -> Option<String> {
+    words.into_iter().find_map(|w| {
+        let token = ["__DATE__", "__TIME__", "__TIMESTAMP__"]
+            .into_iter()
+            .find(|t| w.contains(t))?;
+        Some(format!(
+            "not cached, compiled on every build: the flag `{w}` uses `{token}`, whose value is \
+             the time of the build"
+        ))
+    })
+}
+
 /// The clock macro a file's text names (`preprocessed::uses_clock`, which tokenises), after a
 /// search for the names that rules out almost every file at memory speed; lines joined by a
 /// backslash are joined first, as the preprocessor joins them.
