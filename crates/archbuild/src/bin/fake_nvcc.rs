@@ -223,8 +223,10 @@ fn write_depfile(args: &[String], out: &str, deps: &[PathBuf]) {
     let xcompiler_mf = args
         .windows(2)
         .filter(|w| w[0] == "-Xcompiler")
-        .find_map(|w| w[1].split(',').skip_while(|f| *f != "-MF").nth(1));
-    if let Some(depfile) = value(args, "-MF").or(xcompiler_mf) {
+        .find_map(|w| w[1].split(',').skip_while(|f| *f != "-MF").nth(1))
+        // Quoted for the shell nvcc runs the host compiler through.
+        .map(|f| f.trim_matches('\'').replace("'\\''", "'"));
+    if let Some(depfile) = value(args, "-MF").or(xcompiler_mf.as_deref()) {
         let mut d = format!("{out} :");
         for p in deps {
             d.push_str(&format!(" \\\n    {}", p.display()));

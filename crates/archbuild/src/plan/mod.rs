@@ -563,10 +563,15 @@ pub(crate) fn cicc_path_arg(source: &Path) -> Option<OsString> {
 /// device preprocessing pass (`-Xcompiler -MD,-MF,FILE`) lists exactly the files that pass —
 /// with this target's `__CUDA_ARCH__` — read, i.e. the inputs of the PTX, at no extra cost;
 /// nvcc's own `-MD` would add a host preprocessing pass. `-Xcompiler` splits on commas, so a
-/// path with a comma falls back to nvcc's `-MD -MF`.
+/// path with a comma falls back to nvcc's `-MD -MF`. nvcc runs the host compiler through a
+/// shell, unquoted: the path is single-quoted for it, so a home, cache or `TMPDIR` with a
+/// space (or any character a shell reads) works.
 fn depfile_args(depfile: &Path) -> Vec<OsString> {
     match depfile.to_str() {
-        Some(p) if !p.contains(',') => vec!["-Xcompiler".into(), format!("-MD,-MF,{p}").into()],
+        Some(p) if !p.contains(',') => {
+            let quoted = format!("'{}'", p.replace('\'', "'\\''"));
+            vec!["-Xcompiler".into(), format!("-MD,-MF,{quoted}").into()]
+        }
         _ => vec!["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()],
     }
 }

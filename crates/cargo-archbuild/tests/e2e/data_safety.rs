@@ -383,3 +383,39 @@ fn a_read_only_cache_does_not_stop_a_compile() {
         vec!["home", "k.cu", "k.fatbin", "k.fatbin.archbuild.json"]
     );
 }
+
+/// Every path archbuild makes works with spaces and non-ASCII characters: a home, build cache
+/// and `TMPDIR` under such a directory build cold, serve an edit from the cache (preprocessor
+/// mode), and equal a build without cache. nvcc runs the host compiler through a shell, so
+/// the dependency file's path is quoted for it.
+#[test]
+fn a_home_cache_and_tmpdir_with_spaces_and_non_ascii_letters_build_as_any() {
+    let dir = scratch();
+    let odd = dir.path().join("dir with spaces ü");
+    std::fs::create_dir_all(odd.join("tmp dir")).unwrap();
+    let src = odd.join("scale kernel.cu");
+    std::fs::copy(fixture_source("scale.cu"), &src).unwrap();
+    let build = |out: &str, cache: bool| {
+        let (code, _, err) = run(cli()
+            .timeout(LIMIT)
+            .current_dir(&odd)
+            .env("ARCHBUILD_HOME", odd.join("home ü"))
+            .env("ARCHBUILD_CACHE_DIR", odd.join("cache ü"))
+            .env("TMPDIR", odd.join("tmp dir"))
+            .env("ARCHBUILD_CACHE", if cache { "on" } else { "off" })
+            .arg("compile")
+            .arg(&src)
+            .args(["--archs", "8.6", "--message-format", "json", "-o", out]));
+        assert_eq!(code, 0, "{err}");
+        std::fs::read(odd.join(out)).unwrap()
+    };
+    build("cold.fatbin", true);
+    let text = std::fs::read_to_string(&src).unwrap();
+    std::fs::write(&src, format!("// a comment\n{text}")).unwrap();
+    let warm = build("warm.fatbin", true);
+    let fresh = build("fresh.fatbin", false);
+    assert!(
+        warm == fresh,
+        "the cached build differs from a build without cache"
+    );
+}
