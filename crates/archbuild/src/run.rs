@@ -232,6 +232,12 @@ fn attempt(
     let roots = crate::jobs::keys::roots(&p.settings, &p.toolkit);
     // A stand-in toolkit compiles nothing: no cache, no remote, no network.
     let cache_on = p.cache_on && !p.toolkit.is_stand_in();
+    // A cache on a full disk never stops a build: it runs without it, and says so once.
+    let cache_dir = p.home.cache_dir().to_path_buf();
+    let full = cache_on
+        .then(|| crate::base::paths::short_of_room(&cache_dir))
+        .flatten();
+    let cache_on = cache_on && full.is_none();
     let remote = cache_on
         .then(|| crate::prepare::remote::open(p.remote.clone()))
         .flatten();
@@ -245,6 +251,12 @@ fn attempt(
         Some(source) => take_prebuilt(&mut p, &source, &out, &settings_key, &roots)?,
         None => Taken::default(),
     };
+    if let Some(available) = full {
+        taken.warnings.push(Warning::CacheFull {
+            dir: cache_dir.clone(),
+            available,
+        });
+    }
     if p.toolkit.is_stand_in() {
         left_over(&mut p, &out, &roots, &mut taken)?;
     }

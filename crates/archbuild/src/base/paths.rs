@@ -96,6 +96,20 @@ pub(crate) fn lexical(p: &Path) -> PathBuf {
     out
 }
 
+/// The free space a build wants on the cache's disk: below it, the build runs without the
+/// cache (one warning) rather than fail when a compile's temporary files or an entry do not
+/// fit.
+pub const CACHE_ROOM: u64 = 64 << 20;
+
+/// The bytes free on the disk of `dir` (or of its nearest existing ancestor) when fewer than
+/// [`CACHE_ROOM`]; `None` when there is room or the file system does not say.
+pub fn short_of_room(dir: &Path) -> Option<u64> {
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    fs4::available_space(existing)
+        .ok()
+        .filter(|free| *free < CACHE_ROOM)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ pub(crate) mod manifest;
 pub(crate) mod verification;
 
 pub use crate::base::env::Env;
-pub use crate::base::paths::Home;
+pub use crate::base::paths::{short_of_room, Home, CACHE_ROOM};
 pub use archbuild_arch::Dialect;
 pub use archbuild_config::RemoteMode;
 pub use archbuild_store::RemoteStats;

@@ -23,6 +23,9 @@ pub enum Warning {
         fatbin: PathBuf,
         reason: String,
     },
+    /// The build cache's disk has less room than a build needs (`available` bytes): the build
+    /// ran without the cache, storing and serving nothing.
+    CacheFull { dir: PathBuf, available: u64 },
     /// A package's shipped fat binary matched and was taken, but `ARCHBUILD_VERIFY` asked to
     /// compile it again and there is no toolkit to do it.
     PackagedUnverified { module: String, fatbin: PathBuf },
@@ -108,6 +111,15 @@ impl fmt::Display for Warning {
             }
             Warning::CoverageGap { module, gaps } => write!(f, "module `{module}`: {gaps}"),
             Warning::Distribution { message } => f.write_str(message),
+            Warning::CacheFull { dir, available } => write!(
+                f,
+                "the disk holding the build cache {} has {:.1} MiB free, less than the {} MiB a \
+                 build may need: built without the cache (nothing served or stored); free space \
+                 there, or set ARCHBUILD_CACHE_DIR to a larger disk",
+                dir.display(),
+                *available as f64 / (1u64 << 20) as f64,
+                crate::base::paths::CACHE_ROOM >> 20
+            ),
         }
     }
 }

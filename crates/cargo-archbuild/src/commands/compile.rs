@@ -225,8 +225,10 @@ impl Staging {
         let key = archbuild_store::Key::of(absolute(output).as_os_str().as_encoded_bytes());
         let dir = home.cache_dir().join("compile").join(key.hex());
         // Creating the directory succeeds when it exists; an unnamed file asks whether the
-        // driver can write in it, and leaves nothing behind.
-        if std::fs::create_dir_all(&dir).is_ok() && tempfile::tempfile_in(&dir).is_ok() {
+        // driver can write in it, and leaves nothing behind; a disk short of room (where the
+        // build itself runs without the cache) stages elsewhere too.
+        let room = archbuild::config::short_of_room(home.cache_dir()).is_none();
+        if room && std::fs::create_dir_all(&dir).is_ok() && tempfile::tempfile_in(&dir).is_ok() {
             return Ok(Self {
                 dir,
                 _temporary: None,
