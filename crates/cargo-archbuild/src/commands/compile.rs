@@ -85,7 +85,16 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .first()
         .ok_or_else(|| CliError::internal("the build wrote no fat binary"))?;
     refuse_output_that_is_an_input(args, &option_files, &outcome.report.dependencies)?;
-    let len = staging.deliver(&built.fatbin, &args.output)?;
+    // Under ARCHBUILD_VERIFY (or --verify), the delivered file is checked too: the shortcut that
+    // keeps an unchanged OUT must not keep one whose bytes were changed behind its stamp.
+    let verifying = outcome.report.verified > 0
+        || args
+            .compile
+            .verify
+            .clone()
+            .or_else(|| cli_env().var("ARCHBUILD_VERIFY"))
+            .is_some_and(|v| !archbuild_config::is_off(&v));
+    let len = staging.deliver(&built.fatbin, &args.output, verifying)?;
     let mut outcome = outcome;
     for m in outcome
         .report
@@ -258,7 +267,7 @@ impl Staging {
 
     /// Writes the staged fat binary (and its record) to OUT unless OUT is already the copy of
     /// this very file and its record the staged one; returns its length.
-    fn deliver(&self, staged: &Path, output: &Path) -> Result<u64, CliError> {
+    fn deliver(&self, staged: &Path, output: &Path, verifying: bool) -> Result<u64, CliError> {
         let note = self.dir.join("copied.json");
         let last: Option<Copied> = std::fs::read(&note)
             .ok()
@@ -268,9 +277,17 @@ impl Staging {
         // The record can change while the fat binary does not (another variant group, a
         // comment-only edit of an input): then it is delivered again.
         let same_record = staged_record.as_ref().ok() == std::fs::read(&out_record).ok().as_ref();
+        let mut stale = false;
         if let (Some(last), Some(s), Some(o)) = (&last, stamp(staged), stamp(output)) {
             if last.staged == s && last.out == o && same_record {
-                return Ok(s.0);
+                if !verifying {
+                    return Ok(s.0);
+                }
+                let (built, delivered) = (std::fs::read(staged).ok(), std::fs::read(output).ok());
+                if built.is_some() && built == delivered {
+                    return Ok(s.0);
+                }
+                stale = true;
             }
         }
         let bytes = crate::files::read_input(staged)?;
@@ -291,6 +308,18 @@ impl Staging {
                 // Only a shortcut: without it the next compile copies again.
                 let _ = archbuild_config::write_atomic(&note, &json);
             }
+        }
+        if stale {
+            return Err(CliError::Build(archbuild::Error::VerifyMismatch {
+                module: output.display().to_string(),
+                job: format!("the delivered output {}", output.display()),
+                detail: "its size and time were those of the last delivery, its bytes were \
+                         not the fat binary the build made; it was written again"
+                    .into(),
+                key_holds: "the staged fat binary's and the output's length and modification \
+                            time (the no-op shortcut)"
+                    .into(),
+            }));
         }
         Ok(bytes.len() as u64)
     }

@@ -419,3 +419,49 @@ fn a_home_cache_and_tmpdir_with_spaces_and_non_ascii_letters_build_as_any() {
         "the cached build differs from a build without cache"
     );
 }
+
+/// `ARCHBUILD_VERIFY` checks the delivered output too: an OUT whose bytes changed behind its
+/// length and time (which the no-op shortcut trusts) is an error naming it, and it is written
+/// again, equal to the build's fat binary.
+#[test]
+fn the_verifier_checks_the_output_compile_delivered() {
+    let dir = scratch();
+    let src = dir.path().join("k.cu");
+    std::fs::copy(fixture_source("scale.cu"), &src).unwrap();
+    let compile = |verify: &str| {
+        run(cli()
+            .timeout(LIMIT)
+            .current_dir(dir.path())
+            .env("ARCHBUILD_VERIFY", verify)
+            .args(["compile", "k.cu", "--archs", "8.6", "-o", "out.fatbin"]))
+    };
+    let (code, _, err) = compile("off");
+    assert_eq!(code, 0, "{err}");
+    let out = dir.path().join("out.fatbin");
+    let good = std::fs::read(&out).unwrap();
+    // Other bytes, same length and modification time.
+    let mtime = std::fs::metadata(&out).unwrap().modified().unwrap();
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0xff;
+    std::fs::write(&out, &bad).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&out)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    // Without the verifier, the shortcut keeps it (what the verifier is for).
+    let (code, _, err) = compile("off");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), bad);
+    let (code, _, err) = compile("all");
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("cache verification failed") && err.contains("out.fatbin"),
+        "{err}"
+    );
+    assert!(std::fs::read(&out).unwrap() == good, "not written again");
+    let (code, _, err) = compile("all");
+    assert_eq!(code, 0, "{err}");
+}
