@@ -130,6 +130,15 @@ impl Build {
         self
     }
 
+    /// This build is one CI shard of `list` (`cargo archbuild matrix`'s `whole`): every device
+    /// pass gets the whole list's `__CUDA_ARCH_LIST__`, as in a one-shot build of it, so
+    /// merged shards equal that build for every source (CUB's and Thrust's kernels are named
+    /// after the list). Overrides `ARCHBUILD_SHARD_OF`; the build's own list must be part of it.
+    pub fn shard_of(&mut self, list: &str) -> &mut Self {
+        self.spec.shard_of = Some(list.to_owned());
+        self
+    }
+
     /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel); beats every other source
     /// for that file.
     pub fn file_archs(&mut self, path: impl AsRef<Path>, list: &str) -> &mut Self {

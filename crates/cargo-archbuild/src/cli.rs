@@ -179,6 +179,12 @@ pub struct CompileOptions {
     #[arg(long, value_name = "LIST")]
     pub archs: Option<String>,
 
+    /// This build is a CI shard of LIST (`cargo archbuild matrix`'s `whole`): its targets
+    /// only, with LIST's __CUDA_ARCH_LIST__, so merged shards equal one build of LIST
+    /// (overrides ARCHBUILD_SHARD_OF)
+    #[arg(long, value_name = "LIST")]
+    pub shard_of: Option<String>,
+
     /// Number of compile jobs to run at once (default: the number of CPUs)
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
@@ -217,6 +223,9 @@ impl CompileOptions {
     pub fn apply(&self, b: &mut archbuild::Build) {
         if let Some(list) = &self.archs {
             b.archs(list);
+        }
+        if let Some(list) = &self.shard_of {
+            b.shard_of(list);
         }
         if let Some(j) = self.jobs {
             b.jobs(j);

@@ -25,7 +25,21 @@ fn package(dir: &Path, flags: &str) {
 }
 
 fn build(pkg: &Path, out: &Path, verify: &str, archs: Option<&str>) -> Result<BuildReport> {
+    build_shard(pkg, out, verify, archs, None)
+}
+
+/// [`build`], as a CI shard of `whole` when given.
+fn build_shard(
+    pkg: &Path,
+    out: &Path,
+    verify: &str,
+    archs: Option<&str>,
+    whole: Option<&str>,
+) -> Result<BuildReport> {
     let mut b = archbuild_tests::build();
+    if let Some(w) = whole {
+        b.shard_of(w);
+    }
     b.env(archbuild_tests::env_with([("ARCHBUILD_VERIFY", verify)]))
         .manifest_dir(pkg)
         .cache_dir(pkg.join("../cache"))
@@ -129,7 +143,8 @@ fn merged_ci_shards_are_taken_as_the_package_ships_them() {
     let shards: Vec<_> = [("7.5", "s1"), ("8.6+PTX", "s2")]
         .iter()
         .map(|(archs, out)| {
-            let r = build(&pkg, &dir.path().join(out), "off", Some(archs)).unwrap();
+            let whole = Some("7.5 8.6+PTX");
+            let r = build_shard(&pkg, &dir.path().join(out), "off", Some(archs), whole).unwrap();
             r.module("add").unwrap().fatbin.clone()
         })
         .collect();

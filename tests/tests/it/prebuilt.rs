@@ -37,7 +37,10 @@ fn ci(prebuilt: &Path) {
     let shards = [("7.5", "s1"), ("8.6+PTX", "s2")];
     let reports: Vec<BuildReport> = shards
         .iter()
-        .map(|(archs, dir)| build(&pkg, &runner.path().join(dir), archs, &[], None))
+        .map(|(archs, dir)| {
+            let whole = [("ARCHBUILD_SHARD_OF", "7.5 8.6+PTX")];
+            build(&pkg, &runner.path().join(dir), archs, &whole, None)
+        })
         .collect();
     std::fs::create_dir_all(prebuilt).unwrap();
     for module in ["add", "scale"] {

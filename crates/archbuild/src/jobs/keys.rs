@@ -42,7 +42,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("host-side", "cicc", "for a host library's source: that its cicc job also writes the host stub and module ID"),
     ("host-flag", "host", "every host-only nvcc flag (`Library::host_flag`), in order"),
     ("host-launcher", "host", "whether a launcher ran the host compile (a sccache-dist build server compiles the host preprocessor's output, which gcc compiles with one more `nop` at `-O0`)"),
-    ("arch-list", "host", "the list's virtual archs as nvcc's `__CUDA_ARCH_LIST__` (the host preprocessor defines it)"),
+    ("arch-list", "host output", "the list's virtual archs as nvcc's `__CUDA_ARCH_LIST__` (the host preprocessor defines it; a CI shard's is its whole list's, `ARCHBUILD_SHARD_OF`)"),
     ("stub", "host", "the stub cicc wrote for the source's last virtual arch (kernel registration, launch stubs)"),
     ("module-id", "host", "the module ID cicc generated, which `cudafe++` reads"),
     ("fatbin", "host", "the packed fat binary the object embeds"),
@@ -155,6 +155,7 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         // Probed through direct mode's inputs; the directories themselves are in flags or env.
         probe_dirs: _,
         header_libraries,
+        arch_list,
     } = s;
     let cicc = matches!(stage, Stage::Cicc | Stage::Output);
     let ptxas = matches!(stage, Stage::Ptxas | Stage::Output);
@@ -183,6 +184,10 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         }
         for l in header_libraries {
             h.str("header-library", &l.key_value());
+        }
+        // Each job's key has its module's own; the output's has the build's (a shard's whole).
+        if matches!(stage, Stage::Output) {
+            h.str("arch-list", arch_list);
         }
         for (name, value) in compiler_env.keyed() {
             let v = value.map_or_else(
@@ -246,9 +251,10 @@ pub(crate) fn cicc_job(
         source,
         // Their content is in `inputs`/`text`; a group's others are `-include`d by name.
         members: _,
-        // Reaches the PTX as `__CUDA_ARCH_LIST__`, which `inputs` and `text` hold where a
-        // source names it.
+        // Reaches the PTX as `__CUDA_ARCH_LIST__` (`arch_list`, a shard's whole list's), which
+        // `inputs` and `text` hold where a source names it.
         archs: _,
+        arch_list: _,
         // A library source's cicc job also writes the host stub and module ID.
         host,
     } = module;

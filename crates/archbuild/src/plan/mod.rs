@@ -64,6 +64,10 @@ pub(crate) struct Settings {
     pub probe_dirs: Vec<PathBuf>,
     /// Header libraries, their include directories after `includes` (`headers/library.rs`).
     pub header_libraries: Vec<crate::headers::tree::Resolved>,
+    /// The build list's `__CUDA_ARCH_LIST__`, or, in a CI shard, the whole list's: part of
+    /// the output's key, so shards of other wholes do not merge and a one-shot build takes
+    /// only shards of its own list.
+    pub arch_list: String,
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.
@@ -216,6 +220,9 @@ pub(crate) struct Module {
     /// Files the user named, `source` last (a group's others are `-include`d before it).
     pub members: Vec<PathBuf>,
     pub archs: ResolvedArchs,
+    /// Its device passes' `__CUDA_ARCH_LIST__` (`750,860,900`): its list's, or, in a CI shard,
+    /// the whole list's (`shard_of`).
+    pub arch_list: String,
     /// A source of a host library (`Library`): its cicc jobs also write the host stub and the
     /// module ID its host side is compiled with (`host/steps.rs`).
     pub host: bool,
@@ -404,16 +411,15 @@ pub(crate) fn preincludes(m: &Module) -> &[PathBuf] {
     }
 }
 
-/// nvcc's `__CUDA_ARCH_LIST__` for a module: every virtual arch of its list, ascending, as
-/// `750,860,900` (variants dropped, as nvcc writes it).
+/// The `__CUDA_ARCH_LIST__` a module's device passes get (`Module::arch_list`).
 pub(crate) fn arch_list_macro(m: &Module) -> String {
-    let mut sms: Vec<u32> = m
-        .archs
-        .list
-        .targets()
-        .iter()
-        .map(|t| t.arch.cc.sm() * 10)
-        .collect();
+    m.arch_list.clone()
+}
+
+/// nvcc's `__CUDA_ARCH_LIST__` for a list: every virtual arch of it, ascending, as
+/// `750,860,900` (variants dropped, as nvcc writes it).
+pub(crate) fn arch_list_value(list: &archbuild_arch::ArchList) -> String {
+    let mut sms: Vec<u32> = list.targets().iter().map(|t| t.arch.cc.sm() * 10).collect();
     sms.sort_unstable();
     sms.dedup();
     sms.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
@@ -616,6 +622,7 @@ mod tests {
             name: "k".into(),
             source: "k.cu".into(),
             members: vec![],
+            arch_list: arch_list_value(&archs.list),
             archs,
             host: false,
         };
@@ -648,6 +655,7 @@ mod tests {
                 source: ArchSource::Explicit,
                 input: String::new(),
             },
+            arch_list: "750,800,860,880,890,900,1200,1210".into(),
             host: false,
         };
         let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());

@@ -219,7 +219,17 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         None => crate::config::verification::Verify::from_env(&env)?,
     };
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
-    let mut modules = setup::modules(b, name, pkg.as_ref(), &base_dir, &archs, &toolkit, &devices)?;
+    let whole = setup::shard_of(b, &env, &archs, &toolkit, &devices)?;
+    settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
+    let mut modules = setup::modules(
+        b,
+        name,
+        pkg.as_ref(),
+        &base_dir,
+        (&archs, whole.as_ref()),
+        &toolkit,
+        &devices,
+    )?;
     for m in &mut modules {
         m.host = library.is_some();
     }

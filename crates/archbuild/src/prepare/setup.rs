@@ -118,7 +118,8 @@ pub(crate) fn modules(
     name: &str,
     pkg: Option<&PackageConfig>,
     base: &Path,
-    archs: &ResolvedArchs,
+    // The build's list, and the whole list when it is a CI shard.
+    (archs, whole): (&ResolvedArchs, Option<&ResolvedArchs>),
     toolkit: &Toolkit,
     devices: DeviceQuery<'_>,
 ) -> Result<Vec<Module>> {
@@ -188,26 +189,75 @@ pub(crate) fn modules(
         // before it, in order (`plan::preincludes`), all named relative to the package, so
         // the output does not depend on where the checkout or archbuild's home is.
         let source = files[files.len() - 1].clone();
-        let module_archs = match file_override(b, pkg, base, &files) {
-            Some((input, file)) => crate::config::archs::parse_checked(
-                &input,
-                crate::config::archs::ArchSource::FileOverride(file),
-                toolkit,
-                devices,
-            )?,
-            None => archs.clone(),
+        let (module_archs, arch_list) = match file_override(b, pkg, base, &files) {
+            Some((input, file)) => {
+                let own = crate::config::archs::parse_checked(
+                    &input,
+                    crate::config::archs::ArchSource::FileOverride(file),
+                    toolkit,
+                    devices,
+                )?;
+                let list = crate::plan::arch_list_value(&own.list);
+                (own, list)
+            }
+            // A shard's passes get the whole list's macro, as a one-shot build's would.
+            None => (
+                archs.clone(),
+                crate::plan::arch_list_value(&whole.unwrap_or(archs).list),
+            ),
         };
         modules.push(Module {
             name: module_name,
             source,
             members: files,
             archs: module_archs,
+            arch_list,
             // Set by `prepare` once the library settings are resolved.
             host: false,
         });
     }
     check_file_archs(b, pkg, base, &modules)?;
     Ok(modules)
+}
+
+/// The whole list a CI shard belongs to (`Build::shard_of`, else `ARCHBUILD_SHARD_OF`), checked
+/// to hold every target of the shard's own list.
+pub(crate) fn shard_of(
+    b: &Spec,
+    env: &Env,
+    archs: &ResolvedArchs,
+    toolkit: &Toolkit,
+    devices: DeviceQuery<'_>,
+) -> Result<Option<ResolvedArchs>> {
+    use crate::config::archs::{parse_checked, ArchSource};
+    let (input, source) = match (&b.shard_of, env.var("ARCHBUILD_SHARD_OF")) {
+        (Some(list), _) => (list.clone(), ArchSource::Explicit),
+        (None, Some(list)) => (list, ArchSource::Var("ARCHBUILD_SHARD_OF")),
+        (None, None) => return Ok(None),
+    };
+    let whole = parse_checked(&input, source.clone(), toolkit, devices)?;
+    let outside: Vec<String> = archs
+        .list
+        .targets()
+        .iter()
+        .filter(|t| !whole.list.contains(**t))
+        .map(ToString::to_string)
+        .collect();
+    if !outside.is_empty() {
+        return Err(Error::Config {
+            what: "shard",
+            origin: source.to_string(),
+            value: input,
+            hint: format!(
+                "this build's list `{}` has {} outside the whole list it is a shard of; pass \
+                 the `whole` list `cargo archbuild matrix` printed for this shard, or leave \
+                 ARCHBUILD_SHARD_OF unset for a build that is not a shard",
+                archs.list,
+                outside.join(", ")
+            ),
+        });
+    }
+    Ok(Some(whole))
 }
 
 /// A per-file arch list for a file that is not one of the build's sources would be ignored

@@ -17,6 +17,8 @@ use crate::toolkit::nvcc::Toolkit;
 pub(crate) struct Spec {
     pub(crate) modules: Vec<(Option<String>, Vec<PathBuf>)>,
     pub(crate) archs: Option<String>,
+    /// The whole list this build is a CI shard of (`Build::shard_of`).
+    pub(crate) shard_of: Option<String>,
     pub(crate) file_archs: Vec<(PathBuf, String)>,
     pub(crate) nvcc_flags: Vec<String>,
     pub(crate) ptxas_flags: Vec<String>,

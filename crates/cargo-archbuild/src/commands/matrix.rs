@@ -33,6 +33,9 @@ pub(crate) struct Shard {
     pub of: usize,
     /// The shard's arch list, to pass to `cargo archbuild compile --archs` or ARCHBUILD_ARCHS.
     pub archs: String,
+    /// The whole list it is a shard of, to pass as `--shard-of` or ARCHBUILD_SHARD_OF (its
+    /// `__CUDA_ARCH_LIST__` is every shard's).
+    pub whole: String,
     /// The nvcc targets it builds, space-separated.
     pub targets: String,
     /// A short name for the job and its artifact: `sm_75-compute_80`.
@@ -103,6 +106,7 @@ pub(crate) fn split(list: &ArchList, shards: usize) -> Matrix {
                 shard: i + 1,
                 of,
                 archs: part.to_string(),
+                whole: list.to_string(),
                 targets: names.join(" "),
                 name,
             }

@@ -3,7 +3,7 @@
 //! Info strings: ```` ```sh ```` blocks run with bash (`-eo pipefail`), one document after the
 //! other (getting-started.md first, whose build the others inspect) in one copy of this
 //! repository, with this build of `cargo-archbuild` on `PATH` and the context the docs describe
-//! as given: `KERNEL_CRATE=vector_add`, `SHARDS`, `SHARD_ARCHS`, `SHARD_NAME`, `FLEET` and a
+//! as given: `KERNEL_CRATE=vector_add`, `SHARDS`, `SHARD_ARCHS`, `SHARD_OF`, `SHARD_NAME`, `FLEET` and a
 //! `GITHUB_OUTPUT` file (docs/ci.md names them). ```` ```rust ```` blocks compile, warnings
 //! denied, in a crate made by `cargo archbuild new`: a block with `fn main` as an example (it
 //! may be a build script; nothing runs it), any other as the crate's `src/lib.rs`. Marks after
@@ -115,6 +115,7 @@ fn run_shell(b: &Block, repo: &Path, tmp: &Path) {
         .env("KERNEL_CRATE", "vector_add")
         .env("SHARDS", "3")
         .env("SHARD_ARCHS", "8.6+PTX")
+        .env("SHARD_OF", "8.6+PTX")
         .env("SHARD_NAME", "sm_86-compute_86")
         .env("FLEET", "8.6@13.0")
         .env("GITHUB_OUTPUT", tmp.join("github_output"));
