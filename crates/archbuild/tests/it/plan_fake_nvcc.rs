@@ -48,7 +48,8 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
             "-Xcicc".into(),
             "kernels/add.cu".into(),
             "-Xcompiler".into(),
-            format!("-MD,-MF,<tmp>/{j}.d"),
+            // Quoted for the shell nvcc runs the host compiler through.
+            format!("-MD,-MF,'<tmp>/{j}.d'"),
             "--keep".into(),
             "--keep-dir".into(),
             format!("<tmp>/{j}.keep"),

@@ -141,7 +141,9 @@ fn normalize_one(a: &str) -> String {
         Some(i) => {
             let rest = &a[i..];
             let file = Path::new(rest).file_name().unwrap().to_string_lossy();
-            format!("<tmp>/{file}")
+            // What comes before the path stays (a shell quote), as does what follows the name.
+            let before = &a[..a[..i].find('/').unwrap_or(i)];
+            format!("{before}<tmp>/{file}")
         }
         None => a.to_owned(),
     }
