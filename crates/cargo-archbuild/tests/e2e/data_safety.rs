@@ -300,8 +300,10 @@ fn merge_refuses_an_output_that_is_one_of_its_inputs() {
 fn merge_refuses_a_shard_whose_fat_binary_is_not_the_one_its_record_describes() {
     let dir = scratch();
     let k = fixture_source("kernels.cu");
+    // Shards of one list, as `matrix` makes them.
+    let whole = ["--shard-of", "7.5 8.6"];
     for (archs, out) in [("7.5", "a.fatbin"), ("8.6", "b.fatbin")] {
-        let (code, err) = compile(dir.path(), &k, archs, out, &[]);
+        let (code, err) = compile(dir.path(), &k, archs, out, &whole);
         assert_eq!(code, 0, "{err}");
     }
     // Intact, the shards merge.

@@ -226,8 +226,18 @@ fn merge_reports_the_targets_it_wrote() {
     let b = dir.path().join("b/k.fatbin");
     std::fs::create_dir_all(a.parent().unwrap()).unwrap();
     std::fs::create_dir_all(b.parent().unwrap()).unwrap();
-    compile_json(&cache, std::slice::from_ref(&src), "7.5", &a);
-    compile_json(&cache, std::slice::from_ref(&src), "8.6+PTX", &b);
+    // Two shards of one list, as `matrix` makes them.
+    for (archs, out) in [("7.5", &a), ("8.6+PTX", &b)] {
+        json(
+            cli()
+                .env("ARCHBUILD_CACHE_DIR", &cache)
+                .env("ARCHBUILD_SHARD_OF", "7.5 8.6+PTX")
+                .arg("compile")
+                .arg(&src)
+                .args(["--archs", archs, "--message-format", "json", "-o"])
+                .arg(out),
+        );
+    }
     let out = dir.path().join("k.fatbin");
     let v = json(
         cli()

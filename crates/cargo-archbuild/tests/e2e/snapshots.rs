@@ -202,7 +202,8 @@ fn merge_errors_of_build_records_name_the_fix() {
             .current_dir(dir.path())
             .arg("compile")
             .arg(&k)
-            .args(["--archs", archs, "-o", out, "-D", define]));
+            .args(["--archs", archs, "-o", out, "-D", define])
+            .args(["--shard-of", "7.5 8.6"]));
         assert_eq!(code, 0, "{stderr}");
     }
     let merge = |files: &[&str], out: &str| {
