@@ -108,34 +108,25 @@ fn the_host_compiler_users_set_is_used_in_order_and_keyed() {
 #[test]
 fn a_compiler_variable_with_arguments_is_an_error_naming_it() {
     let p = Project::new();
-    let env = archbuild_tests::env_with([("CXX", "g++ -m32")]);
-    let err = Build::new()
-        .env(env)
-        .toolkit(archbuild_tests::toolkit().clone())
-        .manifest_dir(p.dir.path().join("pkg"))
-        .cache(false)
-        .out_dir(p.dir.path().join("out"))
-        .file("kernels/k.cu")
-        .archs("8.0")
-        .quiet(true)
-        .try_compile("kernels")
-        .unwrap_err()
-        .to_string();
+    // A build without cache with `CXX` set to `cxx`.
+    let with_cxx = |cxx: &str| {
+        Build::new()
+            .env(archbuild_tests::env_with([("CXX", cxx)]))
+            .toolkit(archbuild_tests::toolkit().clone())
+            .manifest_dir(p.dir.path().join("pkg"))
+            .cache(false)
+            .out_dir(p.dir.path().join("out"))
+            .file("kernels/k.cu")
+            .archs("8.0")
+            .quiet(true)
+            .try_compile("kernels")
+    };
+    let err = with_cxx("g++ -m32").unwrap_err().to_string();
     assert!(
         err.contains("CXX") && err.contains("g++ -m32") && err.contains("-Xcompiler"),
         "{err}"
     );
     // A wrapper in front is dropped: `ccache g++` is g++.
-    let env = archbuild_tests::env_with([("CXX", "ccache g++")]);
-    let ok = Build::new()
-        .env(env)
-        .toolkit(archbuild_tests::toolkit().clone())
-        .manifest_dir(p.dir.path().join("pkg"))
-        .cache(false)
-        .out_dir(p.dir.path().join("out"))
-        .file("kernels/k.cu")
-        .archs("8.0")
-        .quiet(true)
-        .try_compile("kernels");
+    let ok = with_cxx("ccache g++");
     assert!(ok.is_ok(), "{:?}", ok.err());
 }

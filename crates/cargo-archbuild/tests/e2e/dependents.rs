@@ -172,31 +172,43 @@ fn a_dependent_s_build_script_gets_the_arch_list_fat_binary_and_headers_through_
     );
 }
 
+/// The kernel crate alone in a workspace at `dir`, with this repository's lock file;
+/// `edit` changes its files first.
+fn alone(dir: &Path, edit: impl FnOnce(&Path)) {
+    kernel_crate(&dir.join("k"));
+    edit(&dir.join("k"));
+    write(
+        &dir.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n",
+    );
+    std::fs::copy(
+        archbuild_tests::repo_root().join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+}
+
+/// `cargo ARGS` on it, with the test toolkit and a target directory of `target`'s name.
+fn cargo_alone(dir: &Path, args: &[&str], target: &str) -> std::process::Output {
+    archbuild_tests::cargo(dir, args)
+        .env("ARCHBUILD_HOME", dir.join("home"))
+        .env("NVCC", archbuild_tests::tool("nvcc"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(target),
+        )
+        .output()
+        .unwrap()
+}
+
 /// A build script streams one line per finished job to stderr and ends with a summary; Cargo
 /// shows them with `-vv` (`docs/cargo.md`, "Feedback during long builds").
 #[test]
 fn a_build_script_streams_a_line_per_job_and_a_summary_under_vv() {
     let dir = tempfile::tempdir().unwrap();
-    kernel_crate(&dir.path().join("k"));
-    write(
-        &dir.path().join("Cargo.toml"),
-        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n",
-    );
-    std::fs::copy(
-        archbuild_tests::repo_root().join("Cargo.lock"),
-        dir.path().join("Cargo.lock"),
-    )
-    .unwrap();
-    let out = archbuild_tests::cargo(dir.path(), &["build", "-vv"])
-        .env("ARCHBUILD_HOME", dir.path().join("home"))
-        .env("NVCC", archbuild_tests::tool("nvcc"))
-        .env("CARGO_NET_OFFLINE", "true")
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("dependents-vv"),
-        )
-        .output()
-        .unwrap();
+    alone(dir.path(), |_| {});
+    let out = cargo_alone(dir.path(), &["build", "-vv"], "dependents-vv");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     // `[vadd-kernels 0.1.0] archbuild: [1/2] add compute_86 (cicc): …`
@@ -216,30 +228,13 @@ fn a_build_script_streams_a_line_per_job_and_a_summary_under_vv() {
 #[test]
 fn a_failed_build_is_reported_through_cargo_s_error_directive() {
     let dir = tempfile::tempdir().unwrap();
-    kernel_crate(&dir.path().join("k"));
-    write(
-        &dir.path().join("k/kernels/add.cu"),
-        "extern \"C\" __global__ void add(int *x) { x[0] += undeclared_name; }\n",
-    );
-    write(
-        &dir.path().join("Cargo.toml"),
-        "[workspace]\nmembers = [\"k\"]\nresolver = \"2\"\n",
-    );
-    std::fs::copy(
-        archbuild_tests::repo_root().join("Cargo.lock"),
-        dir.path().join("Cargo.lock"),
-    )
-    .unwrap();
-    let out = archbuild_tests::cargo(dir.path(), &["build"])
-        .env("ARCHBUILD_HOME", dir.path().join("home"))
-        .env("NVCC", archbuild_tests::tool("nvcc"))
-        .env("CARGO_NET_OFFLINE", "true")
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("dependents-error"),
-        )
-        .output()
-        .unwrap();
+    alone(dir.path(), |k| {
+        write(
+            &k.join("kernels/add.cu"),
+            "extern \"C\" __global__ void add(int *x) { x[0] += undeclared_name; }\n",
+        );
+    });
+    let out = cargo_alone(dir.path(), &["build"], "dependents-error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(
