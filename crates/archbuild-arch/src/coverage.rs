@@ -85,10 +85,7 @@ fn gap(
     let missing: Vec<usize> = (0..images.len()).filter(|p| !have.contains(p)).collect();
     let infos: Vec<ImageInfo> = images
         .iter()
-        .map(|i| ImageInfo {
-            target: i.target,
-            ptx_isa: None,
-        })
+        .map(|i| ImageInfo::new(i.target, None))
         .collect();
     let affected_gpus = crate::devices::known_ccs()
         .into_iter()
@@ -105,11 +102,7 @@ fn gap(
 
 /// Which image a GPU of `cc` loads (driver assumed new enough for the PTX).
 fn chosen_position(images: &[ImageInfo], cc: ComputeCapability) -> Option<usize> {
-    let device = DeviceInfo {
-        cc,
-        driver: CudaVersion::new(99, 0),
-        name: None,
-    };
+    let device = DeviceInfo::new(cc, CudaVersion::new(99, 0));
     select(images, &device, Policy::PreferCubin)
         .chosen
         .map(|c| c.index)

@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::cc::{CudaVersion, TargetKind, Variant};
 use crate::devices;
+use crate::floors;
 use crate::select::{self, Chosen, Outcome, Policy, Reason, Route, Selection, Verdict};
 use crate::tables;
 
@@ -41,6 +42,9 @@ impl Selection {
 
     fn nothing_fits_hint(&self) -> String {
         let cc = self.device.cc;
+        if let Some(hint) = self.driver_hint() {
+            return hint;
+        }
         let excluded: Vec<String> = self
             .verdicts
             .iter()
@@ -70,6 +74,33 @@ impl Selection {
                 "add {cc} to ARCHBUILD_ARCHS (or {cc}+PTX), or build PTX for an arch <= {cc}"
             ),
         }
+    }
+
+    /// When images that fit the device were refused for the driver: the oldest driver that
+    /// loads one of them, and the other ways out.
+    fn driver_hint(&self) -> Option<String> {
+        let driver = self.device.driver;
+        let blocked: Vec<_> = self
+            .verdicts
+            .iter()
+            .filter_map(|v| match v.outcome {
+                Outcome::Rejected(Reason::DriverTooOld { floor, .. }) => Some(floor),
+                _ => None,
+            })
+            .collect();
+        let need = blocked.iter().map(floors::loads_from).min()?;
+        let mut fixes = vec![format!(
+            "update the driver to {} or newer",
+            floors::driver_name(need)
+        )];
+        for f in &blocked {
+            for alt in floors::floor_alternatives(f, driver) {
+                if !fixes.contains(&alt) {
+                    fixes.push(alt);
+                }
+            }
+        }
+        Some(fixes.join(", or "))
     }
 
     fn describe_usable(&self, v: &Verdict) -> String {

@@ -1,5 +1,6 @@
 //! Pure rules about CUDA GPU architectures: compute capabilities with `a`/`f` variants,
 //! arch-list parsing in every common dialect (with the facts `native`/`all` need asked lazily),
+//! the driver floors (the oldest driver that loads an image: its toolkit, PTX ISA, compression),
 //! sharding a list for CI, compatibility between images and devices, image
 //! selection with an explanation, the toolkit / PTX ISA tables, and the simulated GPUs
 //! `ARCHBUILD_SIMULATED_GPUS` describes. No I/O happens here, so the
@@ -15,6 +16,7 @@ mod devices;
 mod dialect;
 mod error;
 mod explain;
+mod floors;
 mod list;
 mod parse;
 mod resolve;
@@ -32,6 +34,11 @@ pub use coverage::{coverage_gaps, group_gaps, CoverageGap, GapGroup, ImageKernel
 pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use dialect::Dialect;
 pub use error::Error;
+pub use floors::{
+    blocking_floor, driver_branch, driver_floors, driver_name, toolkit_for_elf_abi,
+    toolkit_minimum_driver, DriverFloor, Handoff, ImageCompression, Requirement,
+    ZSTD_MINIMUM_DRIVER,
+};
 pub use list::ArchList;
 pub use parse::generation_names;
 pub use resolve::{FactsNeeded, ListFacts, ResolveContext};

@@ -8,6 +8,10 @@
 //!    version supports), then the highest arch ≤ the device; a PTX only nvJitLink can compile
 //!    is still chosen, with [`Route::NeedsNewerJit`].
 //!
+//! An image the device could run but its driver cannot load (a floor of `floors`: the cubin's
+//! toolkit, the PTX ISA beyond what nvJitLink of the driver's major compiles, zstd the driver
+//! must decompress) is rejected with [`Reason::DriverTooOld`], naming the floor and the fix.
+//!
 //! `prefer-ptx` takes step 2 before step 1, `cubin-only` skips step 2, `force-ptx` skips step 1.
 //! Ties between identical targets go to the lower index (the first image in the fat binary).
 
@@ -16,14 +20,45 @@ use std::str::FromStr;
 
 use crate::cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
 use crate::error::Error;
+use crate::floors::{self, DriverFloor, Handoff, ImageCompression};
 use crate::{suggest, tables};
 
-/// One image of a fat binary: the target and, for PTX, its `.version`.
+/// One image of a fat binary: the target, for PTX its `.version`, for a cubin the toolkit that
+/// made it, and how it is stored: what the driver floors (`floors`) are read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageInfo {
     pub target: Target,
     /// The PTX ISA of a PTX image; `None` when unknown (treated as JIT-able by the driver).
     pub ptx_isa: Option<PtxIsa>,
+    /// The major version of the toolkit that made a cubin (13 for ELF ABI version 8, or from the
+    /// build record); `None` when unknown (no toolkit floor is applied).
+    pub made_by: Option<u32>,
+    /// How the image is stored in the fat binary.
+    pub compression: ImageCompression,
+}
+
+impl ImageInfo {
+    /// An image with no toolkit known, stored uncompressed.
+    pub const fn new(target: Target, ptx_isa: Option<PtxIsa>) -> Self {
+        Self {
+            target,
+            ptx_isa,
+            made_by: None,
+            compression: ImageCompression::None,
+        }
+    }
+
+    /// The same image, made by a toolkit of this major version.
+    pub const fn made_by(mut self, major: Option<u32>) -> Self {
+        self.made_by = major;
+        self
+    }
+
+    /// The same image, stored with this compression.
+    pub const fn compression(mut self, compression: ImageCompression) -> Self {
+        self.compression = compression;
+        self
+    }
 }
 
 /// The device to choose for.
@@ -34,6 +69,21 @@ pub struct DeviceInfo {
     pub driver: CudaVersion,
     /// The name the driver reports, for messages.
     pub name: Option<String>,
+    /// Whether the driver gets the chosen image alone or the whole fat binary (which decides
+    /// whether compression sets a floor).
+    pub handoff: Handoff,
+}
+
+impl DeviceInfo {
+    /// A device with no name, loaded through archbuild's loader ([`Handoff::Image`]).
+    pub fn new(cc: ComputeCapability, driver: CudaVersion) -> Self {
+        Self {
+            cc,
+            driver,
+            name: None,
+            handoff: Handoff::Image,
+        }
+    }
 }
 
 /// How to choose between cubin and PTX.
@@ -139,6 +189,11 @@ pub enum Reason {
         built: ComputeCapability,
         device: ComputeCapability,
     },
+    /// Compatible with the device, but its driver is older than the image's floor.
+    DriverTooOld {
+        floor: DriverFloor,
+        driver: CudaVersion,
+    },
     /// Compatible, but the policy excludes this kind of image.
     ExcludedByPolicy(Policy),
 }
@@ -166,6 +221,11 @@ impl fmt::Display for Reason {
                     "PTX for {built} cannot be compiled for the older {device}"
                 )
             }
+            Reason::DriverTooOld { floor, driver } => write!(
+                f,
+                "{floor}; this GPU's driver is CUDA {driver}: {}",
+                floors::floor_fix(&floor, driver)
+            ),
             Reason::ExcludedByPolicy(p) => {
                 write!(f, "compatible, but policy {p} excludes this kind of image")
             }
@@ -268,6 +328,11 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
         let target = img.target;
         let outcome = if let Some(reason) = incompatibility(target, device.cc) {
             Outcome::Rejected(reason)
+        } else if let Some(floor) = floors::blocking_floor(img, device.handoff, device.driver) {
+            Outcome::Rejected(Reason::DriverTooOld {
+                floor,
+                driver: device.driver,
+            })
         } else if !policy.allows(target.kind) {
             Outcome::Rejected(Reason::ExcludedByPolicy(policy))
         } else {

@@ -1,11 +1,13 @@
 //! One listing for anything a user points at: a fat binary, a cubin, a PTX file, or a host ELF
-//! (`.o`, executable, `.so`) with embedded fat binaries. Used by `cargo archbuild inspect`.
+//! (`.o`, executable, `.so`) with fat binaries in `.nv_fatbin` sections or embedded as bytes
+//! (`include_bytes!`; any other file is searched for those too). Used by `cargo archbuild inspect`.
 
 use archbuild_arch::{Arch, PtxIsa};
 
 use crate::host::scan_host_elf;
 use crate::layout::{hex_head, FATBIN_MAGIC};
 use crate::model::{Compression, Container, Entry, EntryKind};
+use crate::scan::scan_embedded;
 use crate::{cubin, ptx, read_fatbin, Error};
 
 /// What a file is, judged from its first bytes.
@@ -109,7 +111,12 @@ pub fn read_any_with(bytes: &[u8], detail: Detail) -> Result<Vec<ImageRecord>, E
     match detect(bytes) {
         FileKind::Fatbin => {
             let containers = read_fatbin(bytes)?;
-            list_containers(&containers, "", detail)
+            let labelled: Vec<_> = containers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (format!("container {i}"), c))
+                .collect();
+            list_containers(&labelled, detail)
         }
         FileKind::Cubin => {
             let info = cubin::parse_cubin(bytes)?;
@@ -141,43 +148,53 @@ pub fn read_any_with(bytes: &[u8], detail: Detail) -> Result<Vec<ImageRecord>, E
             }])
         }
         FileKind::HostElf => {
-            let mut records = Vec::new();
-            for embedded in scan_host_elf(bytes)? {
-                records.extend(list_containers(
-                    &embedded.containers,
-                    &embedded.section,
-                    detail,
-                )?);
+            let sections = scan_host_elf(bytes)?;
+            let mut labelled = Vec::new();
+            for s in &sections {
+                for (i, c) in s.containers.iter().enumerate() {
+                    labelled.push((format!("{} container {i}", s.section), c));
+                }
             }
-            Ok(records)
+            let embedded = scan_embedded(bytes);
+            labelled.extend(embedded.iter().map(|c| (embedded_label(c), c)));
+            list_containers(&labelled, detail)
         }
-        FileKind::Unknown => Err(Error::UnknownFormat {
-            len: bytes.len(),
-            head: hex_head(bytes),
-        }),
+        // Not ELF: a PE or Mach-O program, or any file, may still hold fat binaries as bytes.
+        FileKind::Unknown => {
+            let embedded = scan_embedded(bytes);
+            if embedded.is_empty() {
+                return Err(Error::UnknownFormat {
+                    len: bytes.len(),
+                    head: hex_head(bytes),
+                });
+            }
+            let labelled: Vec<_> = embedded.iter().map(|c| (embedded_label(c), c)).collect();
+            list_containers(&labelled, detail)
+        }
     }
+}
+
+/// How a fat binary embedded as bytes is named: by its file offset, `embedded at 0x1f40`.
+pub(crate) fn embedded_label(c: &Container<'_>) -> String {
+    format!("embedded at {:#x}", c.offset)
 }
 
 /// Below this many entries one thread decodes them all (spawning costs more than it saves).
 const PARALLEL_FROM: usize = 64;
 
+/// The records of the entries of `containers`, each labelled with where its container is
+/// (`container 1`, `.nv_fatbin container 0`, `embedded at 0x1f40`).
 fn list_containers(
-    containers: &[Container<'_>],
-    section: &str,
+    containers: &[(String, &Container<'_>)],
     detail: Detail,
 ) -> Result<Vec<ImageRecord>, Error> {
     let entries: Vec<(String, &Entry<'_>)> = containers
         .iter()
-        .enumerate()
-        .flat_map(|(ci, c)| {
-            c.entries.iter().enumerate().map(move |(ei, e)| {
-                let location = if section.is_empty() {
-                    format!("container {ci} entry {ei}")
-                } else {
-                    format!("{section} container {ci} entry {ei}")
-                };
-                (location, e)
-            })
+        .flat_map(|(label, c)| {
+            c.entries
+                .iter()
+                .enumerate()
+                .map(move |(ei, e)| (format!("{label} entry {ei}"), e))
         })
         .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -7,6 +7,7 @@
 //!   decompresses on request with bounded allocation.
 //! - [`cubin::parse_cubin`], [`ptx::parse_ptx`] and [`host::scan_host_elf`] read cubins, PTX
 //!   headers and fat binaries embedded in `.o` files, executables and shared libraries;
+//!   [`scan_embedded`] finds fat binaries embedded as plain bytes (`include_bytes!`);
 //!   [`read_any`] lists the images of any of these uniformly; [`loadable_modules`] splits any
 //!   of them into the containers the driver loads one by one.
 //!
@@ -26,6 +27,7 @@ mod merge;
 mod model;
 pub mod ptx;
 mod reader;
+mod scan;
 mod writer;
 
 pub use embed::embedded_c_source;
@@ -35,6 +37,7 @@ pub use loadable::{loadable_modules, LoadableModule};
 pub use merge::{merge, merge_named};
 pub use model::{Compression, CompressionChoice, Container, Entry, EntryKind, COMPRESSION_WORDS};
 pub use reader::read_fatbin;
+pub use scan::scan_embedded;
 pub use writer::FatbinWriter;
 
 /// Re-exported so callers need no direct dependency to name the arch types used here.

@@ -1,9 +1,12 @@
 //! The loadable modules of a file: each fat binary container the CUDA driver would receive as
 //! one `cuModuleLoadData` image. A `.fatbin` is usually one container; an executable or shared
 //! library holds one per translation unit (plus a device-link stub); a lone cubin or PTX file
-//! is wrapped into a one-image fat binary so every input is checked the same way.
+//! is wrapped into a one-image fat binary so every input is checked the same way. Fat binaries
+//! embedded as bytes (archbuild's `include_bytes!`) are modules of their own,
+//! `embedded at 0x1f40`.
 
 use crate::host::scan_host_elf;
+use crate::scan::scan_embedded;
 use crate::{cubin, detect, ptx, read_any, read_fatbin, Error, FatbinWriter, FileKind};
 
 /// One container's bytes, where in the file it is, and whether any image in it defines a
@@ -11,7 +14,7 @@ use crate::{cubin, detect, ptx, read_any, read_fatbin, Error, FatbinWriter, File
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadableModule {
     /// `file` (the file is one container, or one image wrapped), `container 2`,
-    /// `.nv_fatbin container 0`.
+    /// `.nv_fatbin container 0`, `embedded at 0x1f40`.
     pub location: String,
     pub bytes: Vec<u8>,
     pub has_kernels: bool,
@@ -64,16 +67,30 @@ pub fn loadable_modules(bytes: &[u8]) -> Result<Vec<LoadableModule>, Error> {
                     modules.push(module(location, slice(bytes, c.offset, c.len))?);
                 }
             }
+            embedded(bytes, &mut modules)?;
         }
-        // The reader's error names what the bytes start with.
+        // Not ELF: fat binaries embedded as bytes, else the reader's error, which names what the
+        // bytes start with.
         FileKind::Unknown => {
-            read_any(bytes)?;
+            embedded(bytes, &mut modules)?;
+            if modules.is_empty() {
+                read_any(bytes)?;
+            }
         }
     }
     if modules.is_empty() {
         return Err(Error::NoImages);
     }
     Ok(modules)
+}
+
+/// The fat binaries embedded as bytes (`include_bytes!`), which archbuild's loader loads.
+fn embedded(bytes: &[u8], modules: &mut Vec<LoadableModule>) -> Result<(), Error> {
+    for c in scan_embedded(bytes) {
+        let location = crate::inspect::embedded_label(&c);
+        modules.push(module(location, slice(bytes, c.offset, c.len))?);
+    }
+    Ok(())
 }
 
 /// The container's bytes; empty (which then does not read) when it lies outside the file.

@@ -200,6 +200,19 @@ impl Entry<'_> {
         }
     }
 
+    /// The ELF ABI version (`e_ident[EI_ABIVERSION]`) of a cubin entry: 8 for CUDA 13, 7 for
+    /// CUDA 12 and older. Read from the stored cubin when it is stored, else from the header,
+    /// which mirrors it; `None` for other kinds or when neither says.
+    pub fn elf_abi_version(&self) -> Option<u8> {
+        if self.kind != EntryKind::Elf {
+            return None;
+        }
+        if self.compression == Compression::None && self.payload.starts_with(b"\x7fELF") {
+            return self.payload.get(8).copied();
+        }
+        u8::try_from(self.version_minor).ok().filter(|&v| v != 0)
+    }
+
     /// The PTX ISA version of a PTX entry (from the header, which mirrors `.version`).
     pub fn ptx_isa(&self) -> Option<PtxIsa> {
         match self.kind {

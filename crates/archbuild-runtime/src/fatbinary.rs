@@ -9,7 +9,10 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use archbuild_arch::{ImageInfo, PtxIsa, Target, TargetKind};
+use archbuild_arch::{
+    toolkit_for_elf_abi, CudaVersion, Handoff, ImageCompression, ImageInfo, PtxIsa, Target,
+    TargetKind,
+};
 use archbuild_fatbin::{read_fatbin, Compression, Container, Entry};
 
 use crate::error::{Error, Result};
@@ -30,6 +33,12 @@ pub struct Image {
     pub compression: Compression,
     /// Size once decompressed.
     pub size: u64,
+    /// A cubin's ELF ABI version (`e_ident[EI_ABIVERSION]`: 8 for CUDA 13, 7 for CUDA 12 and
+    /// older).
+    pub elf_abi_version: Option<u8>,
+    /// The major version of the toolkit that made a cubin: from its ELF ABI version, else from
+    /// [`FatBinary::made_by`]; `None` when unknown.
+    pub made_by: Option<u32>,
     header_offset: usize,
 }
 
@@ -44,6 +53,8 @@ pub struct FatBinary {
     kernels: Vec<OnceLock<Vec<String>>>,
     /// Kernel variant groups the loader resolves ([`FatBinary::with_variants`]).
     variants: Vec<crate::variants::VariantGroup>,
+    /// How the program hands this fat binary to the driver ([`FatBinary::handed_over`]).
+    handoff: Handoff,
 }
 
 impl FatBinary {
@@ -72,12 +83,15 @@ impl FatBinary {
                     lto.push(format!("lto_{}", e.arch.sm_name()));
                     continue;
                 };
+                let elf_abi_version = e.elf_abi_version();
                 images.push(Image {
                     index: images.len(),
                     target,
                     ptx_isa: e.ptx_isa(),
                     compression: e.compression,
                     size: e.uncompressed_size,
+                    elf_abi_version,
+                    made_by: elf_abi_version.and_then(toolkit_for_elf_abi),
                     header_offset: e.offset,
                 });
             }
@@ -107,7 +121,34 @@ impl FatBinary {
             digests,
             kernels,
             variants: Vec::new(),
+            handoff: Handoff::Image,
         })
+    }
+
+    /// Records the toolkit that built this fat binary (the build record's `toolkit`), for the
+    /// cubins whose ELF ABI version does not tell (version 7 is CUDA 12 or older): their driver
+    /// floor follows that toolkit's major version.
+    pub fn made_by(mut self, toolkit: CudaVersion) -> Self {
+        for img in &mut self.images {
+            if img.target.kind == TargetKind::Cubin && img.made_by.is_none() {
+                img.made_by = Some(toolkit.major());
+            }
+        }
+        self
+    }
+
+    /// Says how the program hands this fat binary to the driver: [`Handoff::Image`] (archbuild's
+    /// loader, which decompresses the chosen image itself; the default) or
+    /// [`Handoff::FatBinary`] (the CUDA runtime registering an executable's `.nv_fatbin`: the
+    /// driver decompresses, so zstd entries need its floor).
+    pub fn handed_over(mut self, handoff: Handoff) -> Self {
+        self.handoff = handoff;
+        self
+    }
+
+    /// How the program hands this fat binary to the driver.
+    pub fn handoff(&self) -> Handoff {
+        self.handoff
     }
 
     /// Declares kernel variant groups (the generated `VARIANTS` table of a module): every load
@@ -179,9 +220,14 @@ impl FatBinary {
     pub fn image_infos(&self) -> Vec<ImageInfo> {
         self.images
             .iter()
-            .map(|i| ImageInfo {
-                target: i.target,
-                ptx_isa: i.ptx_isa,
+            .map(|i| {
+                ImageInfo::new(i.target, i.ptx_isa)
+                    .made_by(i.made_by)
+                    .compression(match i.compression {
+                        Compression::None => ImageCompression::None,
+                        Compression::Lz4 => ImageCompression::Lz4,
+                        Compression::Zstd { .. } => ImageCompression::Zstd,
+                    })
             })
             .collect()
     }

@@ -296,9 +296,9 @@ impl<D: Driver> Loader<D> {
         driver: CudaVersion,
     ) -> (Selection, Result<Routed>) {
         let info = DeviceInfo {
-            cc: dev.cc,
-            driver,
             name: Some(dev.name.clone()),
+            handoff: fatbin.handoff(),
+            ..DeviceInfo::new(dev.cc, driver)
         };
         let selection = select(&fatbin.image_infos(), &info, self.policy);
         let plan = self.route_for(fatbin, dev, driver, &selection);
@@ -477,12 +477,28 @@ pub(crate) fn no_image(dev: &DeviceProps, sel: &Selection) -> Error {
         .verdicts
         .iter()
         .any(|v| matches!(v.outcome, Outcome::Rejected(Reason::ExcludedByPolicy(_))));
+    let too_old: Vec<String> = sel
+        .verdicts
+        .iter()
+        .filter_map(|v| match v.outcome {
+            Outcome::Rejected(Reason::DriverTooOld { floor, .. }) => {
+                Some(format!("{} {floor}", v.target))
+            }
+            _ => None,
+        })
+        .collect();
     let cubins = if cc.minor == 0 {
         format!("sm_{}", cc.sm())
     } else {
         format!("sm_{}0..sm_{}", cc.major, cc.sm())
     };
-    let reason = if excluded {
+    let reason = if !too_old.is_empty() {
+        format!(
+            "its driver (CUDA {}) cannot load the images that fit it: {}",
+            sel.device.driver,
+            too_old.join("; ")
+        )
+    } else if excluded {
         format!("no image that policy {} allows runs on it", sel.policy)
     } else {
         match sel.policy {

@@ -5,6 +5,11 @@
 //! - a cubin for an arch the GPU cannot run fails with 209 (`CUDA_ERROR_NO_BINARY_FOR_GPU`);
 //! - PTX whose `.version` is newer than the driver's CUDA version supports fails with 222
 //!   (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`);
+//! - a cubin made by a toolkit newer than the driver (ELF ABI version 8, CUDA 13, on a CUDA 12
+//!   driver) and, in a whole fat binary, a zstd entry on a driver older than CUDA 12.4 (R550)
+//!   fail with 200 (`CUDA_ERROR_INVALID_IMAGE`, "device kernel image is invalid", what ollama's
+//!   users saw on old drivers); the floors are `archbuild_arch`'s (`docs/runtime.md`, "Driver
+//!   floors"). Not checked against a real old driver: the GPU machines run R580;
 //! - PTX whose `.target` the GPU cannot run fails with 218 (`CUDA_ERROR_INVALID_PTX`); bytes
 //!   that are neither ELF, a fat binary nor PTX (no `.version` directive) fail with 200
 //!   (`CUDA_ERROR_INVALID_IMAGE`). Both codes were checked against the real 13.0 driver on an
@@ -20,10 +25,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use archbuild_arch::{
-    cubin_runs_on, device_names, max_ptx_isa_for_cuda, ptx_jits_for, Arch, ComputeCapability,
-    CudaVersion, Target, TargetKind,
+    cubin_runs_on, device_names, driver_name, max_ptx_isa_for_cuda, ptx_jits_for,
+    toolkit_for_elf_abi, toolkit_minimum_driver, Arch, ComputeCapability, CudaVersion, Target,
+    TargetKind, ZSTD_MINIMUM_DRIVER,
 };
-use archbuild_fatbin::{cubin::parse_cubin, ptx::parse_ptx, read_fatbin, EntryKind};
+use archbuild_fatbin::{
+    cubin::parse_cubin, ptx::parse_ptx, read_fatbin, Compression, Entry, EntryKind,
+};
 use sha2::{Digest, Sha256};
 
 use crate::backend::{ptx_text, DeviceProps, Driver, JitOutput};
@@ -167,10 +175,7 @@ impl SimDriver {
             .filter(|e| e.kind == EntryKind::Elf && cubin_runs_on(e.arch, cc))
             .max_by_key(|e| e.arch);
         if let Some(e) = best_cubin {
-            let data = e
-                .data()
-                .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
-            return self.load_one(ordinal, &data);
+            return self.load_entry(ordinal, e);
         }
         // The highest PTX the GPU can run; the first of equals.
         let mut best_ptx = None;
@@ -183,14 +188,25 @@ impl SimDriver {
             }
         }
         match best_ptx {
-            Some(e) => {
-                let data = e
-                    .data()
-                    .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
-                self.load_one(ordinal, &data)
-            }
+            Some(e) => self.load_entry(ordinal, e),
             None => Err(Self::fail(op, ordinal, cu::NO_BINARY_FOR_GPU, "")),
         }
+    }
+
+    /// Decompresses the entry the driver picked, as a driver of this version can, and loads it.
+    fn load_entry(&self, ordinal: usize, e: &Entry<'_>) -> Result<SimModule> {
+        let op = "cuModuleLoadData";
+        if matches!(e.compression, Compression::Zstd { .. }) && self.version < ZSTD_MINIMUM_DRIVER {
+            let log = format!(
+                "device kernel image is invalid: a zstd-compressed entry needs a driver for {} or newer",
+                driver_name(ZSTD_MINIMUM_DRIVER)
+            );
+            return Err(Self::fail(op, ordinal, cu::INVALID_IMAGE, &log));
+        }
+        let data = e
+            .data()
+            .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+        self.load_one(ordinal, &data)
     }
 
     fn load_one(&self, ordinal: usize, image: &[u8]) -> Result<SimModule> {
@@ -199,6 +215,18 @@ impl SimDriver {
         if image.starts_with(b"\x7fELF") {
             let info = parse_cubin(image)
                 .map_err(|e| Self::fail(op, ordinal, cu::INVALID_IMAGE, &e.to_string()))?;
+            if let Some(major) = toolkit_for_elf_abi(info.abi_version) {
+                let floor = toolkit_minimum_driver(major);
+                if self.version < floor {
+                    let log = format!(
+                        "device kernel image is invalid: a cubin of ELF ABI version {} (CUDA {major}) \
+                         needs a driver for {} or newer",
+                        info.abi_version,
+                        driver_name(floor)
+                    );
+                    return Err(Self::fail(op, ordinal, cu::INVALID_IMAGE, &log));
+                }
+            }
             if !cubin_runs_on(info.arch, cc) {
                 return Err(Self::fail(op, ordinal, cu::NO_BINARY_FOR_GPU, ""));
             }

@@ -185,6 +185,17 @@ pub(crate) fn recorded_groups(path: &Path) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The toolkit release recorded beside a fat binary archbuild wrote (`13.5`), if it reads as
+/// one: what made its cubins, for their driver floor.
+pub(crate) fn recorded_toolkit(path: &Path) -> Option<archbuild_arch::CudaVersion> {
+    let record = archbuild::record::Record::read(&archbuild::record::record_path(path)).ok()?;
+    let release = record.toolkit.split_whitespace().next()?;
+    let mut parts = release.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().unwrap_or("0").parse().ok()?;
+    Some(archbuild_arch::CudaVersion::new(major, minor))
+}
+
 /// The kernel variant groups recorded beside a fat binary archbuild wrote
 /// (`<file>.archbuild.json`); none for other files.
 pub(crate) fn variant_groups(path: &Path) -> Vec<archbuild_runtime::variants::VariantGroup> {

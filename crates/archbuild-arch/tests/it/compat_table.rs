@@ -148,16 +148,9 @@ fn selection_agrees_with_the_predicates() {
     for target in all_targets() {
         for (major, minor) in DEVICES {
             let cc = ComputeCapability::new(major, minor);
-            let device = DeviceInfo {
-                cc,
-                driver: CudaVersion::new(13, 0),
-                name: None,
-            };
+            let device = DeviceInfo::new(cc, CudaVersion::new(13, 0));
             let s = select(
-                &[ImageInfo {
-                    target,
-                    ptx_isa: None,
-                }],
+                &[ImageInfo::new(target, None)],
                 &device,
                 Policy::PreferCubin,
             );

@@ -206,14 +206,10 @@ fn check_selection(r: &[String], at: &str) {
             let target = Target::parse_nvcc_name(name).unwrap_or_else(|| panic!("{at}"));
             let ptx_isa =
                 (target.kind == TargetKind::Ptx).then(|| PtxIsa::new(isa.major, isa.minor));
-            ImageInfo { target, ptx_isa }
+            ImageInfo::new(target, ptx_isa)
         })
         .collect();
-    let device = DeviceInfo {
-        cc: cc(&r[0]),
-        driver: CudaVersion::new(13, 0),
-        name: None,
-    };
+    let device = DeviceInfo::new(cc(&r[0]), CudaVersion::new(13, 0));
     let policy: Policy = r[2].parse().unwrap_or_else(|e| panic!("{at}: {e}"));
     let s = select(&images, &device, policy);
     let got = match s.chosen {

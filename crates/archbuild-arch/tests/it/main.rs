@@ -5,6 +5,7 @@
 
 mod compat_table;
 mod doc_examples;
+mod driver_floors;
 mod errors;
 mod parse;
 mod properties;

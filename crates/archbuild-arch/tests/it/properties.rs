@@ -90,9 +90,9 @@ proptest! {
         policy in proptest::sample::select(vec![Policy::PreferCubin, Policy::PreferPtx, Policy::CubinOnly, Policy::ForcePtx]),
         isa_minor in 0u32..6,
     ) {
-        let images: Vec<ImageInfo> = picks.iter().map(|t| ImageInfo { target: *t, ptx_isa: Some(PtxIsa::new(9, isa_minor)) }).collect();
+        let images: Vec<ImageInfo> = picks.iter().map(|t| ImageInfo::new(*t, Some(PtxIsa::new(9, isa_minor)))).collect();
         let cc = ComputeCapability::new(dev.0, dev.1);
-        let device = DeviceInfo { cc, driver: CudaVersion::new(13, 0), name: None };
+        let device = DeviceInfo::new(cc, CudaVersion::new(13, 0));
         let s = select(&images, &device, policy);
         prop_assert_eq!(s.verdicts.len(), images.len());
         let runnable = images.iter().any(|i| target_runs_on(i.target, cc));

@@ -9,9 +9,8 @@ use archbuild_arch::{
 
 fn device(major: u32, minor: u32, name: &str, driver: CudaVersion) -> DeviceInfo {
     DeviceInfo {
-        cc: ComputeCapability::new(major, minor),
-        driver,
         name: Some(name.to_string()),
+        ..DeviceInfo::new(ComputeCapability::new(major, minor), driver)
     }
 }
 
@@ -36,7 +35,7 @@ fn images(names: &[&str], isa: PtxIsa) -> Vec<ImageInfo> {
         .map(|n| {
             let target = Target::parse_nvcc_name(n).unwrap_or_else(|| panic!("bad name {n}"));
             let ptx_isa = (target.kind == archbuild_arch::TargetKind::Ptx).then_some(isa);
-            ImageInfo { target, ptx_isa }
+            ImageInfo::new(target, ptx_isa)
         })
         .collect()
 }
@@ -170,14 +169,14 @@ fn h100_ptx_isa_9_5_on_a_13_0_driver_needs_nvjitlink() {
 #[test]
 fn jitable_ptx_beats_a_higher_ptx_the_driver_cannot_jit() {
     let imgs = vec![
-        ImageInfo {
-            target: Target::parse_nvcc_name("compute_90").unwrap(),
-            ptx_isa: Some(isa(9, 5)),
-        },
-        ImageInfo {
-            target: Target::parse_nvcc_name("compute_80").unwrap(),
-            ptx_isa: Some(isa(9, 0)),
-        },
+        ImageInfo::new(
+            Target::parse_nvcc_name("compute_90").unwrap(),
+            Some(isa(9, 5)),
+        ),
+        ImageInfo::new(
+            Target::parse_nvcc_name("compute_80").unwrap(),
+            Some(isa(9, 0)),
+        ),
     ];
     let s = select(&imgs, &h100(), Policy::PreferCubin);
     assert_eq!(choice(&s), Some(("compute_80".into(), Route::DriverJit)));

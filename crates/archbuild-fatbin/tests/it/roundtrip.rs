@@ -247,3 +247,60 @@ fn ptx_entry_header_matches_fatbinary_layout() {
     assert_eq!(&bytes[96..96 + ptx.len()], &ptx[..]);
     assert_eq!(bytes[96 + ptx.len()], 0, "PTX payload is NUL-terminated");
 }
+
+#[test]
+fn a_fat_binary_embedded_as_bytes_in_a_host_elf_is_listed_with_its_offset() {
+    // archbuild's generated module: `include_bytes!` puts the fat binary in `.rodata`.
+    let mut w = FatbinWriter::new();
+    w.compression(CompressionChoice::all_zstd());
+    for (sm, abi) in [(75, 8), (86, 7)] {
+        let cubin = elf_builder::cubin(sm, abi, false, &["k".into()], b"code");
+        w.add_cubin(
+            &cubin,
+            Arch::new(ComputeCapability::from_sm(sm), Variant::Plain),
+        )
+        .unwrap();
+    }
+    let fatbin = w.write().unwrap();
+    let mut rodata = b"some string constants\0".to_vec();
+    let before = rodata.len();
+    rodata.extend_from_slice(&fatbin);
+    let host = elf_builder::elf(
+        62,
+        0,
+        0,
+        0,
+        vec![elf_builder::Section::progbits(".rodata", &rodata)],
+    );
+    let at = archbuild_fatbin::scan_embedded(&host)[0].offset;
+    assert_eq!(&host[at..at + fatbin.len()], &fatbin[..]);
+    assert!(at >= before);
+    let records = archbuild_fatbin::read_any(&host).unwrap();
+    let listed: Vec<_> = records
+        .iter()
+        .map(|r| (r.arch.cc.sm(), r.location.clone(), r.kernels.clone()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                75,
+                format!("embedded at {at:#x} entry 0"),
+                vec!["k".to_owned()]
+            ),
+            (
+                86,
+                format!("embedded at {at:#x} entry 1"),
+                vec!["k".to_owned()]
+            ),
+        ]
+    );
+    let modules = archbuild_fatbin::loadable_modules(&host).unwrap();
+    assert_eq!(modules.len(), 1);
+    assert_eq!(modules[0].location, format!("embedded at {at:#x}"));
+    assert_eq!(modules[0].bytes, fatbin);
+    // The cubins' ELF ABI versions survive compression (read from the entry header).
+    let c = read_fatbin(&modules[0].bytes).unwrap();
+    let abis: Vec<_> = c[0].entries.iter().map(|e| e.elf_abi_version()).collect();
+    assert_eq!(abis, [Some(8), Some(7)]);
+}

@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod concurrent_cache;
+mod driver_floors;
 mod env;
 mod gpu;
 mod mixed_rigs;

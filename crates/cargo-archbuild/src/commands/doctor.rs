@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use archbuild_arch::{generation, Policy};
+use archbuild_arch::{generation, Handoff, Policy};
 use archbuild_runtime::jit::{discover_nvjitlink, JitCache};
 use archbuild_runtime::FatBinary;
 use serde::Serialize;
@@ -200,6 +200,7 @@ fn check_file(
 ) -> Result<FileJson, CliError> {
     let mut out = Vec::new();
     let groups = crate::listing::recorded_groups(path);
+    let toolkit = crate::listing::recorded_toolkit(path);
     for m in modules {
         let records = archbuild_fatbin::read_any(&m.bytes).unwrap_or_default();
         let coverage_gaps = crate::listing::gaps_of(&records.iter().collect::<Vec<_>>(), &groups);
@@ -208,7 +209,15 @@ fn check_file(
             .map(ToString::to_string)
             .collect();
         let fatbin = match FatBinary::from_vec(m.bytes.clone()) {
-            Ok(f) => f.with_variant_groups(crate::listing::variant_groups(path)),
+            Ok(f) => {
+                let f = f
+                    .with_variant_groups(crate::listing::variant_groups(path))
+                    .handed_over(handoff_of(m));
+                match toolkit {
+                    Some(t) => f.made_by(t),
+                    None => f,
+                }
+            }
             Err(e) => {
                 // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
                 let lto = lto_images(m);
@@ -255,6 +264,17 @@ fn check_file(
         ok,
         modules: out,
     })
+}
+
+/// How a module reaches the driver: an executable's `.nv_fatbin` containers are registered whole
+/// by the CUDA runtime (the driver decompresses them); a fat binary file or one embedded as bytes
+/// (`include_bytes!`) is loaded by archbuild's loader, which extracts and decompresses the image.
+fn handoff_of(m: &LoadableModule) -> Handoff {
+    if m.location.starts_with(".nv_fatbin") || m.location.starts_with("__nv_relfatbin") {
+        Handoff::FatBinary
+    } else {
+        Handoff::Image
+    }
 }
 
 /// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.

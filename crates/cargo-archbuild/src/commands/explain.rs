@@ -128,20 +128,13 @@ fn explain(input: &str, list: &ArchList) -> ExplainReport {
     let images: Vec<ImageInfo> = list
         .targets()
         .iter()
-        .map(|&target| ImageInfo {
-            target,
-            ptx_isa: None,
-        })
+        .map(|&target| ImageInfo::new(target, None))
         .collect();
     let coverage = ccs
         .iter()
         .map(|&cc| {
             // A driver new enough for any PTX: the question here is architecture, not driver age.
-            let device = DeviceInfo {
-                cc,
-                driver: CudaVersion::new(99, 0),
-                name: None,
-            };
+            let device = DeviceInfo::new(cc, CudaVersion::new(99, 0));
             let sel = select(&images, &device, Policy::PreferCubin);
             Coverage {
                 device_cc: cc,

@@ -14,6 +14,7 @@ mod data_safety;
 mod dependents;
 mod docs;
 mod doctor;
+mod doctor_floors;
 mod explain;
 mod headers;
 mod host_library;
