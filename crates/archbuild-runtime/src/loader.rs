@@ -326,8 +326,10 @@ impl<D: Driver> Loader<D> {
             Route::DriverJit => {
                 let found = match self.jit {
                     JitPreference::Driver => None,
-                    JitPreference::NvJitLink => self.find_nvjitlink(img.ptx_isa, None).ok(),
-                    JitPreference::Auto => self.find_nvjitlink(img.ptx_isa, Some(driver)).ok(),
+                    JitPreference::NvJitLink => self.find_nvjitlink(img.ptx_isa, None, driver).ok(),
+                    JitPreference::Auto => {
+                        self.find_nvjitlink(img.ptx_isa, Some(driver), driver).ok()
+                    }
                 };
                 match found {
                     Some(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
@@ -337,7 +339,7 @@ impl<D: Driver> Loader<D> {
             Route::NeedsNewerJit {
                 ptx_isa,
                 driver_max,
-            } => match self.find_nvjitlink(Some(ptx_isa), None) {
+            } => match self.find_nvjitlink(Some(ptx_isa), None, driver) {
                 Ok(lib) => (PlannedRoute::NvJitLink(lib.version()), Some(lib)),
                 Err(why) => {
                     return Err(ptx_too_new(
@@ -356,18 +358,23 @@ impl<D: Driver> Loader<D> {
 
     /// An nvJitLink that can compile PTX of `isa` (and, with `same_major_as`, is of that
     /// driver's major version, so its cubins are ones the driver is sure to load), found once
-    /// and then reused.
+    /// and then reused. Never one of a newer major than `driver`: the cubin it makes would be
+    /// below that driver's floor (CUDA 13 cubins need R580).
     fn find_nvjitlink(
         &self,
         isa: Option<PtxIsa>,
         same_major_as: Option<CudaVersion>,
+        driver: CudaVersion,
     ) -> std::result::Result<Arc<Located>, String> {
         let accepts = |v: CudaVersion| {
             let isa_ok = match (isa, max_ptx_isa_for_cuda(v)) {
                 (Some(isa), Some(max)) => isa <= max,
                 _ => true,
             };
-            isa_ok && same_major_as.is_none_or(|d| d.major() == v.major())
+            // A newer major's cubin needs a newer driver (its driver floor): never use one.
+            isa_ok
+                && v.major() <= driver.major()
+                && same_major_as.is_none_or(|d| d.major() == v.major())
         };
         match &self.nvjitlink {
             NvJitLinkSource::Off => Err("nvJitLink is turned off for this loader".into()),
@@ -574,6 +581,46 @@ mod tests {
         send_sync::<Loader<crate::cuda::CudaDriver>>();
         send_sync::<Loader<crate::sim::SimDriver>>();
         send_sync::<FatBinary>();
+    }
+
+    #[test]
+    fn an_nvjitlink_of_a_newer_major_than_the_driver_is_never_used() {
+        use archbuild_arch::Arch;
+        use archbuild_fatbin::FatbinWriter;
+
+        // nvJitLink 13.5 would compile ISA 8.4 PTX, but its CUDA 13 cubin needs R580: a 12.0
+        // driver gets the error naming the fixes instead of a cubin it refuses.
+        let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/compute_75.ptx");
+        let ptx = std::fs::read_to_string(fixture)
+            .unwrap()
+            .replace(".version 9.5\n", ".version 8.4\n");
+        let mut w = FatbinWriter::new();
+        w.add_ptx(ptx.as_bytes(), Arch::plain(7, 5)).unwrap();
+        let fatbin = FatBinary::from_vec(w.write().unwrap()).unwrap();
+        let lib = std::path::PathBuf::from("/nonexistent/libnvJitLink.so.13");
+        for (driver, want_nvjitlink) in [
+            (CudaVersion::new(12, 0), false),
+            (CudaVersion::new(13, 0), true),
+        ] {
+            let sim = crate::sim::SimDriver::new(driver).with_gpu(7, 5);
+            let mut loader = Loader::with_driver(&sim).jit_preference(JitPreference::NvJitLink);
+            loader.nvjitlink = NvJitLinkSource::Given(Arc::new(Located::unopened(
+                lib.clone(),
+                CudaVersion::new(13, 5),
+            )));
+            let pf = loader.preflight(&fatbin).unwrap();
+            let outcome = &pf.gpus[0].outcome;
+            match want_nvjitlink {
+                true => assert_eq!(
+                    outcome.as_ref().unwrap().route,
+                    PlannedRoute::NvJitLink(CudaVersion::new(13, 5))
+                ),
+                false => assert!(
+                    matches!(outcome, Err(Error::PtxTooNew(_))),
+                    "{driver}: {outcome:?}"
+                ),
+            }
+        }
     }
 
     #[test]
