@@ -40,10 +40,35 @@ pub struct Env {
     observer: Option<Observer>,
 }
 
+/// Variables whose values `Debug` never shows: the remote cache's password and keys.
+const SECRET: &[&str] = &[
+    crate::endpoint::PASSWORD_VAR,
+    crate::signing::HMAC_KEY_VAR,
+    crate::signing::SIGNING_KEY_VAR,
+    crate::signing::PUBLIC_KEY_VAR,
+];
+
 impl fmt::Debug for Env {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A fixed set travels inside a `Build`, whose `Debug` a user may print: its secrets show
+        // as `***`, and the remote cache's URL redacted.
+        let fixed = self.fixed.as_ref().map(|map| {
+            map.iter()
+                .map(|(k, v)| {
+                    let name = k.to_string_lossy();
+                    let shown = if SECRET.contains(&name.as_ref()) {
+                        crate::remote_url::MASK.to_owned()
+                    } else if name == crate::remote_url::URL_VAR {
+                        crate::remote_url::redact(&v.to_string_lossy())
+                    } else {
+                        format!("{v:?}")
+                    };
+                    (name, shown)
+                })
+                .collect::<BTreeMap<_, _>>()
+        });
         f.debug_struct("Env")
-            .field("fixed", &self.fixed)
+            .field("fixed", &fixed)
             .field("observer", &self.observer.is_some())
             .finish()
     }
@@ -223,6 +248,32 @@ mod tests {
         env.paths("P");
         env.clone().size("S").unwrap();
         assert_eq!(*heard.lock().unwrap(), ["A", "MISSING", "P", "S"]);
+    }
+
+    #[test]
+    fn debug_hides_the_remote_caches_secrets() {
+        let env = Env::from_vars([
+            ("ARCHBUILD_REMOTE_CACHE", "redis://:Url-Pw-1@h:1/0"),
+            ("ARCHBUILD_REMOTE_CACHE_PASSWORD", "Var-Pw-2"),
+            ("ARCHBUILD_REMOTE_CACHE_HMAC_KEY", "Hmac-Key-3"),
+            ("ARCHBUILD_REMOTE_CACHE_SIGNING_KEY", "Signing-Key-4"),
+            ("ARCHBUILD_REMOTE_CACHE_PUBLIC_KEY", "Public-Key-5"),
+            ("CUDA_HOME", "/opt/cuda"),
+        ]);
+        let d = format!("{env:?}");
+        for secret in [
+            "Url-Pw-1",
+            "Var-Pw-2",
+            "Hmac-Key-3",
+            "Signing-Key-4",
+            "Public-Key-5",
+        ] {
+            assert!(!d.contains(secret), "{secret} in {d}");
+        }
+        assert!(
+            d.contains("/opt/cuda") && d.contains("redis://:***@h:1/0"),
+            "{d}"
+        );
     }
 
     #[test]

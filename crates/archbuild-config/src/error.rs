@@ -1,6 +1,6 @@
 //! The crate's errors: a remote cache setting that is not usable. A remote that fails at run
 //! time is never an error (it is a warning and the local tier carries on). A URL is quoted
-//! redacted (its password as `***`), never in clear.
+//! redacted (its password as `***`), never in clear, and a signing key not at all.
 
 /// A remote cache setting that is not usable.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +32,13 @@ pub enum Error {
          hint: use whole seconds such as `10`, or unset it for the default of 10"
     )]
     BadTimeout { origin: String, value: String },
+    /// A signing key that is not usable; the message names the variable, never its value.
+    #[error("the remote cache key in {var} is not usable: {why}\n  hint: {hint}")]
+    BadKey {
+        var: String,
+        why: String,
+        hint: String,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -5,7 +5,8 @@
 //! accepts ([`is_on`], [`is_off`], [`parse_size()`]); archbuild's home directory ([`home_dir`]);
 //! the remote cache's settings ([`RemoteConfig::resolve`], the one reader of
 //! `ARCHBUILD_REMOTE_CACHE*` for the build cache and the JIT cache, with the URL mapped to its
-//! storage engine by [`endpoint`] and held as a [`RemoteUrl`] that prints its password as `***`);
+//! storage engine by [`endpoint`] and held as a [`RemoteUrl`] that prints its password as `***`,
+//! and the keys that sign and verify its entries, [`Signing`], which never print);
 //! and the one atomic writer ([`write_atomic`], [`stage`]), honouring the umask, for cache
 //! entries and every command's outputs. The cache store itself (keys, entries, tiers) is
 //! `archbuild-store`, which reads its configuration from here.
@@ -28,6 +29,7 @@ mod error;
 mod home;
 mod remote;
 mod remote_url;
+mod signing;
 mod vocab;
 
 pub use atomic::{current_umask, stage, write_atomic, Durability, Staged};
@@ -37,9 +39,9 @@ pub use error::{Error, Result};
 pub use home::{home_dir, HOME_VAR};
 pub use remote::{
     RemoteConfig, RemoteMode, RemoteSettings, SettingError, DEFAULT_TIMEOUT, MODE_VAR, TIMEOUT_VAR,
-    URL_VAR,
 };
-pub use remote_url::RemoteUrl;
+pub use remote_url::{RemoteUrl, URL_VAR};
+pub use signing::{Signing, HMAC_KEY_VAR, PUBLIC_KEY_VAR, SIGNING_KEY_VAR};
 pub use vocab::{is_off, is_on, parse_size};
 
 /// The README's examples, compiled (and run) as doctests so the crates.io page stays true.

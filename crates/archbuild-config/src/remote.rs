@@ -1,14 +1,16 @@
 //! What a remote cache is: a URL (which `endpoint` maps to a storage engine), whether this
-//! machine may write to it, how long one operation may take, and the credentials of its own
-//! variables; and the one reader of its configuration ([`RemoteConfig::resolve`]), which the
-//! build cache and the JIT cache both use, so `ARCHBUILD_REMOTE_CACHE*` mean the same to both.
+//! machine may write to it, how long one operation may take, the credentials of its own
+//! variables, and the keys its entries are signed and verified with (`signing`); and the one
+//! reader of its configuration ([`RemoteConfig::resolve`]), which the build cache and the JIT
+//! cache both use, so `ARCHBUILD_REMOTE_CACHE*` mean the same to both.
 
 use std::time::Duration;
 
 use crate::endpoint::{parse, Endpoint, PASSWORD_VAR, USERNAME_VAR};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::remote_url::{scrub, Credentials, RemoteUrl};
+use crate::remote_url::{scrub, Credentials, RemoteUrl, MASK, URL_VAR};
+use crate::signing::{Signing, HMAC_KEY_VAR, PUBLIC_KEY_VAR, SIGNING_KEY_VAR};
 
 /// Whether this machine may write to the remote cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -52,13 +54,14 @@ pub struct RemoteConfig {
     /// From [`USERNAME_VAR`](crate::USERNAME_VAR) and
     /// [`PASSWORD_VAR`](crate::PASSWORD_VAR): each fills what the URL's userinfo leaves out.
     credentials: Credentials,
+    /// The keys entries are signed and verified with (unsigned by default); `Debug` shows the
+    /// scheme only.
+    signing: Signing,
 }
 
 /// Default bound on one remote operation.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The remote cache's URL (`off`, `none`, `0`, … turn off one named in Cargo.toml).
-pub const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
 /// `read-write` (default) or `read-only`.
 pub const MODE_VAR: &str = "ARCHBUILD_REMOTE_CACHE_MODE";
 /// The longest one remote operation may take, in whole seconds (default 10).
@@ -93,7 +96,9 @@ impl RemoteConfig {
     /// The remote cache configured by `settings` and `env`, checked but not connected:
     /// `Ok(None)` when none is named or the winning setting is `off`. One precedence for every
     /// setting: the program's, then the environment's (`ARCHBUILD_REMOTE_CACHE`, `_MODE`,
-    /// `_TIMEOUT`, `_USERNAME`, `_PASSWORD`), then Cargo.toml's.
+    /// `_TIMEOUT`, `_USERNAME`, `_PASSWORD`), then Cargo.toml's. The signing keys
+    /// (`_HMAC_KEY`, `_SIGNING_KEY`, `_PUBLIC_KEY`) are the environment's alone: a secret has no
+    /// place in a manifest, and one place to look is simpler; an error about one quotes `***`.
     pub fn resolve(
         env: &Env,
         settings: &RemoteSettings,
@@ -144,7 +149,17 @@ impl RemoteConfig {
             // Zero would give up before the first byte: one second is the shortest bound.
             config = config.with_timeout(Duration::from_secs(secs.max(1)));
         }
-        Ok(Some(config))
+        let signing = Signing::parse(
+            env.var(HMAC_KEY_VAR).as_deref(),
+            env.var(SIGNING_KEY_VAR).as_deref(),
+            env.var(PUBLIC_KEY_VAR).as_deref(),
+        )
+        .map_err(|(origin, error)| SettingError {
+            origin,
+            value: MASK.to_owned(),
+            error: Box::new(error),
+        })?;
+        Ok(Some(config.with_signing(signing)))
     }
 }
 
@@ -162,6 +177,7 @@ impl RemoteConfig {
             mode: RemoteMode::ReadWrite,
             timeout: DEFAULT_TIMEOUT,
             credentials: Credentials::default(),
+            signing: Signing::default(),
         })
     }
 
@@ -173,6 +189,17 @@ impl RemoteConfig {
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// Signs and verifies entries with `signing`'s keys ([`Signing::default`]: unsigned).
+    pub fn with_signing(mut self, signing: Signing) -> Self {
+        self.signing = signing;
+        self
+    }
+
+    /// The keys entries are signed and verified with.
+    pub fn signing(&self) -> &Signing {
+        &self.signing
     }
 
     /// The user name and password of [`USERNAME_VAR`](crate::USERNAME_VAR) and

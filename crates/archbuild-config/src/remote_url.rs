@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+/// The remote cache's URL (`off`, `none`, `0`, … turn off one named in Cargo.toml). Here, with
+/// the URL's type, so the environment reader can redact it without depending on `remote`.
+pub const URL_VAR: &str = "ARCHBUILD_REMOTE_CACHE";
+
 /// What a password is shown as.
 pub(crate) const MASK: &str = "***";
 

@@ -2,7 +2,8 @@
 //! (`archbuild-runtime`): keys built from every input that shapes an output, one verified entry
 //! format, a local tier of atomically written files, and a remote tier on storage people
 //! already run (Redis, WebDAV, S3, GCS, Azure Blob, the GitHub Actions cache, a shared
-//! directory) behind the `remote` feature, and the one cache-directory interface
+//! directory) behind the `remote` feature, whose entries can be signed (HMAC-SHA256 or ed25519,
+//! `sign`) so a shared cache proves who wrote them, and the one cache-directory interface
 //! ([`CacheDir`]) that `cargo archbuild cache` runs for both caches. Its configuration (the remote
 //! cache's settings, the environment reader) and the atomic writer its local tier writes with are
 //! `archbuild-config`'s.
@@ -23,6 +24,7 @@ mod local;
 mod lru;
 #[cfg(feature = "remote")]
 mod remote;
+mod sign;
 mod tier;
 
 use archbuild_config::RemoteConfig;

@@ -5,15 +5,18 @@
 //!
 //! Entries travel in the local format (`entry`), so the reader verifies key and checksum of
 //! everything it downloads: a corrupted or swapped remote entry is counted, skipped and never
-//! served.
+//! served. With a signing key configured, they travel signed (`sign`): the writer signs each
+//! entry with its remote path, the reader refuses anything unsigned or not signed by the key it
+//! trusts as it refuses a damaged entry, and a machine holding only the public key never writes.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::entry::{self, Rejection};
+use crate::entry;
 use crate::key::Key;
-use archbuild_config::{RemoteConfig, RemoteMode};
+use crate::sign;
+use archbuild_config::{RemoteConfig, RemoteMode, MODE_VAR, PUBLIC_KEY_VAR, SIGNING_KEY_VAR};
 
 /// A storage engine holding entries under `<namespace>/<key hex>` paths.
 pub trait Tier: Send + Sync + std::fmt::Debug {
@@ -56,6 +59,8 @@ pub struct Remote {
     misses: AtomicU64,
     writes: AtomicU64,
     rejected: AtomicU64,
+    /// Whether this process said that a public key alone makes it read-only.
+    told_read_only: AtomicBool,
     warnings: Mutex<Vec<String>>,
     /// Paths found absent or damaged: not asked again by this process (a build asks whether
     /// an entry exists, then reads it).
@@ -67,6 +72,7 @@ impl std::fmt::Debug for Remote {
         f.debug_struct("Remote")
             .field("url", &self.config.url)
             .field("mode", &self.config.mode)
+            .field("signing", self.config.signing())
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +103,7 @@ impl Remote {
             misses: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            told_read_only: AtomicBool::new(false),
             warnings: Mutex::new(Vec::new()),
             known_bad: Mutex::new(HashSet::new()),
         }
@@ -138,31 +145,21 @@ impl Remote {
         }
     }
 
-    /// The verified payload of `key` in namespace `ns`, if the remote has an intact entry.
+    /// The verified payload of `key` in namespace `ns`, if the remote has an intact entry (and,
+    /// where a key is configured, one signed with it).
     pub fn get(&self, magic: &[u8; 8], ns: &str, key: &Key) -> Option<Vec<u8>> {
-        let path = format!("{ns}/{}", entry::name(magic, key));
+        let path = sign::path(self.config.signing(), magic, ns, key);
         if self.known_bad.lock().is_ok_and(|b| b.contains(&path)) {
             return None;
         }
         let tier = self.tier()?;
-        let result = tier.get(&path);
-        if matches!(result, Ok(None))
-            || matches!(&result, Ok(Some(b)) if entry::verify(magic, key, b).is_err())
-        {
-            if let Ok(mut b) = self.known_bad.lock() {
-                b.insert(path.clone());
-            }
-        }
-        match result {
-            Ok(Some(bytes)) => match entry::verify(magic, key, &bytes) {
+        let payload = match tier.get(&path) {
+            Ok(Some(bytes)) => match self.checked(magic, key, &path, &bytes) {
                 Ok(payload) => {
                     self.hits.fetch_add(1, Ordering::Relaxed);
-                    Some(payload.to_vec())
+                    return Some(payload.to_vec());
                 }
-                Err(why) => {
-                    self.reject(&path, &why);
-                    None
-                }
+                Err(()) => None,
             },
             Ok(None) => {
                 self.misses.fetch_add(1, Ordering::Relaxed);
@@ -170,28 +167,86 @@ impl Remote {
             }
             Err(e) => {
                 self.give_up(&e);
-                None
+                return None;
             }
+        };
+        // Absent or refused: not asked again by this process (nor warned about twice).
+        if let Ok(mut b) = self.known_bad.lock() {
+            b.insert(path);
         }
+        payload
     }
 
-    fn reject(&self, path: &str, why: &Rejection) {
+    /// The payload of a downloaded object, or `Err` once it is counted and warned about.
+    fn checked<'a>(
+        &self,
+        magic: &[u8; 8],
+        key: &Key,
+        path: &str,
+        bytes: &'a [u8],
+    ) -> Result<&'a [u8], ()> {
+        let entry = sign::open(self.config.signing(), path, bytes).map_err(|why| {
+            self.reject(
+                path,
+                &why.to_string(),
+                "someone without the key wrote it, or the writers sign with another key: check \
+                 who writes to",
+            )
+        })?;
+        entry::verify(magic, key, entry).map_err(|why| {
+            self.reject(
+                path,
+                &why.to_string(),
+                "a writer with a bug, a damaged store, or someone writing bad entries: check who \
+                 writes to",
+            )
+        })
+    }
+
+    fn reject(&self, path: &str, why: &str, who: &str) {
         self.rejected.fetch_add(1, Ordering::Relaxed);
         self.warn(format!(
             "the remote cache entry {path} failed verification ({why}); it was not used and \
-             the result is rebuilt (a writer with a bug, a damaged store, or someone writing \
-             bad entries: check who writes to {})",
+             the result is rebuilt ({who} {})",
             self.config.url
         ));
     }
 
-    /// Uploads an encoded entry (nothing in read-only mode or after a failure).
+    /// Whether this machine must sign and cannot (a public key alone): then it never writes,
+    /// and says so once.
+    fn verify_only(&self) -> bool {
+        let s = self.config.signing();
+        let verify_only = s.is_required() && !s.can_sign();
+        if verify_only && !self.told_read_only.swap(true, Ordering::SeqCst) {
+            self.warn(format!(
+                "the remote cache {} is read-only on this machine: {PUBLIC_KEY_VAR} verifies its \
+                 entries but cannot sign them, so nothing is uploaded (set {MODE_VAR}=read-only \
+                 to say so, or give {SIGNING_KEY_VAR} to the machines that should write)",
+                self.config.url
+            ));
+        }
+        verify_only
+    }
+
+    /// Uploads an encoded entry, signed where a key is configured (nothing in read-only mode,
+    /// with a public key alone, or after a failure).
     pub fn put_encoded(&self, magic: &[u8; 8], ns: &str, key: &Key, bytes: &[u8]) {
-        if self.config.mode == RemoteMode::ReadOnly {
+        if self.config.mode == RemoteMode::ReadOnly || self.verify_only() {
             return;
         }
         let Some(tier) = self.tier() else { return };
-        let path = format!("{ns}/{}", entry::name(magic, key));
+        let signing = self.config.signing();
+        let path = sign::path(signing, magic, ns, key);
+        let sealed;
+        let bytes = if signing.is_required() {
+            let Some(s) = sign::seal(signing, &path, bytes) else {
+                return;
+            };
+            sealed = s;
+            &sealed
+        } else {
+            bytes
+        };
         if let Ok(mut b) = self.known_bad.lock() {
             b.remove(&path);
         }
@@ -207,7 +262,11 @@ impl Remote {
     pub fn stats(&self) -> RemoteStats {
         RemoteStats {
             url: self.config.url.redacted(),
-            mode: self.config.mode.as_str().to_owned(),
+            mode: if self.config.signing().is_required() && !self.config.signing().can_sign() {
+                RemoteMode::ReadOnly.as_str().to_owned()
+            } else {
+                self.config.mode.as_str().to_owned()
+            },
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),

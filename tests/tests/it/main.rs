@@ -34,5 +34,6 @@ mod sccache;
 mod servers_smoke;
 mod shared_cache;
 mod shared_jit_cache;
+mod signed_remote;
 mod variants;
 mod verify;
