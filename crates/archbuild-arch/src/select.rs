@@ -20,46 +20,10 @@ use std::str::FromStr;
 
 use crate::cc::{Arch, ComputeCapability, CudaVersion, PtxIsa, Target, TargetKind, Variant};
 use crate::error::Error;
-use crate::floors::{self, DriverFloor, Handoff, ImageCompression};
+use crate::floors::{self, DriverFloor, Handoff};
 use crate::{suggest, tables};
 
-/// One image of a fat binary: the target, for PTX its `.version`, for a cubin the toolkit that
-/// made it, and how it is stored: what the driver floors (`floors`) are read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ImageInfo {
-    pub target: Target,
-    /// The PTX ISA of a PTX image; `None` when unknown (treated as JIT-able by the driver).
-    pub ptx_isa: Option<PtxIsa>,
-    /// The major version of the toolkit that made a cubin (13 for ELF ABI version 8, or from the
-    /// build record); `None` when unknown (no toolkit floor is applied).
-    pub made_by: Option<u32>,
-    /// How the image is stored in the fat binary.
-    pub compression: ImageCompression,
-}
-
-impl ImageInfo {
-    /// An image with no toolkit known, stored uncompressed.
-    pub const fn new(target: Target, ptx_isa: Option<PtxIsa>) -> Self {
-        Self {
-            target,
-            ptx_isa,
-            made_by: None,
-            compression: ImageCompression::None,
-        }
-    }
-
-    /// The same image, made by a toolkit of this major version.
-    pub const fn made_by(mut self, major: Option<u32>) -> Self {
-        self.made_by = major;
-        self
-    }
-
-    /// The same image, stored with this compression.
-    pub const fn compression(mut self, compression: ImageCompression) -> Self {
-        self.compression = compression;
-        self
-    }
-}
+pub use crate::floors::ImageInfo;
 
 /// The device to choose for.
 #[derive(Clone, Debug, PartialEq, Eq)]

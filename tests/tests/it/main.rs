@@ -25,6 +25,7 @@ mod header_libraries;
 mod hermetic_key;
 mod host_compiler;
 mod host_library;
+mod observed_probes;
 mod packaged;
 mod prebuilt;
 mod preprocessor_soundness;

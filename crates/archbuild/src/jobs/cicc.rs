@@ -13,6 +13,7 @@ use crate::base::store::{Key, Ns, Store};
 use crate::jobs::cicc_split;
 use crate::jobs::keys;
 use crate::plan::deps::{self, Lookup};
+use crate::plan::observe::{self, Seen};
 use crate::plan::preprocessed::{self, LineInfo};
 use crate::plan::share;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
@@ -30,6 +31,7 @@ enum Direct {
 struct Preprocessed {
     text: Vec<u8>,
     deps: Vec<PathBuf>,
+    seen: Seen,
     started: SystemTime,
     seconds: f64,
 }
@@ -53,6 +55,7 @@ struct PtxEntry<'r> {
     ran: &'r Ran,
     host_side: &'r Option<HostSideOut>,
     deps: &'r [PathBuf],
+    seen: &'r Seen,
     started: SystemTime,
 }
 
@@ -176,6 +179,7 @@ impl JobRunner<'_> {
                 ran: &ran,
                 host_side: &host_side,
                 deps: &p.deps,
+                seen: &p.seen,
                 started: p.started,
             };
             match self.store_ptx(store, &job, entry) {
@@ -201,7 +205,7 @@ impl JobRunner<'_> {
             Ok(()) if keep_host_side(store, &e.key, e.host_side) => {
                 keep_log(store, &e.key, e.ran);
                 let (mk, list) = (&job.mk, &job.arch_list);
-                self.record_manifest(store, mk, e.deps, &e.key, e.started, list);
+                self.record_manifest(store, mk, (e.deps, e.seen), &e.key, e.started, list);
                 Ok(e.key)
             }
             Ok(()) => Err(NOT_STORED_HOST_SIDE.to_owned()),
@@ -215,7 +219,15 @@ impl JobRunner<'_> {
             return Direct::Unknown;
         };
         let ptx = Ns::Ptx.dir();
-        match deps::lookup(store, &job.mk, &self.roots, &self.hashes, &job.arch_list) {
+        let (roots, hashes) = (&self.roots, &self.hashes);
+        match deps::lookup(
+            store,
+            &job.mk,
+            roots,
+            hashes,
+            &job.arch_list,
+            self.observing(),
+        ) {
             // An entry made by a version that did not know clocks is not served either.
             Lookup::Hit(rk, deps) if store.contains(ptx, &rk) && self.clock(&deps).is_none() => {
                 let Some(host_side) = cached_host_side(store, &rk, job.module) else {
@@ -245,6 +257,7 @@ impl JobRunner<'_> {
         Ok(Preprocessed {
             text,
             deps: self.read_deps(&depfile, module),
+            seen: self.seen(&depfile, module),
             started,
             seconds: clock.elapsed().as_secs_f64(),
         })
@@ -262,7 +275,8 @@ impl JobRunner<'_> {
             return None;
         }
         let host_side = cached_host_side(store, pk, job.module)?;
-        self.record_manifest(store, &job.mk, &p.deps, pk, p.started, &job.arch_list);
+        let read = (&p.deps[..], &p.seen);
+        self.record_manifest(store, &job.mk, read, pk, p.started, &job.arch_list);
         let deps = self.outside_toolkit(p.deps.clone());
         let mut out = JobOut::cached(Served::Preprocessed, *pk, deps).with_log(store);
         out.host_side = host_side;
@@ -306,6 +320,7 @@ impl JobRunner<'_> {
             output: e,
         })?;
         let deps = self.read_deps(&depfile, module);
+        let seen = self.seen(&depfile, module);
         let kept = keep_ii.then(|| kept_preprocessed(&keep)).flatten();
         let kept_missing = kept.is_none();
         let ii = match (&pre, &kept) {
@@ -324,6 +339,7 @@ impl JobRunner<'_> {
                 (None, None) => deps::inputs(
                     &self.roots,
                     &deps,
+                    &seen,
                     &self.settings.probe_dirs,
                     &self.hashes,
                     &job.arch_list,
@@ -337,6 +353,7 @@ impl JobRunner<'_> {
                     ran: &ran,
                     host_side: &host_side,
                     deps: &deps,
+                    seen: &seen,
                     started,
                 };
                 match self.store_ptx(store, job, entry) {
@@ -349,9 +366,15 @@ impl JobRunner<'_> {
             }
         }
         let deps = self.outside_toolkit(deps);
+        let predicted = match (&seen, store) {
+            (Seen::Predicted(why), Some(_)) => Some(format!(
+                "direct mode predicts the paths this compile looked at ({why})"
+            )),
+            _ => None,
+        };
         let served = Served::Compiled {
             miss,
-            note: note.or(launch_note),
+            note: note.or(launch_note).or(predicted),
         };
         let mut out = JobOut::fresh(served, key, ran, deps);
         out.ii = ii;
@@ -389,7 +412,9 @@ impl JobRunner<'_> {
                 e.0
             ),
         })?;
-        let pre = self.execute(&split.preprocess, &split.ii)?;
+        let mut preprocess = split.preprocess.clone();
+        observe::carry(cmd, &mut preprocess);
+        let pre = self.execute(&preprocess, &split.ii)?;
         let (mut ran, note) = match self.execute(&split.cicc, out) {
             Ok(ran) => (ran, None),
             Err(f) => {
@@ -481,13 +506,28 @@ impl JobRunner<'_> {
         all
     }
 
+    /// What the run that wrote `depfile` looked at (`observe.rs`).
+    pub(super) fn seen(&self, depfile: &Path, module: &Module) -> Seen {
+        let source = self.settings.base_dir.join(&module.source);
+        let log = observe::log_path(depfile);
+        self.settings
+            .observation
+            .seen(&log, &source, &[self.tmp.path()])
+    }
+
+    /// Whether this build observes its preprocessing runs: it then trusts no manifest entry
+    /// whose probes were predicted.
+    pub(super) fn observing(&self) -> bool {
+        matches!(self.settings.observation, observe::Observation::On(_))
+    }
+
     /// Records a manifest entry unless an input is unreadable or changed while compiling (the
     /// output might then belong to the old content).
     pub(super) fn record_manifest(
         &self,
         store: &Store,
         mk: &Key,
-        deps: &[PathBuf],
+        (deps, seen): (&[PathBuf], &Seen),
         result: &Key,
         started: SystemTime,
         arch_list: &str,
@@ -504,6 +544,7 @@ impl JobRunner<'_> {
         if let Some(inputs) = deps::inputs(
             &self.roots,
             deps,
+            seen,
             &self.settings.probe_dirs,
             &self.hashes,
             arch_list,

@@ -67,7 +67,9 @@ impl JobRunner<'_> {
         start: Instant,
     ) -> Option<(HostObject, Option<Key>)> {
         let store = self.store.as_ref()?;
-        let Lookup::Hit(rk, deps) = deps::lookup(store, mk, &self.roots, &self.hashes, arch_list)
+        let (roots, hashes) = (&self.roots, &self.hashes);
+        let Lookup::Hit(rk, deps) =
+            deps::lookup(store, mk, roots, hashes, arch_list, self.observing())
         else {
             return None;
         };
@@ -120,13 +122,17 @@ impl JobRunner<'_> {
         let dir = self.tmp.path().join(format!("host-{m}"));
         let (files, steps) = self.host_prepare(module, host_flags, &dir, Some(&self.spawns))?;
         let started = SystemTime::now();
-        let ii = self.execute(&steps.preprocess, &files.ii)?.bytes;
+        let mut preprocess = steps.preprocess.clone();
+        let log = crate::plan::observe::log_path(&files.deps);
+        self.settings.observation.wrap(&mut preprocess, &log);
+        let ii = self.execute(&preprocess, &files.ii)?.bytes;
         let deps = self.read_deps(&files.deps, module);
+        let seen = self.seen(&files.deps, module);
         let pk = keys::host_preprocessed(&mk, &ii);
         let cacheable = self.clock(&deps).is_none() && !host_clock;
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {
-                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
+                self.record_manifest(store, &mk, (&deps, &seen), &pk, started, &arch_list);
                 let object = HostObject {
                     bytes,
                     served: Served::Preprocessed,
@@ -143,7 +149,7 @@ impl JobRunner<'_> {
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
             if store.put(Ns::HostObj.dir(), &pk, &bytes).is_ok() {
-                self.record_manifest(store, &mk, &deps, &pk, started, &arch_list);
+                self.record_manifest(store, &mk, (&deps, &seen), &pk, started, &arch_list);
                 key = Some(pk);
             }
         }

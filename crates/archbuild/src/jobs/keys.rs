@@ -156,6 +156,8 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         probe_dirs: _,
         header_libraries,
         arch_list,
+        // How the paths a compile looked at are found, not what it makes.
+        observation: _,
     } = s;
     let cicc = matches!(stage, Stage::Cicc | Stage::Output);
     let ptxas = matches!(stage, Stage::Ptxas | Stage::Output);

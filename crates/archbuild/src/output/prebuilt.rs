@@ -23,6 +23,7 @@ use crate::jobs::keys::{self, Facts};
 use crate::jobs::JobRunner;
 use crate::output::record::{display, record_path, PackagedSettings, Record};
 use crate::plan::deps::{self, FileHashes, Roots};
+use crate::plan::observe::{Seen, Unobserved};
 use crate::plan::{self, Module};
 use crate::prepare::{Prebuilt, Prepared, Take};
 use crate::report::warning::Warning;
@@ -401,9 +402,12 @@ pub(crate) fn write_record(
     p: &Prepared,
     variants: Vec<(String, Vec<String>)>,
 ) -> Result<()> {
+    // The record lists what the module read; the probes of its jobs' manifests are theirs.
+    let unobserved = Seen::Predicted(Unobserved::NotSeen);
     let Some(inputs) = deps::inputs(
         &compiler.roots,
         module_deps,
+        &unobserved,
         &p.settings.probe_dirs,
         &compiler.hashes,
         &plan::arch_list_macro(module),

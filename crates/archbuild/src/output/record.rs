@@ -217,6 +217,7 @@ mod tests {
             probes: Vec::new(),
             arch_list: None,
             location: None,
+            observed: false,
         };
         Record::new(
             module,

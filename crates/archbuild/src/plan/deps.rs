@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::paths::lexical;
 use crate::base::store::{Key, Ns, Store};
+use crate::plan::observe::Seen;
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
@@ -76,19 +77,38 @@ fn find_colon(line: &str) -> Option<usize> {
 /// list of virtual archs of the compile).
 pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
 
-/// Content hashes of files, each computed once per build (`None`: absent or unreadable), and
-/// whether each names `__CUDA_ARCH_LIST__`.
+/// Content hashes of files, each computed once per build (`None`: absent, unreadable or not a
+/// regular file), and the kinds of paths only looked at.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
     map: Mutex<HashMap<PathBuf, Option<FileFacts>>>,
+    kinds: Mutex<HashMap<PathBuf, &'static str>>,
 }
 
-/// What one read of a file tells: its hash, whether it names `__CUDA_ARCH_LIST__`, and the
-/// clock macro it names, if any.
+/// A regular file's bytes; `None` for anything else. The file is opened without blocking and
+/// checked before it is read: a FIFO among the paths a compile looked at (which the compiler
+/// never opened) would otherwise wait for a writer forever.
+fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// What one read of a file tells: its hash and the clock macro it names, if any.
 #[derive(Debug, Clone, Copy)]
 struct FileFacts {
     key: Key,
-    names_list: bool,
     clock: Option<&'static str>,
 }
 
@@ -135,13 +155,9 @@ impl FileHashes {
         if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
             return h;
         }
-        let h = std::fs::read(path).ok().map(|b| {
-            let names_list = memchr::memmem::find(&b, ARCH_LIST_MACRO.as_bytes()).is_some();
-            FileFacts {
-                key: Key::of(&b),
-                names_list,
-                clock: clock_token(&b),
-            }
+        let h = read_regular(path).map(|b| FileFacts {
+            key: Key::of(&b),
+            clock: clock_token(&b),
         });
         if let Ok(mut m) = self.map.lock() {
             m.insert(path.to_path_buf(), h);
@@ -149,20 +165,40 @@ impl FileHashes {
         h
     }
 
-    /// The hash of a file's content, `None` if it cannot be read.
+    /// The hash of a file's content, `None` if it cannot be read or is not a regular file.
     pub(crate) fn hash(&self, path: &Path) -> Option<Key> {
         self.get(path).map(|f| f.key)
+    }
+
+    /// What is at `path` now, without reading it: `-` nothing, `f` a file, `d` a directory,
+    /// `o` anything else (a FIFO, a socket, a device).
+    fn kind(&self, path: &Path) -> &'static str {
+        if let Some(k) = self.kinds.lock().ok().and_then(|m| m.get(path).copied()) {
+            return k;
+        }
+        let k = match std::fs::metadata(path) {
+            Err(_) => "-",
+            Ok(m) if m.is_file() => "f",
+            Ok(m) if m.is_dir() => "d",
+            Ok(_) => "o",
+        };
+        if let Ok(mut m) = self.kinds.lock() {
+            m.insert(path.to_path_buf(), k);
+        }
+        k
+    }
+
+    /// A path's state as a manifest records it: its content's hash when it is a readable
+    /// regular file, else its kind.
+    fn content_state(&self, path: &Path) -> String {
+        self.hash(path)
+            .map_or_else(|| self.kind(path).to_owned(), |h| h.hex())
     }
 
     /// The clock macro (`__DATE__`, `__TIME__`, `__TIMESTAMP__`) the file names, if any: found
     /// in the one read that hashes it, so checking every input of every job costs no I/O.
     pub(crate) fn clock(&self, path: &Path) -> Option<&'static str> {
         self.get(path).and_then(|f| f.clock)
-    }
-
-    /// Whether the file names `__CUDA_ARCH_LIST__` (so its preprocessing may depend on it).
-    pub(crate) fn names_arch_list(&self, path: &Path) -> bool {
-        self.get(path).is_some_and(|f| f.names_list)
     }
 }
 
@@ -220,6 +256,10 @@ pub(crate) struct Inputs {
     /// `Roots::located` when recorded; absent in older manifests, which then never hit.
     #[serde(default)]
     pub location: Option<String>,
+    /// Whether `probes` are the paths the compile was seen to look at (`observe.rs`), not a
+    /// prediction of them. A build that observes does not trust a predicted entry.
+    #[serde(default)]
+    pub observed: bool,
 }
 
 /// One result a manifest remembers.
@@ -237,36 +277,65 @@ struct Manifest {
 /// How many different results a manifest keeps (e.g. switching branches back and forth).
 const MAX_ENTRIES: usize = 4;
 
-fn state(hashes: &FileHashes, path: &Path) -> String {
-    hashes
-        .hash(path)
-        .map_or_else(|| "-".to_owned(), |h| h.hex())
+/// Whether a recorded state still holds: a content hash against the content, a kind (`f`:
+/// looked at, never read) against what is there now.
+fn holds(hashes: &FileHashes, path: &Path, want: &str) -> bool {
+    if want == "f" {
+        hashes.kind(path) == "f"
+    } else {
+        hashes.content_state(path) == want
+    }
 }
 
-/// Records the current state of `deps` (hashes) and of the probes they imply. `None` when a
-/// dependency is unreadable (nothing is then recorded).
+/// Records the current state of `deps` (hashes) and of the paths the compile looked at:
+/// those `seen` (observed), else those predicted from `include_dirs` and the text. `None` when
+/// a dependency is unreadable (nothing is then recorded).
+///
+/// The arch list is recorded with every entry: a file can reach `__CUDA_ARCH_LIST__` without
+/// naming it (token pasting, a `-D` value), and preprocessor mode, which keys on the text,
+/// still serves the other archs' results without a compile when the list changes.
 pub(crate) fn inputs(
     roots: &Roots,
     deps: &[PathBuf],
+    seen: &Seen,
     include_dirs: &[PathBuf],
     hashes: &FileHashes,
     arch_list: &str,
 ) -> Option<Inputs> {
     let mut rec = Inputs {
         location: Some(roots.located.clone()),
+        arch_list: Some(arch_list.to_owned()),
+        observed: matches!(seen, Seen::Observed(_)),
         ..Inputs::default()
     };
     for d in deps {
         let h = hashes.hash(d)?;
         rec.deps.push((roots.portable(d), h.hex()));
-        if hashes.names_arch_list(d) {
-            rec.arch_list = Some(arch_list.to_owned());
-        }
     }
     let mut probes: BTreeMap<String, String> = BTreeMap::new();
-    for p in probe_paths(roots, deps, include_dirs) {
-        let key = roots.portable(&p);
-        probes.entry(key).or_insert_with(|| state(hashes, &p));
+    match seen {
+        Seen::Observed(paths) => {
+            let read: std::collections::HashSet<&PathBuf> = deps.iter().collect();
+            for (p, opened) in paths.iter().filter(|(p, _)| !read.contains(p)) {
+                let state = if *opened {
+                    hashes.content_state(p)
+                } else {
+                    match hashes.kind(p) {
+                        "f" => "f".to_owned(),
+                        _ => hashes.content_state(p),
+                    }
+                };
+                probes.entry(roots.portable(p)).or_insert(state);
+            }
+        }
+        Seen::Predicted(_) => {
+            for p in probe_paths(roots, deps, include_dirs) {
+                let key = roots.portable(&p);
+                probes
+                    .entry(key)
+                    .or_insert_with(|| hashes.content_state(&p));
+            }
+        }
     }
     rec.probes = probes.into_iter().collect();
     Some(rec)
@@ -362,6 +431,7 @@ pub(crate) fn lookup(
     roots: &Roots,
     hashes: &FileHashes,
     arch_list: &str,
+    observing: bool,
 ) -> Lookup {
     let Some(bytes) = store.get(Ns::Deps.dir(), manifest_key) else {
         return Lookup::Unknown;
@@ -370,6 +440,9 @@ pub(crate) fn lookup(
         return Lookup::Unknown;
     };
     for e in &manifest.entries {
+        if observing && !e.inputs.observed {
+            continue;
+        }
         if let Ok(deps) = matches(e, roots, hashes, arch_list) {
             if let Some(key) = Key::from_hex(&e.result) {
                 return Lookup::Hit(key, deps);
@@ -380,10 +453,9 @@ pub(crate) fn lookup(
     let changed = manifest
         .entries
         .first()
-        .map(|e| {
-            matches(e, roots, hashes, arch_list)
-                .err()
-                .unwrap_or_default()
+        .map(|e| match matches(e, roots, hashes, arch_list) {
+            Ok(_) => vec!["the paths the compile looked at, which were predicted".to_owned()],
+            Err(changed) => changed,
         })
         .unwrap_or_default();
     Lookup::Changed(changed)
@@ -420,7 +492,7 @@ fn matches(
     for (path, want) in &e.inputs.probes {
         let same = roots
             .local(path)
-            .is_some_and(|local| state(hashes, &local) == *want);
+            .is_some_and(|local| holds(hashes, &local, want));
         if !same {
             changed.push(path.clone());
         }
@@ -562,11 +634,12 @@ mod tests {
         let mk = Key::of(b"manifest");
         let deps = vec![src.clone(), h.clone()];
         let incs = vec![PathBuf::from("inc")];
-        let rec = inputs(&r, &deps, &incs, &FileHashes::default(), "860").unwrap();
-        assert_eq!(rec.arch_list, None, "no dependency names the arch list");
+        let predicted = Seen::Predicted(crate::plan::observe::Unobserved::TurnedOff);
+        let rec = inputs(&r, &deps, &predicted, &incs, &FileHashes::default(), "860").unwrap();
+        assert_eq!(rec.arch_list.as_deref(), Some("860"));
         let result = Key::of(b"result");
         record(&store, &mk, rec, &result);
-        let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860");
+        let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860", false);
         assert_eq!(look(), Lookup::Hit(result, deps.clone()));
         // A header that would shadow inc/h.cuh, next to the source: a miss.
         std::fs::write(r.base.join("h.cuh"), "shadow").unwrap();
@@ -584,7 +657,14 @@ mod tests {
             ..r.clone()
         };
         assert_eq!(
-            lookup(&store, &mk, &elsewhere, &FileHashes::default(), "860"),
+            lookup(
+                &store,
+                &mk,
+                &elsewhere,
+                &FileHashes::default(),
+                "860",
+                false
+            ),
             Lookup::Changed(vec!["where the toolkit or a header library lies".into()])
         );
         std::fs::write(&h, "two").unwrap();
@@ -599,9 +679,124 @@ mod tests {
                 &Key::of(b"other"),
                 &r,
                 &FileHashes::default(),
-                "860"
+                "860",
+                false
             ),
             Lookup::Unknown
         );
+    }
+}
+
+#[cfg(test)]
+mod observed_tests {
+    use super::*;
+    use crate::plan::observe::Unobserved;
+
+    #[test]
+    fn an_observed_entry_holds_while_every_path_seen_is_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Roots {
+            located: String::new(),
+            base: dir.path().join("pkg"),
+            toolkit: dir.path().join("tk"),
+        };
+        let (src, h) = (r.base.join("a.cu"), r.base.join("inc/h.cuh"));
+        std::fs::create_dir_all(r.base.join("inc")).unwrap();
+        std::fs::write(&src, "#include \"h.cuh\"\n").unwrap();
+        std::fs::write(&h, "one").unwrap();
+        let tool = r.base.join("tool");
+        std::fs::write(&tool, "v1").unwrap();
+        let absent = r.base.join("h.cuh");
+        let seen = Seen::Observed(
+            [
+                (src.clone(), true),
+                (h.clone(), true),
+                (absent.clone(), false),
+                (r.base.join("inc"), false),
+                (tool.clone(), false),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        let deps = vec![src.clone(), h.clone()];
+        let rec = inputs(&r, &deps, &seen, &[], &FileHashes::default(), "860").unwrap();
+        assert!(rec.observed);
+        assert_eq!(
+            rec.probes,
+            [
+                ("b:h.cuh".to_owned(), "-".to_owned()),
+                ("b:inc".to_owned(), "d".to_owned()),
+                ("b:tool".to_owned(), "f".to_owned()),
+            ]
+        );
+        let store = Store::new(dir.path().join("cache"));
+        let mk = Key::of(b"m");
+        let result = Key::of(b"r");
+        record(&store, &mk, rec, &result);
+        let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860", true);
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // Only looked at: new content is no change, another kind of thing is.
+        std::fs::write(&tool, "v2").unwrap();
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        std::fs::remove_file(&tool).unwrap();
+        std::fs::create_dir(&tool).unwrap();
+        assert_eq!(look(), Lookup::Changed(vec!["b:tool".into()]));
+        std::fs::remove_dir(&tool).unwrap();
+        std::fs::write(&tool, "v3").unwrap();
+        // Absent then, present now.
+        std::fs::write(&absent, "shadow").unwrap();
+        assert_eq!(look(), Lookup::Changed(vec!["b:h.cuh".into()]));
+        std::fs::remove_file(&absent).unwrap();
+        assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+        // Another arch list: the entry records it whatever the sources name.
+        assert_eq!(
+            lookup(&store, &mk, &r, &FileHashes::default(), "860,890", true),
+            Lookup::Changed(vec!["__CUDA_ARCH_LIST__".into()])
+        );
+    }
+
+    #[test]
+    fn a_build_that_observes_does_not_trust_a_predicted_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Roots {
+            located: String::new(),
+            base: dir.path().join("pkg"),
+            toolkit: dir.path().join("tk"),
+        };
+        std::fs::create_dir_all(&r.base).unwrap();
+        let src = r.base.join("a.cu");
+        std::fs::write(&src, "int x;\n").unwrap();
+        let predicted = Seen::Predicted(Unobserved::NotSeen);
+        let deps = vec![src.clone()];
+        let rec = inputs(&r, &deps, &predicted, &[], &FileHashes::default(), "860").unwrap();
+        let store = Store::new(dir.path().join("cache"));
+        let (mk, result) = (Key::of(b"m"), Key::of(b"r"));
+        record(&store, &mk, rec, &result);
+        let hashes = FileHashes::default();
+        assert_eq!(
+            lookup(&store, &mk, &r, &hashes, "860", false),
+            Lookup::Hit(result, deps)
+        );
+        assert_eq!(
+            lookup(&store, &mk, &r, &hashes, "860", true),
+            Lookup::Changed(vec![
+                "the paths the compile looked at, which were predicted".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn a_fifo_is_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.h");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Reading would wait for a writer forever; the state is its kind.
+        let hashes = FileHashes::default();
+        assert_eq!(hashes.hash(&fifo), None);
+        assert_eq!(hashes.content_state(&fifo), "o");
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod deps;
 pub(crate) mod dist;
 pub(crate) mod evict;
 pub(crate) mod exec;
+pub(crate) mod observe;
 pub(crate) mod preprocessed;
 pub(crate) mod share;
 
@@ -68,6 +69,8 @@ pub(crate) struct Settings {
     /// the output's key, so shards of other wholes do not merge and a one-shot build takes
     /// only shards of its own list.
     pub arch_list: String,
+    /// Whether preprocessing runs are observed (`observe.rs`).
+    pub observation: observe::Observation,
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.
@@ -521,8 +524,9 @@ fn device_command(
     };
     let mut cmd = Cmd::new(tk.nvcc())
         .args(args)
-        .hermetic(s.compiler_env.vars())
-        .with_launcher(launcher);
+        .hermetic(s.compiler_env.vars());
+    s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    let mut cmd = cmd.with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
 }

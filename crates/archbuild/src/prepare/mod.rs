@@ -203,6 +203,10 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         &mut crate::base::pypi::stderr_progress,
     )?;
     attach_headers(&mut settings, headers);
+    // Only a build runs compiles; a plan writes nothing into the home.
+    if matches!(mode, Mode::Build) {
+        settings.observation = crate::plan::observe::Observation::from_env(&env, home.root());
+    }
     let compression = setup::compression(b, &env, pkg.as_ref())?;
     let share_cicc = crate::plan::share::enabled(
         b.share_cicc,

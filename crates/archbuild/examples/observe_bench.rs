@@ -1,0 +1,158 @@
+//! What observing the preprocessor costs (issue 34): archbuild with its file-system observer
+//! off ("before", the predicted probes) and on ("after"), next to `nvcc --fatbin --threads 2`,
+//! ratios from one run.
+//!
+//! ```text
+//! cargo run --release -p archbuild --example observe_bench [-- path/to/kernels.cu [--reps N]]
+//! ```
+//!
+//! Targets `7.5 8.0 8.6 8.9 9.0+PTX`. Each repetition alternates `nvcc --threads 2`, a cold
+//! build with observation off and one with it on (empty caches), then per side: a no-op
+//! rebuild and a comment-only edit of the source (direct mode misses, preprocessor mode
+//! serves: no cicc, no ptxas). The fat binaries of both sides must be byte-identical.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use archbuild::{config::Home, toolkit::Discovery, Build, BuildReport, Env, Toolkit};
+
+const ARCHS: &str = "7.5 8.0 8.6 8.9 9.0+PTX";
+const GENCODE: [&str; 5] = [
+    "-gencode=arch=compute_75,code=sm_75",
+    "-gencode=arch=compute_80,code=sm_80",
+    "-gencode=arch=compute_86,code=sm_86",
+    "-gencode=arch=compute_89,code=sm_89",
+    "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+];
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1)
+}
+
+#[allow(
+    clippy::disallowed_methods,
+    reason = "each side runs with this process's variables and its own ARCHBUILD_OBSERVE"
+)]
+fn env(observe: &str) -> Env {
+    Env::from_vars(
+        std::env::vars_os()
+            .filter(|(k, _)| k != "ARCHBUILD_OBSERVE")
+            .chain([("ARCHBUILD_OBSERVE".into(), observe.into())]),
+    )
+    .with_cargo_metadata(false)
+}
+
+fn build(tk: &Toolkit, dir: &Path, observe: &str, home: &Path) -> (f64, BuildReport) {
+    let start = Instant::now();
+    let r = Build::new()
+        .toolkit(tk.clone())
+        .env(env(observe))
+        .home(Home::at(home))
+        .manifest_dir(dir)
+        .file("k.cu")
+        .archs(ARCHS)
+        .out_dir(dir.join("out"))
+        .rust_module(false)
+        .quiet(true)
+        .try_compile("bench")
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    (start.elapsed().as_secs_f64(), r)
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let reps = match args.iter().position(|a| a == "--reps") {
+        Some(i) => {
+            let n: usize = args
+                .get(i + 1)
+                .and_then(|n| n.parse().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or_else(|| fail("--reps takes a number of repetitions, 1 or more"));
+            args.drain(i..i + 2);
+            n
+        }
+        None => 1,
+    };
+    let src: PathBuf = args.first().map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
+    });
+    let text = std::fs::read_to_string(&src).unwrap_or_else(|e| {
+        fail(&format!(
+            "cannot read {}: {e}; pass a .cu file",
+            src.display()
+        ))
+    });
+    let process = Env::process().with_cargo_metadata(false);
+    let tk = Discovery::new(Home::from_env(&process))
+        .locate(&process, true, &mut archbuild::toolkit::stderr_progress)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| fail(&format!("no temp directory: {e}")));
+    println!("source: {}; targets {ARCHS}", src.display());
+    println!("toolkit: CUDA {} ({})\n", tk.release(), tk.nvcc().display());
+    let mut rows = Vec::new();
+    for rep in 0..reps {
+        let nv = tmp.path().join("nvcc");
+        std::fs::create_dir_all(&nv).unwrap_or_else(|e| fail(&e.to_string()));
+        let start = Instant::now();
+        let st = Command::new(tk.nvcc())
+            .args(["--fatbin", "--threads", "2"])
+            .args(GENCODE)
+            .arg("-o")
+            .arg(nv.join("k.fatbin"))
+            .arg(&src)
+            .status()
+            .unwrap_or_else(|e| fail(&format!("cannot run nvcc: {e}")));
+        if !st.success() {
+            fail("nvcc failed");
+        }
+        let nvcc = start.elapsed().as_secs_f64();
+        let mut sides = Vec::new();
+        for observe in ["off", "on"] {
+            let dir = tmp.path().join(format!("{observe}-{rep}"));
+            let home = dir.join("home");
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&e.to_string()));
+            std::fs::write(dir.join("k.cu"), &text).unwrap_or_else(|e| fail(&e.to_string()));
+            let (cold, r) = build(&tk, &dir, observe, &home);
+            let bytes = std::fs::read(&r.modules[0].fatbin).unwrap_or_default();
+            let (noop, rn) = build(&tk, &dir, observe, &home);
+            std::fs::write(dir.join("k.cu"), format!("// edited\n{text}"))
+                .unwrap_or_else(|e| fail(&e.to_string()));
+            let (edit, re) = build(&tk, &dir, observe, &home);
+            println!(
+                "rep {rep} observe={observe:3}: cold {cold:6.2} s ({:.2}× nvcc --threads 2 \
+                 {nvcc:.2} s), no-op {noop:.3} s ({} processes), comment edit {edit:.2} s \
+                 ({:.3}× cold, {} jobs compiled)",
+                cold / nvcc,
+                rn.processes_started,
+                edit / cold,
+                re.jobs_run
+            );
+            sides.push((cold, noop, edit, bytes));
+        }
+        if sides[0].3 != sides[1].3 {
+            fail("the fat binaries with observation off and on differ");
+        }
+        rows.push((nvcc, sides));
+    }
+    println!("\nratios (issue 34: cold <= 0.85, no-op <= 0.05 s, comment edit <= 0.10 x cold):");
+    for (i, side) in ["off (before)", "on (after)"].iter().enumerate() {
+        let cold: Vec<String> = rows
+            .iter()
+            .map(|(n, s)| format!("{:.2}", s[i].0 / n))
+            .collect();
+        let noop: Vec<String> = rows.iter().map(|(_, s)| format!("{:.3}", s[i].1)).collect();
+        let edit: Vec<String> = rows
+            .iter()
+            .map(|(_, s)| format!("{:.3}", s[i].2 / s[i].0))
+            .collect();
+        println!(
+            "  observe {side:13} cold/nvcc {}  no-op s {}  edit/cold {}",
+            cold.join(" "),
+            noop.join(" "),
+            edit.join(" ")
+        );
+    }
+    println!("  fat binaries with observation off and on: identical");
+}
