@@ -242,6 +242,8 @@ fn attempt(
         .then(|| crate::prepare::remote::open(p.remote.clone()))
         .flatten();
     let store = cache_on.then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
+    let (settings, spawns) = (&mut p.settings, &p.spawns);
+    crate::prepare::ptxas_line(settings, &p.toolkit, &p.modules, store.as_ref(), spawns);
     let facts = match p.toolkit.is_stand_in() {
         true => Facts::packaged(p.toolkit.release(), &p.settings, &roots),
         false => Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref()),
@@ -430,6 +432,7 @@ fn conclude(
         },
         compression: compression_text(p),
         nvcc: p.toolkit.nvcc().to_path_buf(),
+        programs: programs(p),
         jobs_planned: jobs.len(),
         jobs_run,
         cache_hits: jobs.len() - jobs_run,
@@ -643,4 +646,19 @@ fn compiler_messages(
 /// System headers are hashed for the cache but not handed to Cargo's change tracking.
 fn is_system(p: &Path) -> bool {
     p.starts_with("/usr") || p.starts_with("/lib")
+}
+
+/// What the build runs (`BuildReport::programs`): the toolkit's nvcc and ptxas, the host
+/// compiler nvcc runs, and the launcher.
+fn programs(p: &Prepared) -> Vec<PathBuf> {
+    if p.toolkit.is_stand_in() {
+        return Vec::new();
+    }
+    let mut out = vec![
+        p.toolkit.nvcc().to_path_buf(),
+        p.toolkit.tool("ptxas"),
+        crate::jobs::keys::host_compiler_path(&p.settings),
+    ];
+    out.extend(p.settings.launcher.iter().cloned());
+    out
 }

@@ -331,7 +331,9 @@ fn verification_compiles_a_served_host_object_again_and_catches_a_stale_one() {
     std::fs::write(
         cc.join("gcc"),
         format!(
-            "#!/bin/sh\nexec {} -DEXTRA=\"$(cat {})\" \"$@\"\n",
+            // Read through `/proc`, which the observer leaves out (the kernel's files are
+            // no inputs): a path the key cannot see. A plain `cat` of the file is observed.
+            "#!/bin/sh\nexec {} -DEXTRA=\"$(cat /proc/self/root{})\" \"$@\"\n",
             gcc.display(),
             extra.display()
         ),

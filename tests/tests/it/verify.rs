@@ -60,7 +60,9 @@ fn a_hit_that_differs_from_a_fresh_compile_is_an_error_naming_the_job_and_its_ke
     std::fs::write(
         cc.join("gcc"),
         format!(
-            "#!/bin/sh\nexec {} -DEXTRA=\"$(cat {})\" \"$@\"\n",
+            // Read through `/proc`, which the observer leaves out (the kernel's files are
+            // no inputs): a path the key cannot see. A plain `cat` of the file is observed.
+            "#!/bin/sh\nexec {} -DEXTRA=\"$(cat /proc/self/root{})\" \"$@\"\n",
             gcc.display(),
             extra.display()
         ),

@@ -27,6 +27,8 @@ pub(crate) enum Ns {
     Pack,
     /// A toolkit's `nvcc --version` text.
     Toolkit,
+    /// The ptxas flags `nvcc --dryrun` gives for a build's flags (`plan/ptxas_line.rs`).
+    PtxasLine,
 }
 
 impl Ns {
@@ -43,6 +45,7 @@ impl Ns {
             Ns::Deps => "deps",
             Ns::Pack => "pack",
             Ns::Toolkit => "toolkit",
+            Ns::PtxasLine => "ptxas-line",
         }
     }
 }

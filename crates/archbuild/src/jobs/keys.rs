@@ -29,7 +29,8 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("env", "cicc output", "the value of each variable compilers see that can change an output (`docs/environment.md`, \"What compilers see\")"),
     ("flag-input", "cicc output", "the content of every file a flag names: `--options-file`, `-include`, a host compiler's `@file`"),
     ("launcher-cicc", "cicc output", "whether a launcher runs the cicc phase (its PTX is then keyed on the inputs' state)"),
-    ("ptxas-flag", "ptxas output", "every ptxas flag, in nvcc's order, with those nvcc derives from `-G`, `-lineinfo`, `-maxrregcount` and `-Xptxas` in any flag source"),
+    ("ptxas-flag", "ptxas output", "every ptxas flag after `-arch`, in nvcc's order: those `nvcc --dryrun` gives ptxas for the build's nvcc flags in any flag source (`-G`, `-lineinfo`, `-Ofc`, `-maxrregcount`, `-Xptxas`, …) and the build's own"),
+    ("ptxas-pre", "ptxas output", "the ptxas flags nvcc puts before `-arch` (`-w`, `--warning-as-error`, `-split-compile`, …)"),
     ("source", "cicc host", "the source's path relative to the package (cicc's original path, which seeds internal symbol names); for a group, every member's, in order"),
     ("arch", "cicc ptxas", "the virtual or real arch of the job"),
     ("shared-cicc", "cicc", "for a follower taking its class lead's PTX: the sharing rule and the lead"),
@@ -142,6 +143,9 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
     let Settings {
         nvcc_flags,
         ptxas_flags,
+        ptxas_pre,
+        // In `ptxas_flags` (and `ptxas_pre`), where nvcc placed them.
+        explicit_ptxas: _,
         includes,
         defines,
         // Paths are passed relative to it, so checkouts at other paths share entries.
@@ -213,6 +217,9 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         );
     }
     if ptxas {
+        for f in ptxas_pre {
+            h.str("ptxas-pre", f);
+        }
         for f in ptxas_flags {
             h.str("ptxas-flag", f);
         }
@@ -386,6 +393,15 @@ pub(crate) fn output_items(
 /// on the compilers' `PATH`), identified by content, so the same compiler on two machines
 /// shares entries.
 fn host_compiler_id(s: &Settings, store: Option<&Store>) -> String {
+    let path = host_compiler_path(s);
+    match crate::toolkit::fingerprint::file_hash(&path, store) {
+        Some(h) => format!("content:{}", h.hex()),
+        None => format!("missing:{}", path.display()),
+    }
+}
+
+/// The host compiler nvcc will run, as a path where it can be found.
+pub(crate) fn host_compiler_path(s: &Settings) -> PathBuf {
     let env = &s.compiler_env;
     let ccbin = s
         .flag_inputs
@@ -396,11 +412,7 @@ fn host_compiler_id(s: &Settings, store: Option<&Store>) -> String {
                 .map(|v| v.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "gcc".into());
-    let path = resolve_program(&s.base_dir.join(&ccbin), &ccbin, env);
-    match crate::toolkit::fingerprint::file_hash(&path, store) {
-        Some(h) => format!("content:{}", h.hex()),
-        None => format!("missing:{}", path.display()),
-    }
+    resolve_program(&s.base_dir.join(&ccbin), &ccbin, env)
 }
 
 fn resolve_program(joined: &Path, given: &str, env: &CompilerEnv) -> PathBuf {

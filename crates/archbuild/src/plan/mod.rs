@@ -21,6 +21,7 @@ pub(crate) mod evict;
 pub(crate) mod exec;
 pub(crate) mod observe;
 pub(crate) mod preprocessed;
+pub(crate) mod ptxas_line;
 pub(crate) mod share;
 
 use std::ffi::OsString;
@@ -40,8 +41,13 @@ use crate::toolkit::nvcc::Toolkit;
 pub(crate) struct Settings {
     /// Extra nvcc flags for the cicc phase, in order.
     pub nvcc_flags: Vec<String>,
-    /// Extra ptxas flags (explicit ones plus those derived from `nvcc_flags`).
+    /// Extra ptxas flags after `-arch` and `-m64`: explicit ones plus those nvcc derives from
+    /// `nvcc_flags` (`ptxas_line.rs`).
     pub ptxas_flags: Vec<String>,
+    /// The ptxas flags nvcc puts before `-arch` (`-w`, `--warning-as-error`, …).
+    pub ptxas_pre: Vec<String>,
+    /// The build's own ptxas flags (`ptxas-flags`, `Build::ptxas_flag`), as given.
+    pub explicit_ptxas: Vec<String>,
     pub includes: Vec<PathBuf>,
     /// `NAME` or `NAME=VALUE`.
     pub defines: Vec<String>,
@@ -106,6 +112,7 @@ impl Settings {
         // its own options; the cubin records this command line, so order matters for identity.
         let mut xptxas = Vec::new();
         let mut derived = Vec::new();
+        let mut fast_compile = None;
         // nvcc reads NVCC_PREPEND_FLAGS, its command line, then NVCC_APPEND_FLAGS; the ptxas
         // phase archbuild runs itself gets what nvcc would derive from all three.
         let all = self.all_nvcc_flags();
@@ -191,6 +198,12 @@ impl Settings {
                     };
                     xptxas.extend(v.split(',').filter(|s| !s.is_empty()).map(str::to_owned));
                 }
+                "-Ofc" | "--Ofast-compile" => {
+                    fast_compile = Some(match f.split_once('=') {
+                        Some((_, v)) => v.to_owned(),
+                        None => it.next().map(|(_, s)| s.clone()).unwrap_or_default(),
+                    });
+                }
                 "-maxrregcount" | "--maxrregcount" => {
                     let v = match f.split_once('=') {
                         Some((_, v)) => v.to_owned(),
@@ -201,9 +214,20 @@ impl Settings {
                 _ => {}
             }
         }
-        xptxas.append(&mut self.ptxas_flags);
-        xptxas.append(&mut derived);
-        self.ptxas_flags = xptxas;
+        // nvcc gives ptxas the fast-compile level first, and drops it for debug code (`-G`)
+        // unless it is `0` (`tests/tests/it/ptxas_flags.rs` checks every option against
+        // `nvcc --dryrun`).
+        let debug = derived.iter().any(|d| d == "-g");
+        let mut flags: Vec<String> = fast_compile
+            .filter(|v| !debug || v == "0")
+            .map(|v| format!("--Ofast-compile={v}"))
+            .into_iter()
+            .collect();
+        flags.append(&mut xptxas);
+        self.explicit_ptxas = self.ptxas_flags.clone();
+        flags.append(&mut self.ptxas_flags);
+        flags.append(&mut derived);
+        self.ptxas_flags = flags;
         self.flag_inputs = crate::config::flag_inputs::scan(&all, &self.base_dir);
         let mut dirs: Vec<PathBuf> = self.includes.clone();
         dirs.extend(self.flag_inputs.dirs.iter().map(|d| self.base_dir.join(d)));
@@ -591,8 +615,8 @@ fn depfile_args(depfile: &Path) -> Vec<OsString> {
 /// launcher that caches by command line and input (sccache) hits across builds; the cubin does
 /// not record file names.
 pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, dir: &Path) -> Cmd {
-    let mut args: Vec<OsString> =
-        vec![format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()];
+    let mut args: Vec<OsString> = s.ptxas_pre.iter().map(OsString::from).collect();
+    args.extend([format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()]);
     args.extend(s.ptxas_flags.iter().map(OsString::from));
     args.extend([PTXAS_IN.into(), "-o".into(), PTXAS_OUT.into()]);
     let mut cmd = Cmd::new(tk.tool("ptxas"))

@@ -237,6 +237,10 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     for m in &mut modules {
         m.host = library.is_some();
     }
+    // A build asks with its store (and remote) in `run.rs`; a plan asks here and writes nothing.
+    if matches!(mode, Mode::Plan | Mode::PlanToBuild) {
+        ptxas_line(&mut settings, &toolkit, &modules, None, &spawns);
+    }
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
     // stand-in is no file to watch.
     if !toolkit.is_stand_in() {
@@ -383,6 +387,36 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
                        `on` (or `1`, `true`, `yes`) or nothing to use it"
                 .into(),
         }),
+    }
+}
+
+/// The ptxas flags nvcc gives for the build's flags (`plan/ptxas_line.rs`), asked of the
+/// toolkit once and memoised; a toolkit that stands in for a package's records, or an nvcc
+/// whose plan has no ptxas line, leaves the table's derivation (`Settings::finish`).
+pub(crate) fn ptxas_line(
+    settings: &mut Settings,
+    toolkit: &Toolkit,
+    modules: &[crate::plan::Module],
+    store: Option<&crate::base::store::Store>,
+    spawns: &Spawns,
+) {
+    // No flag at all: nvcc gives ptxas none (the table's answer is exact), and a release build
+    // taking CI's fat binaries starts no process.
+    let flagless = settings.all_nvcc_flags().is_empty() && settings.explicit_ptxas.is_empty();
+    if toolkit.is_stand_in() || flagless {
+        return;
+    }
+    let Some(arch) = modules
+        .iter()
+        .flat_map(|m| m.archs.list.targets())
+        .find(|t| t.kind == archbuild_arch::TargetKind::Cubin)
+        .map(|t| t.arch)
+    else {
+        return;
+    };
+    if let Ok(line) = crate::plan::ptxas_line::query(toolkit, settings, arch, store, spawns) {
+        settings.ptxas_pre = line.pre;
+        settings.ptxas_flags = line.post;
     }
 }
 

@@ -196,6 +196,10 @@ pub struct BuildReport {
     #[serde(default)]
     pub compression: String,
     pub nvcc: PathBuf,
+    /// The programs the build runs or would run: nvcc, ptxas, the host compiler a flag names,
+    /// the launcher. `compile -o` refuses to replace one.
+    #[serde(default)]
+    pub programs: Vec<PathBuf>,
     pub jobs_planned: usize,
     /// Jobs that started a compiler process.
     pub jobs_run: usize,

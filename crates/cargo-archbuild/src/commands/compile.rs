@@ -35,7 +35,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
     // knows (the headers it read).
     files::output_target(&args.output)?;
     let option_files = option_files(args);
-    refuse_output_that_is_an_input(args, &option_files, &[])?;
+    refuse_output_that_is_an_input(args, &option_files, (&[], &[]))?;
     // The driver writes into a directory of its own in the build cache, one per output path
     // (not beside OUT, where an interrupted compile would leave it behind); the fat binary is
     // then written to OUT atomically, so OUT is either the old file or the complete new one.
@@ -84,7 +84,11 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
         .modules
         .first()
         .ok_or_else(|| CliError::internal("the build wrote no fat binary"))?;
-    refuse_output_that_is_an_input(args, &option_files, &outcome.report.dependencies)?;
+    let read = (
+        &outcome.report.dependencies[..],
+        &outcome.report.programs[..],
+    );
+    refuse_output_that_is_an_input(args, &option_files, read)?;
     // Under ARCHBUILD_VERIFY (or --verify), the delivered file is checked too: the shortcut that
     // keeps an unchanged OUT must not keep one whose bytes were changed behind its stamp.
     let verifying = outcome.report.verified > 0
@@ -138,12 +142,13 @@ fn variant_group(text: &str) -> Result<(&str, Vec<&str>), CliError> {
     })
 }
 
-/// `compile k.cu -o k.cu` would replace the source with the fat binary, and `-I inc -o
-/// inc/h.cuh` a header; the record written beside OUT must not replace an input either.
+/// `compile k.cu -o k.cu` would replace the source with the fat binary, `-I inc -o
+/// inc/h.cuh` a header, and `-o` naming the launcher or the host compiler a program the build
+/// runs; the record written beside OUT must not replace any of them either.
 fn refuse_output_that_is_an_input(
     args: &CompileArgs,
     option_files: &[PathBuf],
-    headers: &[PathBuf],
+    (headers, programs): (&[PathBuf], &[PathBuf]),
 ) -> Result<(), CliError> {
     let record = archbuild::record::record_path(&args.output);
     for out in [args.output.as_path(), record.as_path()] {
@@ -160,6 +165,11 @@ fn refuse_output_that_is_an_input(
                 headers
                     .iter()
                     .map(|h| (h.as_path(), "header the build read")),
+            )
+            .chain(
+                programs
+                    .iter()
+                    .map(|p| (p.as_path(), "program the build runs")),
             );
         files::refuse_input_as_output(out, inputs)?;
     }

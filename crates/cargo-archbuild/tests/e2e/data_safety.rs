@@ -252,6 +252,31 @@ fn an_output_that_is_an_nvcc_options_file_is_refused_and_kept() {
     }
 }
 
+/// `-o` naming a program the build runs (here the launcher every compile goes through, and the
+/// host compiler `-ccbin` names) is refused after the build, before anything is written.
+#[test]
+fn an_output_that_is_a_program_the_build_runs_is_refused_and_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let launch = dir.path().join("launch");
+    let script = "#!/bin/sh\nexec \"$@\"\n";
+    std::fs::write(&launch, script).unwrap();
+    std::fs::set_permissions(&launch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, _, err) = run(cli()
+        .timeout(LIMIT)
+        .current_dir(dir.path())
+        .env("ARCHBUILD_COMPILER_LAUNCHER", &launch)
+        .arg("compile")
+        .arg(fixture_source("kernels.cu"))
+        .args(["--archs", "8.6", "-o", "launch"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("writing it would replace the program the build runs"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&launch).unwrap(), script);
+}
+
 #[test]
 fn a_failed_merge_leaves_an_existing_output_untouched_and_creates_nothing() {
     let dir = scratch();
