@@ -94,6 +94,19 @@ pub enum Error {
         why: String,
     },
 
+    /// A fleet (`ARCHBUILD_FLEET`, Cargo.toml's `fleet`) that does not parse.
+    #[error(
+        "invalid {origin} `{spec}`: {why}; write each GPU of the fleet as `<compute \
+         capability>@<driver CUDA version>` (the version `nvidia-smi` shows), separated by \
+         commas, e.g. `7.5@12.4, 8.6@13.0`, or `native` for this machine's GPUs and driver"
+    )]
+    Fleet {
+        origin: String,
+        spec: String,
+        /// What is wrong with which part.
+        why: String,
+    },
+
     /// An unknown selection policy name.
     #[error(
         "unknown selection policy {}{}: use `prefer-cubin` (default), `prefer-ptx`, \

@@ -156,6 +156,17 @@ pub fn driver_branch(cuda: CudaVersion) -> Option<u32> {
     BRANCHES.iter().find(|(c, _)| *c == cuda).map(|(_, b)| *b)
 }
 
+/// The CUDA version a driver of `branch` (the first number of `580.65.06`) reports at least:
+/// the newest release whose GA driver is of that branch or older (575 → 12.9, 580 → 13.0, a
+/// newer branch → 13.0). `None` below R450.
+pub fn cuda_for_branch(branch: u32) -> Option<CudaVersion> {
+    BRANCHES
+        .iter()
+        .filter(|(_, b)| *b <= branch)
+        .map(|(c, _)| *c)
+        .max()
+}
+
 /// The oldest driver that runs what a toolkit of `major` makes (minor version compatibility:
 /// CUDA 11.x ≥ R450, 12.x ≥ R525, 13.x ≥ R580); a later major is assumed to need its `.0`.
 pub fn toolkit_minimum_driver(major: u32) -> CudaVersion {
@@ -330,6 +341,14 @@ mod tests {
             Some(v(13, 5))
         );
         assert_eq!(driver_name(v(12, 4)), "CUDA 12.4 (R550)");
+        assert_eq!(cuda_for_branch(580), Some(v(13, 0)));
+        assert_eq!(
+            cuda_for_branch(565),
+            Some(v(12, 6)),
+            "between branches: the older"
+        );
+        assert_eq!(cuda_for_branch(595), Some(v(13, 0)));
+        assert_eq!(cuda_for_branch(440), None);
         assert_eq!(driver_name(v(13, 5)), "CUDA 13.5");
     }
 }

@@ -16,8 +16,10 @@ mod devices;
 mod dialect;
 mod error;
 mod explain;
+mod fleet;
 mod floors;
 mod list;
+mod narrow;
 mod parse;
 mod resolve;
 mod select;
@@ -34,12 +36,14 @@ pub use coverage::{coverage_gaps, group_gaps, CoverageGap, GapGroup, ImageKernel
 pub use devices::{cc_for_device_name, device_names, generation, known_ccs};
 pub use dialect::Dialect;
 pub use error::Error;
+pub use fleet::{Fleet, FleetMember, FleetProblem};
 pub use floors::{
-    blocking_floor, driver_branch, driver_floors, driver_name, toolkit_for_elf_abi,
-    toolkit_minimum_driver, DriverFloor, Handoff, ImageCompression, Requirement,
-    ZSTD_MINIMUM_DRIVER,
+    blocking_floor, cuda_for_branch, driver_branch, driver_floors, driver_name,
+    toolkit_for_elf_abi, toolkit_minimum_driver, DriverFloor, Handoff, ImageCompression,
+    Requirement, ZSTD_MINIMUM_DRIVER,
 };
 pub use list::ArchList;
+pub use narrow::{named_gpus, narrow};
 pub use parse::generation_names;
 pub use resolve::{FactsNeeded, ListFacts, ResolveContext};
 pub use select::{

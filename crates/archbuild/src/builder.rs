@@ -139,12 +139,31 @@ impl Build {
         self
     }
 
-    /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel); beats every other source
-    /// for that file.
+    /// A per-file arch list (e.g. `"9.0a"` for a `wgmma` kernel): what the file can be built
+    /// for. It replaces the requested list for that file, or is narrowed to the GPUs the
+    /// requested list names, as [`Build::arch_list_mode`] says (`docs/arch-lists.md`).
     pub fn file_archs(&mut self, path: impl AsRef<Path>, list: &str) -> &mut Self {
         self.spec
             .file_archs
             .push((path.as_ref().to_path_buf(), list.to_owned()));
+        self
+    }
+
+    /// How per-file and per-group lists meet the requested list: `auto` (the default: narrow
+    /// a list from the environment, such as `ARCHBUILD_ARCHS=native`, else override),
+    /// `narrow` or `override`. Overrides `ARCHBUILD_ARCH_LIST_MODE` and Cargo.toml's
+    /// `arch-list-mode`; a bad word is the build's error.
+    pub fn arch_list_mode(&mut self, mode: &str) -> &mut Self {
+        self.spec.arch_list_mode = Some(mode.to_owned());
+        self
+    }
+
+    /// The GPUs and drivers the fat binaries must load on, e.g. `"7.5@12.4, 8.6@13.0"` or
+    /// `"native"` (`docs/build.md`, "Fleets"): a member that could load nothing is an error
+    /// before anything compiles, and compression left to archbuild avoids zstd where a
+    /// driver cannot read it. Overrides `ARCHBUILD_FLEET` and Cargo.toml's `fleet`.
+    pub fn fleet(&mut self, fleet: &str) -> &mut Self {
+        self.spec.fleet = Some(fleet.to_owned());
         self
     }
 

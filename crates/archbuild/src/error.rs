@@ -127,6 +127,26 @@ pub enum Error {
         available: String,
     },
 
+    /// A per-file or per-group list narrowed to the requested list keeps nothing
+    /// (`config/narrowing.rs`); boxed, as it names much.
+    #[error("{0}")]
+    NarrowedToNothing(Box<EmptyNarrowing>),
+
+    /// A member of the fleet can load nothing, or an image is loaded by no member
+    /// (`config/fleet.rs`).
+    #[error(
+        "the fleet `{fleet}` ({origin}) cannot use what this build makes with CUDA {toolkit}: \
+         {}{}",
+        render_fleet_issues(issues),
+        fleet_fix(issues)
+    )]
+    FleetCannotLoad {
+        fleet: String,
+        origin: String,
+        toolkit: String,
+        issues: Vec<FleetIssue>,
+    },
+
     /// A configuration value that is not understood.
     #[error("invalid {what} in {origin}: `{value}`; {hint}")]
     Config {
@@ -398,6 +418,65 @@ pub enum ErrorKind {
     Internal,
 }
 
+/// A per-file list that narrowing leaves empty: the file, both lists and where they were set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{file}` is built only for `{own}` ({own_origin}), and none of that runs on a GPU the \
+     requested list `{requested}` ({requested_origin}) names, so narrowing it ({mode}) leaves \
+     nothing to build; fix: add a GPU it is for ({gpus}) to {requested_origin}, or build it for \
+     its own list with ARCHBUILD_ARCH_LIST_MODE=override (docs/arch-lists.md, \"Narrowing a \
+     per-file list\")"
+)]
+pub struct EmptyNarrowing {
+    pub file: String,
+    pub own: String,
+    pub own_origin: String,
+    pub requested: String,
+    pub requested_origin: String,
+    pub gpus: String,
+    /// The arch-list mode and where it was set.
+    pub mode: String,
+}
+
+/// One problem of a fleet with one list the build makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetIssue {
+    /// Which list: "the build's list `…`" or "`kernels/h.cu`'s list `…`".
+    pub list: String,
+    pub problem: archbuild_arch::FleetProblem,
+}
+
+fn render_fleet_issues(issues: &[FleetIssue]) -> String {
+    let each: Vec<String> = issues
+        .iter()
+        .map(|i| format!("with {}, {}", i.list, i.problem))
+        .collect();
+    each.join(". ")
+}
+
+/// How to get a toolkit whose output old drivers load, when a toolkit's floor is the problem.
+fn fleet_fix(issues: &[FleetIssue]) -> String {
+    use archbuild_arch::{FleetProblem, Requirement};
+    let toolkit_floor = issues.iter().any(|i| match &i.problem {
+        FleetProblem::DriverTooOld { blocked, .. } => blocked
+            .iter()
+            .any(|(_, f)| !matches!(f.requirement, Requirement::Zstd)),
+        FleetProblem::ImageLoadedByNone { blocked, .. } => blocked
+            .iter()
+            .any(|(_, f)| !matches!(f.requirement, Requirement::Zstd)),
+        FleetProblem::NotCovered { .. } => false,
+    });
+    if toolkit_floor {
+        ". A CUDA 12 toolkit's cubins load on drivers from CUDA 12.0 (R525): install \
+         one (NVIDIA's installer or your distribution's `cuda-toolkit-12-*`; PyPI's CUDA 12 \
+         wheels have no nvcc) and point CUDA_HOME or NVCC at it, or update the drivers, or take \
+         the member out of the fleet (docs/build.md, \"Fleets\")"
+            .to_owned()
+    } else {
+        " (docs/build.md, \"Fleets\")".to_owned()
+    }
+}
+
 impl ErrorKind {
     /// Every kind.
     pub const ALL: &'static [ErrorKind] = &[
@@ -431,6 +510,8 @@ impl Error {
             // A wrong type in [package.metadata.archbuild] is a configuration error like a
             // wrong value there, and a variant group that names what no module has is one too.
             Error::Arch(_)
+            | Error::NarrowedToNothing(_)
+            | Error::FleetCannotLoad { .. }
             | Error::Config { .. }
             | Error::Manifest { .. }
             | Error::NoSources(_)
@@ -596,6 +677,27 @@ mod tests {
             ),
             (Error::NoSources(s()), K::Config),
             (Error::NoOutDir, K::Config),
+            (
+                Error::NarrowedToNothing(Box::new(crate::error::EmptyNarrowing {
+                    file: s(),
+                    own: s(),
+                    own_origin: s(),
+                    requested: s(),
+                    requested_origin: s(),
+                    gpus: s(),
+                    mode: s(),
+                })),
+                K::Config,
+            ),
+            (
+                Error::FleetCannotLoad {
+                    fleet: s(),
+                    origin: s(),
+                    toolkit: s(),
+                    issues: Vec::new(),
+                },
+                K::Config,
+            ),
             (Error::Compile(s()), K::Compile),
             (
                 Error::ToolkitBroken {

@@ -49,7 +49,7 @@ pub use archbuild_arch::{
 pub use builder::Build;
 pub use config::cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use config::Env;
-pub use error::{Ended, Error, ErrorKind, Result};
+pub use error::{EmptyNarrowing, Ended, Error, ErrorKind, FleetIssue, Result};
 pub use headers::HeaderLibrary;
 pub use host::link::Cudart;
 pub use library::Library;

@@ -116,6 +116,19 @@ impl Library {
         self
     }
 
+    /// The GPUs and drivers the library must load on (`Build::fleet`): the CUDA runtime hands
+    /// its fat binaries to the driver whole, so a driver below 12.4 gets no zstd.
+    pub fn fleet(&mut self, fleet: &str) -> &mut Self {
+        self.build.fleet(fleet);
+        self
+    }
+
+    /// How Cargo.toml's per-file lists meet the requested list (`Build::arch_list_mode`).
+    pub fn arch_list_mode(&mut self, mode: &str) -> &mut Self {
+        self.build.arch_list_mode(mode);
+        self
+    }
+
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.build.out_dir(dir);
         self

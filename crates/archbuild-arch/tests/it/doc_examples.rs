@@ -1,6 +1,6 @@
 //! Every table in `docs/arch-lists.md` is executed here: arch-list expansions (with and
 //! without devices or a toolkit list), canonical forms, nvcc flags, error texts, compatibility
-//! rows, selection rows and the toolkit tables. A table with an unknown header fails the test,
+//! rows, selection rows, narrowing rows and the toolkit tables. A table with an unknown header fails the test,
 //! so the doc cannot grow examples that are not checked.
 
 use archbuild_arch::{
@@ -133,6 +133,17 @@ fn every_table_in_the_doc_holds() {
                         .to_string();
                     assert!(e.contains(&r[1]), "{}: {e}", at(r));
                 }
+                ["kernel's list", "requested", "builds"] => {
+                    let own = parse(code(&r[0]), &ctx);
+                    let requested = parse(code(&r[1]), &ctx);
+                    let want = if r[2] == "(nothing)" { "" } else { code(&r[2]) };
+                    assert_eq!(
+                        names(&archbuild_arch::narrow(&own, &requested)),
+                        want,
+                        "{}",
+                        at(r)
+                    );
+                }
                 ["target", "rule"] => {} // prose; the examples table below checks it
                 ["target", "runs on"] => {
                     let target =
@@ -185,6 +196,7 @@ fn every_table_in_the_doc_holds() {
         ("GPU | images | policy | chosen", 12),
         ("driver CUDA | JITs PTX ISA up to", 5),
         ("arch | CUDA builds it", 8),
+        ("kernel's list | requested | builds", 9),
     ] {
         let n = checked.get(header).copied().unwrap_or(0);
         assert!(

@@ -2,7 +2,8 @@
 //! tests: it appends its arguments as one JSON line to `$ARCHBUILD_FAKE_LOG` and writes
 //! plausible outputs — PTX with the source's `__global__` kernels as `.entry`s and a
 //! dependency file listing its `#include "…"` headers for `nvcc -ptx`, a minimal valid cubin
-//! ELF (EM_CUDA, the SM in `e_flags`, kernel symbols) for `ptxas`. The outputs carry a hash of
+//! ELF (EM_CUDA, the SM in `e_flags`, kernel symbols; an `a` target in CUDA 12's layout) for
+//! `ptxas`. The outputs carry a hash of
 //! the inputs, so content changes propagate like with the real tools.
 //!
 //! Controls: a source line containing `#error` fails every arch with `file(line): error: …`;
@@ -306,6 +307,9 @@ fn ptxas(args: &[String]) -> i32 {
     {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+    // An `a` cubin is written in CUDA 12's layout (ELF ABI 7, `0x800` in `e_flags`), which
+    // says `a` without a `.nv.compat` section.
+    let arch_specific = value(args, "-arch").is_some_and(|a| a.ends_with('a'));
     let sm: u32 = value(args, "-arch")
         .and_then(|a| {
             a.trim_start_matches("sm_")
@@ -325,7 +329,7 @@ fn ptxas(args: &[String]) -> i32 {
         .filter_map(|l| l.strip_prefix(".visible .entry "))
         .map(|l| l.trim_end_matches('('))
         .collect();
-    if std::fs::write(out, cubin(sm, &names)).is_err() {
+    if std::fs::write(out, cubin(sm, arch_specific, &names)).is_err() {
         return 1;
     }
     0
@@ -333,7 +337,7 @@ fn ptxas(args: &[String]) -> i32 {
 
 /// A minimal cubin: ELF header, `.shstrtab`, `.strtab`, `.symtab` with one FUNC symbol per
 /// kernel marked `STO_CUDA_ENTRY`, section headers last.
-fn cubin(sm: u32, kernels: &[&str]) -> Vec<u8> {
+fn cubin(sm: u32, arch_specific: bool, kernels: &[&str]) -> Vec<u8> {
     let shstr = b"\0.shstrtab\0.strtab\0.symtab\0".to_vec();
     let mut strtab = vec![0u8];
     let mut syms = vec![0u8; 24];
@@ -386,9 +390,13 @@ fn cubin(sm: u32, kernels: &[&str]) -> Vec<u8> {
     body.extend_from_slice(&sh(11, 3, str_off, strtab.len(), 0, 0, 1, 0));
     body.extend_from_slice(&sh(19, 2, sym_off, syms.len(), 2, 1, 8, 24));
     let low = if sm >= 100 { 0x02 } else { 0x04 };
-    let e_flags: u32 = 0x0600_0000 | (sm << 8) | low;
+    let (abi, e_flags): (u8, u32) = if arch_specific {
+        (7, sm | 0x800)
+    } else {
+        (8, 0x0600_0000 | (sm << 8) | low)
+    };
     let mut h = vec![
-        0x7f, b'E', b'L', b'F', 2, 1, 1, 0x41, 8, 0, 0, 0, 0, 0, 0, 0,
+        0x7f, b'E', b'L', b'F', 2, 1, 1, 0x41, abi, 0, 0, 0, 0, 0, 0, 0,
     ];
     h.extend_from_slice(&2u16.to_le_bytes()); // ET_EXEC
     h.extend_from_slice(&190u16.to_le_bytes()); // EM_CUDA

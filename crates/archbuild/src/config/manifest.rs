@@ -21,8 +21,11 @@
 //! cccl = { pypi = "nvidia-cuda-cccl", version = "13.3.5.0.6", sha256 = "…" }
 //! mylib = { path = "third_party/mylib/include", rev = "1a2b3c4d" }  # rev: a git checkout's HEAD
 //!
+//! arch-list-mode = "auto"              # auto | narrow | override: how per-file lists meet the requested list
+//! fleet = ["7.5@12.4", "8.6@13.0"]     # the GPUs and drivers the fat binaries must load on
+//!
 //! [package.metadata.archbuild.file-archs]
-//! "kernels/hopper.cu" = "9.0a"         # per-file override of the arch list
+//! "kernels/hopper.cu" = "9.0a"         # per-file arch list (narrows or overrides: arch-list-mode)
 //! ```
 
 use std::collections::BTreeMap;
@@ -44,6 +47,10 @@ pub struct PackageConfig {
     pub compression: Option<String>,
     /// Per-file arch lists, keyed by the path as written (relative to the package).
     pub file_archs: BTreeMap<String, String>,
+    /// `arch-list-mode`: `auto`, `narrow` or `override` (`config/narrowing.rs`).
+    pub arch_list_mode: Option<String>,
+    /// `fleet`: its members joined by `, ` (`config/fleet.rs`).
+    pub fleet: Option<String>,
     /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
@@ -126,6 +133,14 @@ impl PackageConfig {
             let mut strings = || string_list(key, value).map_err(|e| wrong.push(e)).ok();
             match key.as_str() {
                 "archs" => cfg.archs = strings().map(|v| v.join(" ")),
+                "fleet" => cfg.fleet = strings().map(|v| v.join(", ")),
+                "arch-list-mode" => match value.as_str() {
+                    Some(v) => cfg.arch_list_mode = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`arch-list-mode` must be a string: \"auto\", \"narrow\" or \
+                         \"override\", found `{value}`"
+                    )),
+                },
                 "kernels" => {
                     cfg.kernels = strings()
                         .unwrap_or_default()
@@ -263,6 +278,8 @@ const KNOWN_KEYS: &[&str] = &[
     "cudart",
     "prebuilt",
     "prebuilt-budget",
+    "arch-list-mode",
+    "fleet",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).
@@ -310,6 +327,8 @@ nvcc-flags = ["-O3"]
 include = ["inc"]
 defines = ["A=1"]
 compression = "size"
+arch-list-mode = "narrow"
+fleet = ["7.5@12.4", "8.6@13.0"]
 [package.metadata.archbuild.file-archs]
 "k/h.cu" = "9.0a"
 "#;
@@ -321,6 +340,8 @@ compression = "size"
         assert_eq!(cfg.include, [PathBuf::from("/p/inc")]);
         assert_eq!(cfg.file_archs["k/h.cu"], "9.0a");
         assert_eq!(cfg.compression.as_deref(), Some("size"));
+        assert_eq!(cfg.arch_list_mode.as_deref(), Some("narrow"));
+        assert_eq!(cfg.fleet.as_deref(), Some("7.5@12.4, 8.6@13.0"));
     }
 
     #[test]

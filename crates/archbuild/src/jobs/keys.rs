@@ -37,7 +37,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("inputs", "cicc host", "direct mode: the content of every file the preprocessor read and the state of every path it probed"),
     ("text", "cicc host", "preprocessor mode: the preprocessed text, whole where lines matter (a host object's: whole)"),
     ("ptx", "ptxas", "the PTX's content (or, for the alias, the key of the cicc job that made it)"),
-    ("compression", "output", "the fat binary's compression"),
+    ("compression", "output", "the fat binary's compression, as chosen (with a fleet, without zstd where a member's driver is older than 12.4)"),
     ("settings", "cicc ptxas output host", "the stage's settings key: the fields above marked for the stage (a host object's: the cicc stage's)"),
     ("manifest", "cicc", "through a launcher: the manifest key, with the inputs' state"),
     ("host-side", "cicc", "for a host library's source: that its cicc job also writes the host stub and module ID"),
@@ -162,6 +162,10 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         arch_list,
         // How the paths a compile looked at are found, not what it makes.
         observation: _,
+        // A fleet changes no compile; what it changes, the compression it leaves zstd out
+        // of, is keyed as `compression` in every fat binary's key (the pack stamp's, a
+        // record's), and a fleet that passes its check changes nothing else.
+        fleet: _,
     } = s;
     let cicc = matches!(stage, Stage::Cicc | Stage::Output);
     let ptxas = matches!(stage, Stage::Ptxas | Stage::Output);

@@ -77,6 +77,8 @@ pub(crate) struct Settings {
     pub arch_list: String,
     /// Whether preprocessing runs are observed (`observe.rs`).
     pub observation: observe::Observation,
+    /// The GPUs and drivers the build is for (`config/fleet.rs`), checked before compiling.
+    pub fleet: Option<archbuild_arch::Fleet>,
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.

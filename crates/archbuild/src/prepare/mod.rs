@@ -207,7 +207,11 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     if matches!(mode, Mode::Build) {
         settings.observation = crate::plan::observe::Observation::from_env(&env, home.root());
     }
-    let compression = setup::compression(b, &env, pkg.as_ref())?;
+    let fleet = crate::config::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
+    let compression = crate::config::fleet::compression(
+        setup::compression(b, &env, pkg.as_ref())?,
+        fleet.as_ref().map(|(f, _)| f),
+    );
     let share_cicc = crate::plan::share::enabled(
         b.share_cicc,
         &env,
@@ -225,6 +229,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
     let whole = setup::shard_of(b, &env, &archs, &toolkit, &devices)?;
     settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
+    let (list_mode, mode_text) = crate::config::narrowing::resolve(b, &env, pkg.as_ref())?;
     let mut modules = setup::modules(
         b,
         name,
@@ -233,7 +238,14 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         (&archs, whole.as_ref()),
         &toolkit,
         &devices,
+        list_mode
+            .narrows(&archs.source)
+            .then_some(mode_text.as_str()),
     )?;
+    if let Some((f, origin)) = &fleet {
+        crate::config::fleet::check((f, origin), &modules, &toolkit, compression)?;
+    }
+    settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
         m.host = library.is_some();
     }

@@ -2,7 +2,8 @@
 //! accumulate in this order: `[package.metadata.archbuild]`, then the build script / CLI, then
 //! `ARCHBUILD_NVCC_FLAGS` (so an environment flag is the last word on the command line).
 //! Compression and per-file arch lists take the first source that sets them: build script /
-//! CLI, then `ARCHBUILD_COMPRESSION` (compression only), then the manifest.
+//! CLI, then `ARCHBUILD_COMPRESSION` (compression only), then the manifest. A per-file list
+//! narrows the requested list or overrides it (`config/narrowing.rs`).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -87,11 +88,13 @@ fn is_sccache(path: &Path) -> bool {
     })
 }
 
+/// The compression a source sets; `None` when none does (nvcc's default, or with a fleet one
+/// every member reads: `config/fleet.rs`).
 pub(crate) fn compression(
     b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
-) -> Result<CompressionChoice> {
+) -> Result<Option<CompressionChoice>> {
     let (value, origin) = if let Some(c) = &b.compression {
         (
             c.clone(),
@@ -102,17 +105,25 @@ pub(crate) fn compression(
     } else if let Some(c) = pkg.and_then(|p| p.compression.clone()) {
         (c, "Cargo.toml [package.metadata.archbuild] compression")
     } else {
-        return Ok(CompressionChoice::nvcc_default());
+        return Ok(None);
     };
-    CompressionChoice::from_str(&value).map_err(|_| Error::Config {
-        what: "compression",
-        origin: origin.to_owned(),
-        value,
-        hint: format!("use {}", archbuild_fatbin::COMPRESSION_WORDS),
-    })
+    CompressionChoice::from_str(&value)
+        .map(Some)
+        .map_err(|_| Error::Config {
+            what: "compression",
+            origin: origin.to_owned(),
+            value,
+            hint: format!("use {}", archbuild_fatbin::COMPRESSION_WORDS),
+        })
 }
 
-/// The modules of the build, with their files checked and their arch lists resolved.
+/// The modules of the build, with their files checked and their arch lists resolved: a
+/// per-file list narrowed to the requested one (a shard's whole list) when `narrowing` says
+/// so (`config/narrowing.rs`), with the mode's description for messages.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the build's spec, package and lists, and the facts a list's words need"
+)]
 pub(crate) fn modules(
     b: &Spec,
     name: &str,
@@ -122,6 +133,7 @@ pub(crate) fn modules(
     (archs, whole): (&ResolvedArchs, Option<&ResolvedArchs>),
     toolkit: &Toolkit,
     devices: DeviceQuery<'_>,
+    narrowing: Option<&str>,
 ) -> Result<Vec<Module>> {
     let mut specs = b.modules.clone();
     // Where the sources were named, for messages that point at the right place to fix.
@@ -190,13 +202,17 @@ pub(crate) fn modules(
         // the output does not depend on where the checkout or archbuild's home is.
         let source = files[files.len() - 1].clone();
         let (module_archs, arch_list) = match file_override(b, pkg, base, &files) {
-            Some((input, file)) => {
-                let own = crate::config::archs::parse_checked(
+            Some((input, file, origin)) => {
+                let mut own = crate::config::archs::parse_checked(
                     &input,
                     crate::config::archs::ArchSource::FileOverride(file),
                     toolkit,
                     devices,
                 )?;
+                if let Some(mode) = narrowing {
+                    let requested = whole.unwrap_or(archs);
+                    own = crate::config::narrowing::narrow(own, origin, requested, mode)?;
+                }
                 let list = crate::plan::arch_list_value(&own.list);
                 (own, list)
             }
@@ -308,23 +324,27 @@ fn check_file_archs(
     Ok(())
 }
 
-/// The per-file arch list for a module: the build script's, then the manifest's. For a group,
-/// the first member with an override decides.
+/// The per-file arch list for a module: the build script's, then the manifest's, with the
+/// file and where the list was set. For a group, the first member with a list decides.
 fn file_override(
     b: &Spec,
     pkg: Option<&PackageConfig>,
     base: &Path,
     files: &[PathBuf],
-) -> Option<(String, String)> {
+) -> Option<(String, String, &'static str)> {
     let same = |a: &Path, b2: &Path| a == b2 || base.join(a) == base.join(b2);
     for f in files {
         if let Some((_, list)) = b.file_archs.iter().rev().find(|(p, _)| same(p, f)) {
-            return Some((list.clone(), f.display().to_string()));
+            return Some((list.clone(), f.display().to_string(), "Build::file_archs"));
         }
         if let Some((p, list)) =
             pkg.and_then(|p| p.file_archs.iter().find(|(p, _)| same(Path::new(p), f)))
         {
-            return Some((list.clone(), p.clone()));
+            return Some((
+                list.clone(),
+                p.clone(),
+                "Cargo.toml [package.metadata.archbuild.file-archs]",
+            ));
         }
     }
     None

@@ -20,6 +20,10 @@ pub(crate) struct Spec {
     /// The whole list this build is a CI shard of (`Build::shard_of`).
     pub(crate) shard_of: Option<String>,
     pub(crate) file_archs: Vec<(PathBuf, String)>,
+    /// `Build::arch_list_mode`: overrides `ARCHBUILD_ARCH_LIST_MODE`.
+    pub(crate) arch_list_mode: Option<String>,
+    /// `Build::fleet`: overrides `ARCHBUILD_FLEET`.
+    pub(crate) fleet: Option<String>,
     pub(crate) nvcc_flags: Vec<String>,
     pub(crate) ptxas_flags: Vec<String>,
     pub(crate) includes: Vec<PathBuf>,

@@ -11,5 +11,6 @@ mod cache_cap;
 mod cc_build;
 mod config_precedence;
 mod interrupt;
+mod narrow_fleet;
 mod plan_fake_nvcc;
 mod provision_lock;

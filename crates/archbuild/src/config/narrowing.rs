@@ -1,0 +1,185 @@
+//! Whether a per-file or per-group arch list (`Build::file_archs`, Cargo.toml's `file-archs`)
+//! *narrows* the requested list or *overrides* it (`docs/arch-lists.md`, "Narrowing a per-file
+//! list"), by one precedence: `Build::arch_list_mode`, then `ARCHBUILD_ARCH_LIST_MODE`, then
+//! `arch-list-mode` in `[package.metadata.archbuild]`, then `auto`.
+//!
+//! `auto` narrows when the requested list comes from the environment (`ARCHBUILD_ARCHS`,
+//! `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`): the person building asks for their GPUs, and the
+//! file's list says what the kernel can be built for. It overrides when the list is the
+//! package's own (`Build::archs`, `--archs`, Cargo.toml's `archs`): the author wrote both
+//! lists, so `archs = "7.5 8.6"` with `"hopper.cu" = "9.0a"` still builds the hopper kernel
+//! for 9.0a. Nothing is narrowed by the default list (`all-major`): nothing was requested.
+
+use archbuild_arch::{ArchList, Target};
+
+use crate::base::env::Env;
+use crate::config::archs::{ArchSource, ResolvedArchs};
+use crate::config::manifest::PackageConfig;
+use crate::error::{EmptyNarrowing, Error, Result};
+use crate::prepare::spec::Spec;
+
+/// The variable choosing the mode (`docs/environment.md`).
+pub(crate) const ARCH_LIST_MODE_VAR: &str = "ARCHBUILD_ARCH_LIST_MODE";
+
+/// How a per-file list meets the requested one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArchListMode {
+    /// Narrow when the requested list comes from the environment, else override.
+    #[default]
+    Auto,
+    /// Always intersect with the requested list (unless nothing was requested).
+    Narrow,
+    /// The file's list replaces the requested one (archbuild before this mode existed).
+    Override,
+}
+
+impl ArchListMode {
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Auto),
+            "narrow" | "intersect" => Some(Self::Narrow),
+            "override" | "replace" => Some(Self::Override),
+            _ => None,
+        }
+    }
+
+    /// The word that sets it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ArchListMode::Auto => "auto",
+            ArchListMode::Narrow => "narrow",
+            ArchListMode::Override => "override",
+        }
+    }
+
+    /// Whether a per-file list narrows a requested list from `source`.
+    pub(crate) fn narrows(self, source: &ArchSource) -> bool {
+        match self {
+            ArchListMode::Override => false,
+            _ if *source == ArchSource::Default => false,
+            ArchListMode::Narrow => true,
+            ArchListMode::Auto => matches!(source, ArchSource::Var(_)),
+        }
+    }
+}
+
+/// The mode and how messages describe it ("arch-list mode `narrow` from …").
+pub(crate) fn resolve(
+    b: &Spec,
+    env: &Env,
+    pkg: Option<&PackageConfig>,
+) -> Result<(ArchListMode, String)> {
+    let (value, origin) = if let Some(m) = &b.arch_list_mode {
+        (m.clone(), "the build's `.arch_list_mode(...)`".to_owned())
+    } else if let Some(m) = env.var(ARCH_LIST_MODE_VAR) {
+        (m, ARCH_LIST_MODE_VAR.to_owned())
+    } else if let Some(m) = pkg.and_then(|p| p.arch_list_mode.clone()) {
+        (
+            m,
+            "Cargo.toml [package.metadata.archbuild] arch-list-mode".to_owned(),
+        )
+    } else {
+        return Ok((
+            ArchListMode::Auto,
+            "the default arch-list mode `auto` narrows a list from the environment".to_owned(),
+        ));
+    };
+    let mode = ArchListMode::parse(&value).ok_or_else(|| Error::Config {
+        what: "arch list mode",
+        origin: origin.clone(),
+        value: value.clone(),
+        hint: "use `auto` (narrow a list from the environment, the default), `narrow` (always \
+               intersect per-file lists with the requested list) or `override` (per-file \
+               lists replace it)"
+            .to_owned(),
+    })?;
+    Ok((
+        mode,
+        format!("arch-list mode `{}` from {origin}", mode.name()),
+    ))
+}
+
+/// A module's own list narrowed to the requested one; an empty result is an error naming the
+/// file, both lists and the fixes.
+pub(crate) fn narrow(
+    own: ResolvedArchs,
+    own_origin: &str,
+    requested: &ResolvedArchs,
+    mode: &str,
+) -> Result<ResolvedArchs> {
+    let list = archbuild_arch::narrow(&own.list, &requested.list);
+    if list.is_empty() {
+        let file = match &own.source {
+            ArchSource::FileOverride(f) => f.clone(),
+            other => other.to_string(),
+        };
+        return Err(Error::NarrowedToNothing(Box::new(EmptyNarrowing {
+            file,
+            own: own.list.to_string(),
+            own_origin: own_origin.to_owned(),
+            requested: requested.list.to_string(),
+            requested_origin: requested.source.to_string(),
+            gpus: gpus_of(&own.list),
+            mode: mode.to_owned(),
+        })));
+    }
+    Ok(ResolvedArchs { list, ..own })
+}
+
+/// The GPUs a list's targets are built for, for the fix (`9.0`).
+fn gpus_of(list: &ArchList) -> String {
+    let mut ccs: Vec<String> = list
+        .targets()
+        .iter()
+        .map(|t: &Target| t.arch.cc.to_string())
+        .collect();
+    ccs.dedup();
+    ccs.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_narrows_only_a_list_from_the_environment() {
+        let var = ArchSource::Var("ARCHBUILD_ARCHS");
+        for (mode, source, narrows) in [
+            (ArchListMode::Auto, &var, true),
+            (ArchListMode::Auto, &ArchSource::Manifest, false),
+            (ArchListMode::Auto, &ArchSource::Explicit, false),
+            (ArchListMode::Auto, &ArchSource::Default, false),
+            (ArchListMode::Narrow, &ArchSource::Manifest, true),
+            (ArchListMode::Narrow, &ArchSource::Default, false),
+            (ArchListMode::Override, &var, false),
+        ] {
+            assert_eq!(mode.narrows(source), narrows, "{mode:?} {source:?}");
+        }
+    }
+
+    #[test]
+    fn the_mode_s_precedence_and_a_bad_word() {
+        let env = Env::from_vars([(ARCH_LIST_MODE_VAR, "Override")]);
+        let pkg = PackageConfig {
+            arch_list_mode: Some("narrow".into()),
+            ..Default::default()
+        };
+        let mut b = Spec::default();
+        assert_eq!(
+            resolve(&b, &env, Some(&pkg)).unwrap().0,
+            ArchListMode::Override
+        );
+        assert_eq!(
+            resolve(&b, &Env::from_vars::<&str, &str>([]), Some(&pkg))
+                .unwrap()
+                .0,
+            ArchListMode::Narrow
+        );
+        b.arch_list_mode = Some("sideways".into());
+        let e = resolve(&b, &env, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with("invalid arch list mode in the build's `.arch_list_mode(...)`: `sideways`; use `auto`"),
+            "{e}"
+        );
+    }
+}
