@@ -551,7 +551,12 @@ fn device_command(
     let mut cmd = Cmd::new(tk.nvcc())
         .args(args)
         .hermetic(s.compiler_env.vars());
-    s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    // Through a launcher the compile may not run at all (a launcher's own cache hit reads
+    // the files it remembers, not the paths the preprocessor would try): nothing is observed,
+    // and direct mode predicts.
+    if launcher.is_none() {
+        s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    }
     let mut cmd = cmd.with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd
