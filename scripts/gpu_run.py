@@ -34,6 +34,9 @@ Scenarios (`python3 scripts/gpu_run.py SCENARIO --help` for each one's options):
   split           the split cicc job against `nvcc -ptx` on every CUDA source of the repository
   cfa             candle-flash-attn's bundle (scripts/candle_flash_attn.py --bundle): build,
                   watch, link, test, doctor, edit, second home, rebuild
+  crate           candle-flash-attn's 53 kernel files: library_bench (archbuild cold, an edit
+                  of kernels/flash.h, a second home, cudaforge's pattern) detached, with a
+                  load sampler; inspect of both sides' objects; logs as one tarball
 """
 
 import argparse
@@ -1109,6 +1112,220 @@ def cfa(host, a):
     return 0
 
 
+# ---------------------------------------------------------------- candle-flash-attn's 53 files at crate scale
+
+CRATE_STEPS = ("machine", "unpack", "start", "run", "watch", "inspect", "collect")
+# The processes the load sampler counts, by /proc/PID/comm (cudafe++ is cut to 15 characters there).
+SAMPLED = ("cicc", "ptxas", "cudafe++", "cc1plus", "nvcc", "fatbinary", "nvlink", "gcc", "as", "ld")
+
+
+def crate_kernel_files(host, kernels):
+    """The crate's 53 kernel files (`kernels/*.cu`, flash_api.cu among them), by name."""
+    if host.dry and not os.path.isdir(kernels):
+        return ["flash_api.cu", "flash_fwd_hdim32_fp16_sm80.cu", "..."]
+    return sorted(n for n in os.listdir(kernels) if n.endswith(".cu"))
+
+
+def load_sampler(path, stop, period, nvcc_cpus=None):
+    """Every `period` s until `stop` exists: Unix time, busy cores (/proc/stat), used memory (GiB)
+    and how many processes of each name in SAMPLED run, as CSV. With `nvcc_cpus` (a taskset list:
+    the two sides at once on their own cores) also `busy_nvcc` (those cores) and `busy_archbuild`
+    (the others), and each name counted twice: `NAME` for processes allowed on other cores, and
+    `nvcc_NAME` for processes pinned to `nvcc_cpus`."""
+    def cpu():
+        per = {}
+        with open("/proc/stat") as f:
+            for row in f:
+                if not row.startswith("cpu"):
+                    break
+                key, *v = row.split()
+                v = [int(x) for x in v]
+                idle = v[3] + v[4]
+                per[key] = (sum(v[:8]) - idle, sum(v[:8]))
+        return per
+
+    def busy(per0, per1, keys):
+        return sum((per1[k][0] - per0[k][0]) / max(per1[k][1] - per0[k][1], 1) for k in keys if k in per1)
+
+    ncpu = os.cpu_count()
+    pinned = set(cpu_list(nvcc_cpus)) if nvcc_cpus else set()
+    nvcc_keys = [f"cpu{c}" for c in sorted(pinned)]
+    other_keys = [f"cpu{c}" for c in range(ncpu) if c not in pinned]
+    names = list(SAMPLED) + ([f"nvcc_{n}" for n in SAMPLED] if pinned else [])
+    with open(path, "w") as out:
+        out.write("epoch,busy_cores,mem_gib," + ("busy_nvcc,busy_archbuild," if pinned else "")
+                  + ",".join(names) + "\n")
+        per0 = cpu()
+        while not os.path.exists(stop):
+            time.sleep(period)
+            per1 = cpu()
+            counts = dict.fromkeys(names, 0)
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/comm") as f:
+                        name = f.read().strip()
+                    if name in SAMPLED and pinned:
+                        with open(f"/proc/{pid}/status") as f:
+                            allowed = next(r.split(":")[1].strip() for r in f if r.startswith("Cpus_allowed_list"))
+                        if set(cpu_list(allowed)) <= pinned:
+                            name = "nvcc_" + name
+                except (OSError, StopIteration, ValueError):
+                    continue
+                if name in counts:
+                    counts[name] += 1
+            split = (f"{busy(per0, per1, nvcc_keys):.2f},{busy(per0, per1, other_keys):.2f},"
+                     if pinned else "")
+            out.write(f"{time.time():.2f},{busy(per0, per1, nvcc_keys + other_keys):.2f},{memory_used_gib()},"
+                      + split + ",".join(str(counts[n]) for n in names) + "\n")
+            out.flush()
+            per0 = per1
+
+
+def crate_bench_argv(host, a):
+    kernels = os.path.join(a.root, "fa", "kernels")
+    bench = os.path.abspath(host.carried(os.path.join(a.carry, "library_bench")))
+    files = a.files or crate_kernel_files(host, kernels)
+    argv = library_bench_argv(bench, files, a.archs, a.jobs, kernels, a.nvcc_cpus,
+                              extra=["--verbose", "--edit-header", os.path.join(kernels, "flash.h"),
+                                     "--work", os.path.join(a.root, "work")]
+                              + (["--archbuild-first"] if a.archbuild_first else []))
+    return argv, kernels
+
+
+def crate_watch(host, a):
+    """Waits up to --wait s for the detached run, a progress line a minute."""
+    if host.dry:
+        return host.note(f"wait up to {a.wait} s for {a.done}, a line a minute from {a.bench_log}")
+    start, report = time.monotonic(), 0
+    while not os.path.exists(a.done) and time.monotonic() - start < a.wait:
+        if time.monotonic() - start >= report:
+            rows = []
+            if os.path.exists(a.bench_log):
+                with open(a.bench_log, encoding="utf-8", errors="replace") as f:
+                    rows = [r.rstrip("\n") for r in f if not r.startswith("    ")]
+            host.say(f"t={report} s ({time.strftime('%H:%M:%S')}): "
+                     + ", ".join(f"{count_processes(p)} {p}" for p in ("cicc", "ptxas", "cudafe++", "cc1plus"))
+                     + f", {memory_used_gib()} GiB used; last: {rows[-1] if rows else '-'}")
+            report += 60
+        time.sleep(2)
+    if os.path.exists(a.bench_log):
+        with open(a.bench_log, encoding="utf-8", errors="replace") as f:
+            host.say_lines(r.rstrip("\n") for r in f if not r.startswith("    ") and "warning" not in r)
+    if not os.path.exists(a.done):
+        host.say("run still going")
+        return 3
+    return 0
+
+
+def crate_inspect(host, a):
+    """`cargo archbuild inspect --format cuobjdump` on every object of both sides; targets compared."""
+    cli = os.path.abspath(host.carried(os.path.join(a.carry, "cargo-archbuild")))
+    pkg = os.path.join(a.root, "work", "a", "pkg")
+    listing = os.path.join(a.root, "inspect.log")
+    if host.dry:
+        return host.note(f"{cli} archbuild inspect --format cuobjdump on {pkg}/nvcc-*.o, {pkg}/out/bench/*.fatbin,"
+                         f" {pkg}/out/libbench.a -> {listing}; targets per side compared")
+    objects = os.path.join(a.root, "archbuild-objects")  # the host objects of libbench.a, each with its fat binary
+    host.remove(objects)
+    host.mkdir(objects)
+    host.run(["ar", "x", os.path.join(pkg, "out", "libbench.a")], cwd=objects, rc="ar x rc")
+    sides = {"nvcc": sorted(glob.glob(os.path.join(pkg, "nvcc-*.o"))),
+             "archbuild-fatbin": sorted(glob.glob(os.path.join(pkg, "out", "bench", "*.fatbin"))),
+             "archbuild-object": sorted(glob.glob(os.path.join(objects, "*.o")))}
+    targets = {}
+    with open(listing, "w") as log:
+        for side, paths in sides.items():
+            per_file = []
+            for path in paths:
+                r = host.run([cli, "archbuild", "inspect", "--format", "cuobjdump", path], echo=False)
+                log.write(f"$ cargo archbuild inspect --format cuobjdump {os.path.relpath(path, a.root)} (rc={r.rc})\n{r.text}\n")
+                per_file.append(tuple(sorted(re.findall(r"\.((?:sm|compute)_\d+[af]?)\.(?:cubin|ptx)", r.text))))
+            targets[side] = per_file
+            host.say(f"{side}: {len(per_file)} files, target sets {sorted(set(per_file))}")
+        r = host.run([cli, "archbuild", "inspect", sides["nvcc"][0]], echo=False) if sides["nvcc"] else None
+        if r:
+            log.write(f"$ cargo archbuild inspect {os.path.relpath(sides['nvcc'][0], a.root)}\n{r.text}\n")
+        for side in ("archbuild-fatbin", "archbuild-object"):
+            r = host.run([cli, "archbuild", "inspect", sides[side][0]], echo=False) if sides[side] else None
+            if r:
+                log.write(f"$ cargo archbuild inspect {os.path.relpath(sides[side][0], a.root)}\n{r.text}\n")
+    for side in ("archbuild-fatbin", "archbuild-object"):
+        same = (len(targets["nvcc"]) == len(targets[side]) > 0
+                and sorted(targets["nvcc"]) == sorted(targets[side]))
+        host.say(f"targets of nvcc's objects and {side}s equal: {'yes' if same else 'NO'}")
+    return 0
+
+
+def crate_step(host, a, step):
+    if step == "machine":
+        machine(host, "date", "props", "nvcc", "gcc", "cpus", "cpu-model", "memory")
+    elif step == "unpack":
+        host.remove(a.root)
+        host.mkdir(a.root)
+        host.untar(os.path.join(a.carry, "fa.tar.xz"), a.root)
+        host.carried(os.path.join(a.carry, "library_bench"))
+        host.carried(os.path.join(a.carry, "cargo-archbuild"))
+        files = crate_kernel_files(host, os.path.join(a.root, "fa", "kernels"))
+        host.say(f"{len(files)} kernel files")
+    elif step == "start":  # the whole run goes on between device calls, in a session of its own
+        host.remove(a.done)
+        argv = [sys.executable, os.path.abspath(__file__), "crate", "--steps", "run", "--log", "-",
+                "--carry", a.carry, "--root", a.root, "--archs", a.archs, "--jobs", str(a.jobs),
+                "--bench-log", a.bench_log, "--load-csv", a.load_csv, "--done", a.done,
+                "--timeout", str(a.timeout), "--cuda-bin", a.cuda_bin]
+        argv += ["--archbuild-first"] if a.archbuild_first else []
+        host.spawn(argv, output=os.path.join(a.root, "runner.log"))
+        host.say(f"started: {a.bench_log}, {a.load_csv}, then {a.done}")
+    elif step == "run":  # what `start` runs: the sampler, library_bench, the finish mark
+        argv, kernels = crate_bench_argv(host, a)
+        stop = a.done + ".sampler-stop"
+        if not host.dry:
+            host.remove(stop)
+            sampler = threading.Thread(target=load_sampler, args=(a.load_csv, stop, a.period, a.nvcc_cpus),
+                                       daemon=True)
+            sampler.start()
+        env = {"PATH": a.cuda_bin + os.pathsep + os.environ.get("PATH", "")}
+        r = host.run(argv, cwd=kernels, env=env, timeout=a.timeout, echo=a.echo, save=a.bench_log, cpus=a.cpus)
+        host.write(a.bench_log, f"bench rc={r.rc} seconds={r.seconds:.2f}\n", append=True)
+        if not host.dry:
+            host.write(stop, "")
+            sampler.join(10)
+        host.write(a.done, "")
+    elif step == "watch":
+        return crate_watch(host, a)
+    elif step == "inspect":
+        return crate_inspect(host, a)
+    elif step == "collect":  # the logs as one tarball (a device call brings back 8 files)
+        names = [p for p in (a.bench_log, a.load_csv, os.path.join(a.root, "inspect.log"),
+                             os.path.join(a.root, "runner.log")) if host.dry or os.path.exists(p)]
+        for p in names:
+            host.copy(p, out_path(os.path.basename(p)))
+        archive = out_path(a.tarball)
+        if host.dry:
+            return host.note(f"tar {names} -> {archive}")
+        with tarfile.open(archive, "w:xz") as tar:
+            for p in names:
+                tar.add(p, arcname=os.path.basename(p))
+        host.say(f"{archive}: {', '.join(os.path.basename(p) for p in names)}")
+    return 0
+
+
+def crate(host, a):
+    a.root = os.path.abspath(a.root)
+    a.bench_log = a.bench_log or os.path.join(a.root, "bench.log")
+    a.load_csv = a.load_csv or os.path.join(a.root, "load.csv")
+    a.done = a.done or os.path.join(a.root, "run.done")
+    unknown = set(a.steps) - set(CRATE_STEPS)
+    if unknown:
+        sys.exit(f"crate: unknown steps {sorted(unknown)}; known: {', '.join(CRATE_STEPS)}")
+    for step in a.steps:
+        host.step(step)
+        rc = crate_step(host, a, step)
+        if rc:
+            return rc
+    return 0
+
+
 # ---------------------------------------------------------------- the command line
 
 def steps_list(text):
@@ -1278,6 +1495,31 @@ def configure_parser():
     p.add_argument("--mark-done", action="store_true",
                    help="build: the cold build `start` runs detached (log in --cold-log, then --done)")
     add_log(p, "cfa.log")
+
+    p = scenario("crate", crate, "candle-flash-attn's 53 kernel files at crate scale: library_bench (archbuild cold, "
+                 "edit of kernels/flash.h, second home, cudaforge's pattern) detached, with a load sampler")
+    p.add_argument("--steps", type=steps_list, required=True,
+                   help="comma-separated, in order, of: " + ", ".join(CRATE_STEPS))
+    p.add_argument("--carry", default="gpu-carry/i37", help="folder with fa.tar.xz, library_bench(.xz), "
+                   "cargo-archbuild(.xz) (default: gpu-carry/i37)")
+    p.add_argument("--root", default="/root/i37", help="where it is unpacked and run (default: /root/i37)")
+    p.add_argument("--archs", default="8.0 8.9")
+    p.add_argument("--jobs", type=int, default=nproc(), help="library_bench --jobs (default: this machine's cores)")
+    p.add_argument("--archbuild-first", action="store_true", help="library_bench --archbuild-first")
+    p.add_argument("--cuda-bin", default=CUDA_BIN, help=f"nvcc's folder, first on PATH (default: {CUDA_BIN})")
+    p.add_argument("--timeout", type=int, default=2400, help="seconds before library_bench is stopped (default: 2400)")
+    p.add_argument("--wait", type=int, default=540, help="seconds `watch` waits (default: 540)")
+    p.add_argument("--period", type=float, default=1.0, help="the load sampler's period in s (default: 1)")
+    p.add_argument("--bench-log", help="library_bench's output (default: ROOT/bench.log)")
+    p.add_argument("--load-csv", help="the load sampler's file (default: ROOT/load.csv)")
+    p.add_argument("--done", help="the run's finish mark (default: ROOT/run.done)")
+    p.add_argument("--tarball", default="crate-logs.tar.xz", help="collect: the logs' tarball under $OUT")
+    p.add_argument("--files", nargs="+", help="these kernel files only (default: all 53)")
+    p.add_argument("--nvcc-cpus", help="both sides at once: cudaforge's pattern on these cores (library_bench "
+                   "--nvcc-cpus), archbuild on --cpus; the sampler tells the two apart")
+    p.add_argument("--cpus", help="taskset -c list for library_bench itself (archbuild's side)")
+    p.add_argument("--echo", action="store_true", help="run: show library_bench's output as it comes")
+    add_log(p, "crate.log")
     return parser
 
 

@@ -19,6 +19,14 @@
 //! `--nvcc-cpus LIST` runs steps 1 and 2 at the same time, nvcc under `taskset -c LIST` (run the
 //! benchmark itself under `taskset` on the other cores): for inputs where one build takes most
 //! of a device call's time limit, each side gets half the machine, in one run.
+//!
+//! For a crate's own header tree (candle-flash-attn's `kernels/`, reached through `-I`):
+//! `--edit-header FILE` makes step 3 a comment-only edit of FILE instead of `bench_common.h`
+//! (FILE stays edited, so step 4 sees the same text); `--work DIR` keeps the packages, homes,
+//! remote and outputs in DIR (`pkg/nvcc-N.o`, `pkg/out/libbench.a`, `pkg/out/bench/*.fatbin`)
+//! for `cargo archbuild inspect` afterwards; `--archbuild-first` runs step 1 after steps 2–5.
+//! Each step prints `mark: NAME start|end EPOCH` (Unix seconds) to line it up with a sampler of
+//! the machine's load; `--verbose` also prints each `nvcc -c` as it finishes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,6 +51,12 @@ struct Args {
     verbose: bool,
     /// Only the archbuild steps (`--skip-nvcc`).
     skip_nvcc: bool,
+    /// The header that the edit step edits (`--edit-header`); default: `bench_common.h`.
+    edit_header: Option<PathBuf>,
+    /// Where everything is kept (`--work`); default: a temporary directory, removed at the end.
+    work: Option<PathBuf>,
+    /// The archbuild steps before cudaforge's pattern (`--archbuild-first`).
+    archbuild_first: bool,
 }
 
 fn parse() -> Args {
@@ -57,6 +71,9 @@ fn parse() -> Args {
         nvcc_cpus: None,
         verbose: false,
         skip_nvcc: false,
+        edit_header: None,
+        work: None,
+        archbuild_first: false,
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -70,6 +87,9 @@ fn parse() -> Args {
             "--nvcc-cpus" => a.nvcc_cpus = Some(value("--nvcc-cpus")),
             "--verbose" => a.verbose = true,
             "--skip-nvcc" => a.skip_nvcc = true,
+            "--archbuild-first" => a.archbuild_first = true,
+            "--edit-header" => a.edit_header = Some(PathBuf::from(value("--edit-header"))),
+            "--work" => a.work = Some(PathBuf::from(value("--work"))),
             "--jobs" => {
                 a.jobs = value("--jobs")
                     .parse()
@@ -107,6 +127,22 @@ fn package(root: &Path, files: &[PathBuf]) -> (PathBuf, Vec<PathBuf>) {
         rel.push(Path::new("src").join(name));
     }
     (pkg, rel)
+}
+
+/// `mark: NAME start|end EPOCH`: a step's edges in Unix seconds, for lining up with a load sampler.
+fn mark(name: &str, edge: &str) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    println!("mark: {name} {edge} {now:.3}");
+}
+
+/// How many jobs of `phase` ran (were not served from a cache).
+fn ran(r: &BuildReport, phase: archbuild::JobPhase) -> usize {
+    r.jobs
+        .iter()
+        .filter(|j| j.phase == phase && !j.served.cached())
+        .count()
 }
 
 fn library(
@@ -225,9 +261,18 @@ fn per_file_nvcc(tk: &Toolkit, a: &Args, pkg: &Path, files: &[PathBuf]) -> f64 {
                     .arg(f)
                     .arg("-o")
                     .arg(pkg.join(format!("nvcc-{i}.o")));
+                let began = start.elapsed().as_secs_f64();
                 let st = cmd.status().unwrap_or_else(|e| fail(&e.to_string()));
                 if !st.success() {
                     fail(&format!("nvcc -c {} failed ({st})", f.display()));
+                }
+                if a.verbose {
+                    let now = start.elapsed().as_secs_f64();
+                    println!(
+                        "    [{now:7.2} s] nvcc -c {} -> nvcc-{i}.o: {:.2} s",
+                        f.display(),
+                        now - began
+                    );
                 }
             });
         }
@@ -241,9 +286,17 @@ fn main() {
     let tk = Discovery::new(Home::from_env(&env))
         .locate(&env, true, &mut archbuild::toolkit::stderr_progress)
         .unwrap_or_else(|e| fail(&e.to_string()));
-    let root = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
-    let remote = format!("file://{}", root.path().join("remote").display());
-    let (pkg, files) = package(&root.path().join("a"), &a.files);
+    let temp = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
+    let root = match &a.work {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| fail(&e.to_string()));
+            std::fs::canonicalize(dir).unwrap_or_else(|e| fail(&e.to_string()))
+        }
+        None => temp.path().to_path_buf(),
+    };
+    let root = root.as_path();
+    let remote = format!("file://{}", root.join("remote").display());
+    let (pkg, files) = package(&root.join("a"), &a.files);
     println!(
         "{} file(s), archs `{}`, {} job(s), CUDA {}",
         files.len(),
@@ -251,7 +304,7 @@ fn main() {
         a.jobs,
         tk.release()
     );
-    let home_a = root.path().join("home-a");
+    let home_a = root.join("home-a");
     // The archbuild side's steps, each printed as it finishes (so a run cut short by a time
     // limit still reports them); ratios follow once nvcc's time is known.
     let archbuild_side = || {
@@ -260,49 +313,79 @@ fn main() {
             println!("{name:<40}{secs:>9.2} s  {detail}");
             steps.push((name, secs, detail));
         };
+        use archbuild::JobPhase::{Cicc, Ptxas};
+        mark("archbuild-cold", "start");
         let (cold, r) = time_library(&tk, &a, &pkg, &files, &home_a, &remote);
+        mark("archbuild-cold", "end");
         step(
             "archbuild cold:",
             cold,
             format!(
-                "({} jobs, {} processes)",
-                r.jobs_planned, r.processes_started
+                "({} jobs, {} cicc and {} ptxas runs, {} processes)",
+                r.jobs_planned,
+                ran(&r, Cicc),
+                ran(&r, Ptxas),
+                r.processes_started
             ),
         );
-        let header = pkg.join("src/bench_common.h");
-        let text = std::fs::read_to_string(&header).unwrap_or_default();
+        let header = a
+            .edit_header
+            .clone()
+            .unwrap_or_else(|| pkg.join("src/bench_common.h"));
+        let text = std::fs::read_to_string(&header)
+            .unwrap_or_else(|e| fail(&format!("read {}: {e}", header.display())));
         let edited = format!("// a comment-only edit\n{text}");
         std::fs::write(&header, &edited).unwrap_or_else(|e| fail(&e.to_string()));
+        println!(
+            "edited {} (a comment as its new first line)",
+            header.display()
+        );
+        mark("archbuild-edit", "start");
         let (edit, r) = time_library(&tk, &a, &pkg, &files, &home_a, &remote);
-        let cicc = r
-            .jobs
-            .iter()
-            .filter(|j| j.phase == archbuild::JobPhase::Cicc && !j.served.cached())
-            .count();
+        mark("archbuild-edit", "end");
         step(
             "comment-only header edit:",
             edit,
-            format!("({cicc} cicc runs, {} processes)", r.processes_started),
+            format!(
+                "({} cicc and {} ptxas runs, {} processes)",
+                ran(&r, Cicc),
+                ran(&r, Ptxas),
+                r.processes_started
+            ),
         );
-        let (pkg_b, files_b) = package(&root.path().join("b/another/path"), &a.files);
-        std::fs::write(pkg_b.join("src/bench_common.h"), &edited)
-            .unwrap_or_else(|e| fail(&e.to_string()));
-        let (second, r) = time_library(
-            &tk,
-            &a,
-            &pkg_b,
-            &files_b,
-            &root.path().join("home-b"),
-            &remote,
-        );
+        let (pkg_b, files_b) = package(&root.join("b/another/path"), &a.files);
+        if a.edit_header.is_none() {
+            std::fs::write(pkg_b.join("src/bench_common.h"), &edited)
+                .unwrap_or_else(|e| fail(&e.to_string()));
+        }
+        mark("archbuild-second-home", "start");
+        let (second, r) = time_library(&tk, &a, &pkg_b, &files_b, &root.join("home-b"), &remote);
+        mark("archbuild-second-home", "end");
         step(
             "second home, shared remote:",
             second,
-            format!("({} processes)", r.processes_started),
+            format!(
+                "({} cicc and {} ptxas runs, {} processes)",
+                ran(&r, Cicc),
+                ran(&r, Ptxas),
+                r.processes_started
+            ),
         );
+        mark("archbuild-noop", "start");
         let noop = library(&tk, &a, &pkg, &files, &home_a, &remote);
+        mark("archbuild-noop", "end");
         step("unchanged rebuild:", noop, String::new());
         steps
+    };
+    let nvcc_side = || {
+        mark("nvcc", "start");
+        let t = per_file_nvcc(&tk, &a, &pkg, &files);
+        mark("nvcc", "end");
+        println!(
+            "{:<40}{t:>9.2} s",
+            "cudaforge's pattern (nvcc -c per file):"
+        );
+        t
     };
     if a.skip_nvcc {
         archbuild_side();
@@ -310,26 +393,18 @@ fn main() {
     }
     let (nvcc, steps) = if a.nvcc_cpus.is_some() {
         std::thread::scope(|s| {
-            let n = s.spawn(|| {
-                let t = per_file_nvcc(&tk, &a, &pkg, &files);
-                println!(
-                    "{:<40}{t:>9.2} s",
-                    "cudaforge's pattern (nvcc -c per file):"
-                );
-                t
-            });
+            let n = s.spawn(nvcc_side);
             let steps = archbuild_side();
             (
                 n.join().unwrap_or_else(|_| fail("the nvcc side panicked")),
                 steps,
             )
         })
+    } else if a.archbuild_first {
+        let steps = archbuild_side();
+        (nvcc_side(), steps)
     } else {
-        let t = per_file_nvcc(&tk, &a, &pkg, &files);
-        println!(
-            "{:<40}{t:>9.2} s",
-            "cudaforge's pattern (nvcc -c per file):"
-        );
+        let t = nvcc_side();
         (t, archbuild_side())
     };
     println!("ratios to cudaforge's pattern ({nvcc:.2} s):");

@@ -152,12 +152,12 @@ pub enum Error {
     },
 
     /// A per-file or per-group list narrowed to the requested list keeps nothing
-    /// (`config/narrowing.rs`); boxed, as it names much.
+    /// (`prepare/narrowing.rs`); boxed, as it names much.
     #[error("{0}")]
     NarrowedToNothing(Box<EmptyNarrowing>),
 
     /// A member of the fleet can load nothing, or an image is loaded by no member
-    /// (`config/fleet.rs`).
+    /// (`prepare/fleet.rs`).
     #[error(
         "the fleet `{fleet}` ({origin}) cannot use what this build makes with CUDA {toolkit}: \
          {}{}",

@@ -145,7 +145,7 @@ pub struct CiArgs {
     pub archs: Option<String>,
 
     /// GPUs the merged fat binaries must run on, as ARCHBUILD_SIMULATED_GPUS takes them
-    /// [default: 7.5,8.6,8.9,9.0@12.4]
+    /// [default: 7.5,8.6,8.9,9.0@13.0]
     #[arg(long, value_name = "GPUS")]
     pub fleet: Option<String>,
 

@@ -63,8 +63,9 @@ impl Project {
         (r, bytes)
     }
 
-    /// A host library of `src/lib.cu` with `-I inc`: the report and the archive's bytes.
-    fn library(&self, cache: bool) -> (BuildReport, Vec<u8>) {
+    /// A host library of `src/lib.cu` with `-I inc -I inc2` and `flags`: the report and the
+    /// archive's bytes.
+    fn library(&self, cache: bool, flags: &[&str]) -> (BuildReport, Vec<u8>) {
         let out = if cache { "out" } else { "out-nocache" };
         let mut l = Library::new();
         l.toolkit(toolkit().clone())
@@ -75,9 +76,13 @@ impl Project {
             .out_dir(self.dir.path().join(out))
             .file("src/lib.cu")
             .include("inc")
+            .include("inc2")
             .archs("8.6")
             .cargo_metadata(false)
             .quiet(true);
+        for f in flags {
+            l.flag(f);
+        }
         let r = l.try_compile("lib").unwrap_or_else(|e| panic!("{e}"));
         let archive = &r.library.as_ref().expect("a library report").archive;
         let bytes = std::fs::read(archive).unwrap();
@@ -188,37 +193,91 @@ fn a_header_include_next_reaches_appearing_between_two_directories_is_a_miss() {
     );
 }
 
-const HOST_SOURCE: &str = r#"#ifndef __CUDA_ARCH__
-#define HOST_OPT "host_tune.h"
-#if __has_include(HOST_OPT)
-#include HOST_OPT
-#endif
-#endif
-#ifndef HOST_SCALE
-#define HOST_SCALE 1
-#endif
-__global__ void k(int *o) { o[0] = 1; }
-extern "C" int run(int *d) { k<<<1, 1>>>(d); return HOST_SCALE; }
-"#;
+/// A host library source whose host code (only) reads what `host` includes.
+fn host_source(host: &str) -> String {
+    format!(
+        "#ifndef __CUDA_ARCH__\n{host}\n#endif\n#ifndef HOST_SCALE\n#define HOST_SCALE 1\n#endif\n\
+         __global__ void k(int *o) {{ o[0] = 1; }}\n\
+         extern \"C\" int run(int *d) {{ k<<<1, 1>>>(d); return HOST_SCALE; }}\n"
+    )
+}
 
-#[test]
-fn the_host_side_sees_a_header_its_computed_has_include_names_appearing_later() {
-    let p = Project::new(&[("src/lib.cu", HOST_SOURCE), ("inc/.keep", "")]);
-    let (first, before) = p.library(true);
+/// [`kernels_see`] for a host library's host object.
+fn host_sees(host: &str, files: &[(&str, &str)], flags: &[&str], change: (&str, &str)) {
+    let source = host_source(host);
+    let mut all = vec![
+        ("src/lib.cu", source.as_str()),
+        ("inc/.keep", ""),
+        ("inc2/.keep", ""),
+    ];
+    all.extend_from_slice(files);
+    let p = Project::new(&all);
+    let (first, before) = p.library(true, flags);
     assert!(first.jobs_run > 0);
-    p.write("inc/host_tune.h", "#define HOST_SCALE 9\n");
-    let (cached, bytes) = p.library(true);
-    let (_, fresh) = p.library(false);
+    p.write(change.0, change.1);
+    let (cached, bytes) = p.library(true, flags);
+    let (_, fresh) = p.library(false, flags);
     let objects = &cached.library.as_ref().unwrap().objects;
     assert!(
         !objects.iter().any(|o| o.served == Served::Hit),
-        "the host object was served from before inc/host_tune.h appeared: {objects:?}"
+        "the host object was served from before {} appeared: {objects:?}",
+        change.0
     );
     assert!(
         member_objects(&bytes) == member_objects(&fresh),
         "the cached build differs from a cache-off build"
     );
     assert!(member_objects(&bytes) != member_objects(&before));
+}
+
+#[test]
+fn the_host_side_sees_a_header_its_computed_has_include_names_appearing_later() {
+    host_sees(
+        "#define HOST_OPT \"host_tune.h\"\n#if __has_include(HOST_OPT)\n#include HOST_OPT\n#endif",
+        &[],
+        &[],
+        ("inc/host_tune.h", "#define HOST_SCALE 9\n"),
+    );
+}
+
+#[test]
+fn the_host_side_sees_a_header_in_a_directory_named_inside_nvcc_flags() {
+    host_sees(
+        "#include \"hparams.h\"",
+        &[
+            ("inc/hparams.h", "#define HOST_SCALE 2\n"),
+            ("flaginc/.keep", ""),
+        ],
+        &["-Iflaginc"],
+        ("flaginc/hparams.h", "#define HOST_SCALE 6\n"),
+    );
+}
+
+#[test]
+fn the_host_side_sees_a_header_include_next_reaches_past_a_pragma_once_header() {
+    host_sees(
+        "#include \"hparams.h\"\n#include \"hparams.h\"",
+        &[
+            ("inc/hparams.h", "#pragma once\n#include_next <hparams.h>\n"),
+            ("inc2/hparams.h", "#define HOST_SCALE 2\n"),
+            ("mid/.keep", ""),
+        ],
+        &["-Iinc", "-Imid"],
+        ("mid/hparams.h", "#define HOST_SCALE 7\n"),
+    );
+}
+
+#[test]
+fn the_host_side_sees_a_header_appearing_before_a_toolkit_header() {
+    host_sees(
+        "#include <cuda_fp16.h>",
+        &[],
+        &[],
+        (
+            "inc/cuda_fp16.h",
+            "#pragma once\n#include_next <cuda_fp16.h>\n#define HOST_SCALE 5\n",
+        ),
+    );
 }
 
 /// An archive's member contents (the archive's own header holds times).

@@ -27,7 +27,7 @@ pub(crate) enum Ns {
     Pack,
     /// A toolkit's `nvcc --version` text.
     Toolkit,
-    /// The ptxas flags `nvcc --dryrun` gives for a build's flags (`plan/ptxas_line.rs`).
+    /// The ptxas flags `nvcc --dryrun` gives for a build's flags (`prepare/ptxas_line.rs`).
     PtxasLine,
 }
 

@@ -25,7 +25,7 @@ fn main() {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let rest = &args[1..];
-    // The build's question for the ptxas flags (`plan/ptxas_line.rs`): a plan with no ptxas
+    // The build's question for the ptxas flags (`prepare/ptxas_line.rs`): a plan with no ptxas
     // line, so the table stands in, as for any nvcc that does not say. Not logged: it is no
     // compile.
     if rest.first().map(String::as_str) == Some("--dryrun")

@@ -172,6 +172,48 @@ impl ListFacts for BuildFacts<'_> {
     }
 }
 
+/// How a per-file list meets the requested one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArchListMode {
+    /// Narrow when the requested list comes from the environment, else override.
+    #[default]
+    Auto,
+    /// Always intersect with the requested list (unless nothing was requested).
+    Narrow,
+    /// The file's list replaces the requested one (archbuild before this mode existed).
+    Override,
+}
+
+impl ArchListMode {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Auto),
+            "narrow" | "intersect" => Some(Self::Narrow),
+            "override" | "replace" => Some(Self::Override),
+            _ => None,
+        }
+    }
+
+    /// The word that sets it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ArchListMode::Auto => "auto",
+            ArchListMode::Narrow => "narrow",
+            ArchListMode::Override => "override",
+        }
+    }
+
+    /// Whether a per-file list narrows a requested list from `source`.
+    pub(crate) fn narrows(self, source: &ArchSource) -> bool {
+        match self {
+            ArchListMode::Override => false,
+            _ if *source == ArchSource::Default => false,
+            ArchListMode::Narrow => true,
+            ArchListMode::Auto => matches!(source, ArchSource::Var(_)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,9 +47,9 @@ pub struct PackageConfig {
     pub compression: Option<String>,
     /// Per-file arch lists, keyed by the path as written (relative to the package).
     pub file_archs: BTreeMap<String, String>,
-    /// `arch-list-mode`: `auto`, `narrow` or `override` (`config/narrowing.rs`).
+    /// `arch-list-mode`: `auto`, `narrow` or `override` (`prepare/narrowing.rs`).
     pub arch_list_mode: Option<String>,
-    /// `fleet`: its members joined by `, ` (`config/fleet.rs`).
+    /// `fleet`: its members joined by `, ` (`prepare/fleet.rs`).
     pub fleet: Option<String>,
     /// `toolkit`: the CUDA version the build asks for, `"13.0"` (`toolkit/releases.rs`).
     pub toolkit: Option<String>,

@@ -13,6 +13,7 @@ use crate::base::store::{Key, Ns, Store};
 use crate::jobs::cicc_split;
 use crate::jobs::keys;
 use crate::plan::deps::{self, Lookup};
+use crate::plan::exec::Input;
 use crate::plan::observe::{self, Seen};
 use crate::plan::preprocessed::{self, LineInfo};
 use crate::plan::share;
@@ -25,6 +26,15 @@ enum Direct {
     /// A manifest exists for these inputs, but no entry serves their state: why.
     Known(Miss),
     Unknown,
+}
+
+/// What a follower found before its lead's PTX existed (the same preprocessed text), kept
+/// while it waits so it resumes without preprocessing again.
+pub(super) struct Parked {
+    miss: Option<Miss>,
+    pk: Key,
+    p: Preprocessed,
+    lead_ii: Option<Key>,
 }
 
 /// One preprocessing run's text and what it read.
@@ -113,29 +123,47 @@ impl JobRunner<'_> {
         j: usize,
         module: &Module,
         arch: Arch,
-        lead: &JobOut,
-    ) -> Result<JobOut, Failure> {
+        lead: Input<'_, JobOut>,
+    ) -> Result<Option<JobOut>, Failure> {
         let store = self.store.as_ref();
         let lead_job = self.jobs[j].dep.unwrap_or(j);
         let Phase::Cicc(lead_arch) = self.jobs[lead_job].phase else {
-            return self.run_cicc(j, module, arch);
+            return self.run_cicc(j, module, arch).map(Some);
         };
         let job = self.cicc_job(j, module, arch, Some(lead_arch));
-        let miss = match self.direct(&job) {
-            Direct::Hit(out) => return Ok(*out),
-            Direct::Known(miss) => store.map(|_| miss),
-            Direct::Unknown => store.map(|_| Miss::New),
-        };
-        let p = self.preprocess(&j.to_string(), module, arch)?;
-        let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
-        if let Some(store) = store {
-            if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
-                return Ok(out);
+        let parked = self.parked.lock().ok().and_then(|mut m| m.remove(&j));
+        let Parked {
+            miss,
+            pk,
+            p,
+            lead_ii,
+        } = match parked {
+            Some(parked) => parked,
+            None => {
+                let miss = match self.direct(&job) {
+                    Direct::Hit(out) => return Ok(Some(*out)),
+                    Direct::Known(miss) => store.map(|_| miss),
+                    Direct::Unknown => store.map(|_| Miss::New),
+                };
+                let p = self.preprocess(&j.to_string(), module, arch)?;
+                let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
+                if let Some(store) = store {
+                    if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
+                        return Ok(Some(out));
+                    }
+                }
+                Parked {
+                    miss,
+                    pk,
+                    p,
+                    lead_ii: None,
+                }
             }
-        }
-        // A lead served by direct mode has no preprocessed text: one more preprocessing run
-        // (cheap next to cicc) decides whether its PTX serves this arch.
-        let lead_ii = match lead.ii {
+        };
+        // A lead still running, or served by direct mode, has no preprocessed text here: one
+        // more preprocessing run (cheap next to cicc) decides whether its PTX serves this arch,
+        // and a follower whose text differs compiles at once instead of waiting for the lead.
+        let lead_ii = match lead.done().and_then(|l| l.ii).or(lead_ii) {
             Some(k) => Some(k),
             None => self
                 .preprocess(&format!("{j}-lead"), module, lead_arch)
@@ -143,14 +171,35 @@ impl JobRunner<'_> {
                 .map(|lp| Key::of(&lp.text)),
         };
         let ii = Key::of(&p.text);
-        let shared = (lead_ii == Some(ii))
-            .then(|| lead.bytes(store, Ns::Ptx))
-            .flatten()
+        if lead_ii != Some(ii) {
+            return self.compile(&job, Some((pk, p)), miss).map(Some);
+        }
+        // The same text: the lead's PTX serves this arch once it exists. Until then the job
+        // gives its worker back (`Ok(None)`) and resumes here with what it found.
+        let Input::Done(lead) = lead else {
+            let parked = Parked {
+                miss,
+                pk,
+                p,
+                lead_ii,
+            };
+            if let Ok(mut m) = self.parked.lock() {
+                m.insert(j, parked);
+                return Ok(None);
+            }
+            return Err(Failure {
+                command: format!("cicc job {j}"),
+                status: Status::NotStarted,
+                output: "the table of waiting jobs is poisoned".into(),
+            });
+        };
+        let shared = lead
+            .bytes(store, Ns::Ptx)
             .and_then(|ptx| share::retarget(ptx, lead_arch, arch));
         // A library source's follower needs the lead's host side too.
         let host_side = lead.host_side.clone();
         let (Some(bytes), false) = (shared, module.host && host_side.is_none()) else {
-            return self.compile(&job, Some((pk, p)), miss);
+            return self.compile(&job, Some((pk, p)), miss).map(Some);
         };
         let output = lead
             .log
@@ -195,7 +244,7 @@ impl JobRunner<'_> {
         let mut out = JobOut::fresh(served, key, ran, deps);
         out.ii = Some(ii);
         out.host_side = host_side;
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// Stores a compiled PTX with its host side, log and manifest: its key, or the job's note

@@ -46,7 +46,7 @@ use crate::base::process::{Cmd, Ended, Spawns};
 use crate::base::store::{Key, Ns, Store};
 use crate::error::{Error, Result};
 use crate::plan::deps::{FileHashes, Roots};
-use crate::plan::exec::{run_graph, Limiter, Outcome};
+use crate::plan::exec::{run_graph, Input, Limiter, Outcome};
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::prepare::spec::JobCallback;
 use crate::report::{JobRecord, Served};
@@ -223,6 +223,8 @@ pub(crate) struct JobRunner<'a> {
     /// Why no job of this build is cached: a flag, a define or a file named by a flag (an
     /// options file) uses a clock macro.
     flag_clock: Option<String>,
+    /// Followers waiting for their lead's PTX (`cicc.rs`).
+    parked: std::sync::Mutex<std::collections::HashMap<usize, cicc::Parked>>,
 }
 
 impl<'a> JobRunner<'a> {
@@ -282,6 +284,7 @@ impl<'a> JobRunner<'a> {
             mismatch: std::sync::Mutex::new(None),
             progress: p.env.cargo_metadata() && !p.quiet,
             flag_clock: flag_clock(settings),
+            parked: std::sync::Mutex::new(std::collections::HashMap::new()),
         })
     }
 
@@ -296,12 +299,20 @@ impl<'a> JobRunner<'a> {
         on_job: Option<&JobCallback>,
     ) -> Vec<Outcome<JobOut, Failure>> {
         let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
+        // A follower's cicc job starts with its lead's: it waits for the lead's PTX only when
+        // their preprocessed texts turn out identical (`cicc.rs`).
+        let early: Vec<bool> = self
+            .jobs
+            .iter()
+            .map(|j| matches!(j.phase, Phase::Cicc(_)) && j.dep.is_some())
+            .collect();
         let priority = crate::plan::priorities(self.jobs);
         let finished = AtomicUsize::new(0);
-        run_graph(&deps, &priority, workers, |j, input| {
+        run_graph(&deps, &early, &priority, workers, |j, input| {
+            let done = input.done();
             let result = self.run_job(j, input);
-            if let Ok(out) = &result {
-                self.verify_hit(j, input, out);
+            if let Ok(Some(out)) = &result {
+                self.verify_hit(j, done, out);
                 if on_job.is_some() || self.progress {
                     let record = self.record(j, out);
                     if let Some(cb) = on_job {
@@ -336,15 +347,14 @@ impl<'a> JobRunner<'a> {
         }
     }
 
-    fn run_job(&self, j: usize, input: Option<&JobOut>) -> Result<JobOut, Failure> {
+    /// Runs job `j`; `Ok(None)`: a follower that waits for its lead's PTX (it runs again).
+    fn run_job(&self, j: usize, input: Input<'_, JobOut>) -> Result<Option<JobOut>, Failure> {
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
-        match job.phase {
-            Phase::Cicc(arch) => match input {
-                Some(lead) => self.run_follower(j, module, arch, lead),
-                None => self.run_cicc(j, module, arch),
-            },
-            Phase::Ptxas(arch) => self.run_ptxas(j, arch, input),
+        match (job.phase, input) {
+            (Phase::Cicc(arch), Input::None) => self.run_cicc(j, module, arch).map(Some),
+            (Phase::Cicc(arch), lead) => self.run_follower(j, module, arch, lead),
+            (Phase::Ptxas(arch), input) => self.run_ptxas(j, arch, input.done()).map(Some),
         }
     }
 

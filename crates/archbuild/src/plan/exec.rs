@@ -204,13 +204,42 @@ struct State<T, F> {
     outcomes: Vec<Option<Outcome<T, F>>>,
     running: usize,
     stop: bool,
+    /// Early jobs waiting for this job's output.
+    parked: Vec<Vec<usize>>,
+    /// Early jobs that run again with their dependency's output.
+    resumed: Vec<bool>,
 }
 
-/// Runs `task` for every job, a job only after its dependency succeeded, on `workers` threads;
-/// among ready jobs the highest `priority` starts first. `task(job, dep_output)` does its own
-/// cache lookup and takes a jobserver token only when it must start a process.
+/// What a job gets of the job it depends on.
+pub(crate) enum Input<'a, T> {
+    /// It depends on none.
+    None,
+    /// Its dependency's output.
+    Done(&'a T),
+    /// Its dependency has started and may still run (an *early* job, below). A job that finds
+    /// it needs the output returns `Ok(None)` and runs again with it, without holding a worker
+    /// while it waits.
+    Started,
+}
+
+impl<'a, T> Input<'a, T> {
+    /// The dependency's output when it has finished.
+    pub(crate) fn done(&self) -> Option<&'a T> {
+        match self {
+            Input::Done(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `task` for every job, a job only after its dependency succeeded — or, for an `early`
+/// job, once its dependency has *started*, so the job can do what does not need the
+/// dependency's output, and, returning `Ok(None)`, run again with it once it exists — on
+/// `workers` threads; among ready jobs the highest `priority` starts first. `task(job, input)`
+/// does its own cache lookup and takes a jobserver token only when it must start a process.
 pub(crate) fn run_graph<T, F, R>(
     deps: &[Option<usize>],
+    early: &[bool],
     priority: &[u32],
     workers: usize,
     task: R,
@@ -218,9 +247,10 @@ pub(crate) fn run_graph<T, F, R>(
 where
     T: Send + Sync,
     F: Send,
-    R: Fn(usize, Option<&T>) -> Result<T, F> + Sync,
+    R: Fn(usize, Input<'_, T>) -> Result<Option<T>, F> + Sync,
 {
     let n = deps.len();
+    let is_early = |i: usize| early.get(i).copied().unwrap_or(false);
     let mut dependents = vec![Vec::new(); n];
     for (i, d) in deps.iter().enumerate() {
         if let Some(d) = d {
@@ -232,6 +262,8 @@ where
         outcomes: (0..n).map(|_| None).collect(),
         running: 0,
         stop: false,
+        parked: vec![Vec::new(); n],
+        resumed: vec![false; n],
     });
     let wake = Condvar::new();
     let worker = || loop {
@@ -248,15 +280,21 @@ where
                     .max_by_key(|(_, &j)| (priority[j], std::cmp::Reverse(j)))
                     .map(|(pos, _)| pos);
                 if let Some(j) = next.map(|pos| st.queue.swap_remove(pos)) {
+                    let early_now = is_early(j) && !st.resumed[j];
                     let input = match deps[j] {
-                        Some(d) => match &st.outcomes[d] {
+                        Some(d) if !early_now => match &st.outcomes[d] {
                             Some(Outcome::Done(t)) => Some(Arc::clone(t)),
                             _ => None,
                         },
-                        None => None,
+                        _ => None,
                     };
+                    // Its early dependents may start now (once: not again when it resumes).
+                    if !st.resumed[j] {
+                        let starting = dependents[j].iter().copied().filter(|&i| is_early(i));
+                        st.queue.extend(starting);
+                    }
                     st.running += 1;
-                    break (j, input);
+                    break (j, (input, early_now));
                 }
                 if st.running == 0 {
                     wake.notify_all();
@@ -265,13 +303,34 @@ where
                 st = wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let result = task(job, input.as_deref());
+        let (output, early_now) = input;
+        let input = match (&output, early_now) {
+            (Some(t), _) => Input::Done(&**t),
+            (None, true) => Input::Started,
+            (None, false) => Input::None,
+        };
+        let result = task(job, input);
         let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
         st.running -= 1;
         match result {
-            Ok(t) => {
+            Ok(Some(t)) => {
                 st.outcomes[job] = Some(Outcome::Done(Arc::new(t)));
-                st.queue.extend(dependents[job].iter().copied());
+                let ready = dependents[job].iter().copied().filter(|&i| !is_early(i));
+                st.queue.extend(ready);
+                let parked = std::mem::take(&mut st.parked[job]);
+                st.queue.extend(parked);
+            }
+            // An early job that needs its dependency's output: again, with it.
+            Ok(None) => {
+                st.resumed[job] = true;
+                match deps[job] {
+                    Some(d) => match &st.outcomes[d] {
+                        Some(Outcome::Done(_)) => st.queue.push(job),
+                        Some(_) => {}
+                        None => st.parked[d].push(job),
+                    },
+                    None => st.queue.push(job),
+                }
             }
             Err(f) => {
                 st.outcomes[job] = Some(Outcome::Failed(f));
@@ -332,11 +391,12 @@ mod tests {
         let order = Mutex::new(Vec::new());
         let out = run_graph(
             &deps,
+            &[],
             &[0; 4],
             2,
-            |j, input: Option<&usize>| -> Result<usize, ()> {
+            |j, input: Input<'_, usize>| -> Result<Option<usize>, ()> {
                 order.lock().unwrap().push(j);
-                Ok(input.copied().unwrap_or(0) + j * 10)
+                Ok(Some(input.done().copied().unwrap_or(0) + j * 10))
             },
         );
         let values: Vec<usize> = out
@@ -354,14 +414,15 @@ mod tests {
         let ran = AtomicUsize::new(0);
         let out = run_graph(
             &[None, Some(0), None],
+            &[],
             &[1, 1, 0],
             1,
-            |j, _: Option<&()>| {
+            |j, _: Input<'_, ()>| {
                 ran.fetch_add(1, Ordering::SeqCst);
                 if j == 0 {
                     Err("boom")
                 } else {
-                    Ok(())
+                    Ok(Some(()))
                 }
             },
         );
@@ -374,17 +435,75 @@ mod tests {
         assert_eq!(ran.load(Ordering::SeqCst), 1);
     }
 
+    /// An early job starts while its dependency runs (here the dependency cannot finish until
+    /// the early job has started), gives its worker back when it needs the output, and runs
+    /// again with it; a plain dependent of the same job starts only after it.
+    #[test]
+    fn an_early_job_starts_while_its_dependency_runs_and_resumes_with_its_output() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let rx = Mutex::new(rx);
+        let calls = Mutex::new(Vec::new());
+        let out = run_graph(
+            &[None, Some(0), Some(0)],
+            &[false, true, false],
+            &[9, 5, 1],
+            2,
+            |j, input: Input<'_, usize>| -> Result<Option<usize>, ()> {
+                let seen = match &input {
+                    Input::None => "none",
+                    Input::Started => "started",
+                    Input::Done(_) => "done",
+                };
+                calls.lock().unwrap().push((j, seen));
+                match (j, input) {
+                    (0, Input::None) => {
+                        let got = rx
+                            .lock()
+                            .unwrap()
+                            .recv_timeout(std::time::Duration::from_secs(10));
+                        assert!(got.is_ok(), "the early job never started");
+                        Ok(Some(7))
+                    }
+                    (1, Input::Started) => {
+                        tx.send(()).unwrap();
+                        Ok(None)
+                    }
+                    (1 | 2, Input::Done(v)) => Ok(Some(*v + j)),
+                    _ => Err(()),
+                }
+            },
+        );
+        let values: Vec<usize> = out
+            .iter()
+            .map(|o| match o {
+                Outcome::Done(v) => **v,
+                _ => panic!("all succeed"),
+            })
+            .collect();
+        assert_eq!(values, [7, 8, 9]);
+        let calls = calls.into_inner().unwrap();
+        assert!(
+            calls.contains(&(1, "started")) && calls.contains(&(1, "done")),
+            "{calls:?}"
+        );
+        assert!(
+            calls.contains(&(2, "done")) && !calls.contains(&(2, "started")),
+            "{calls:?}"
+        );
+    }
+
     #[test]
     fn ready_jobs_start_by_priority() {
         let order = Mutex::new(Vec::new());
         // 0 and 1 are ready at once; 2 depends on 0; 3 is ready and has the lowest priority.
         run_graph(
             &[None, None, Some(0), None],
+            &[],
             &[5, 9, 7, 1],
             1,
-            |j, _: Option<&()>| -> Result<(), ()> {
+            |j, _: Input<'_, ()>| -> Result<Option<()>, ()> {
                 order.lock().unwrap().push(j);
-                Ok(())
+                Ok(Some(()))
             },
         );
         assert_eq!(order.into_inner().unwrap(), [1, 0, 2, 3]);

@@ -21,7 +21,6 @@ pub(crate) mod evict;
 pub(crate) mod exec;
 pub(crate) mod observe;
 pub(crate) mod preprocessed;
-pub(crate) mod ptxas_line;
 pub(crate) mod share;
 
 use std::ffi::OsString;
@@ -42,7 +41,7 @@ pub(crate) struct Settings {
     /// Extra nvcc flags for the cicc phase, in order.
     pub nvcc_flags: Vec<String>,
     /// Extra ptxas flags after `-arch` and `-m64`: explicit ones plus those nvcc derives from
-    /// `nvcc_flags` (`ptxas_line.rs`).
+    /// `nvcc_flags` (`prepare/ptxas_line.rs`).
     pub ptxas_flags: Vec<String>,
     /// The ptxas flags nvcc puts before `-arch` (`-w`, `--warning-as-error`, …).
     pub ptxas_pre: Vec<String>,
@@ -77,7 +76,7 @@ pub(crate) struct Settings {
     pub arch_list: String,
     /// Whether preprocessing runs are observed (`observe.rs`).
     pub observation: observe::Observation,
-    /// The GPUs and drivers the build is for (`config/fleet.rs`), checked before compiling.
+    /// The GPUs and drivers the build is for (`prepare/fleet.rs`), checked before compiling.
     pub fleet: Option<archbuild_arch::Fleet>,
 }
 
@@ -551,7 +550,12 @@ fn device_command(
     let mut cmd = Cmd::new(tk.nvcc())
         .args(args)
         .hermetic(s.compiler_env.vars());
-    s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    // Through a launcher the compile may not run at all (a launcher's own cache hit reads
+    // the files it remembers, not the paths the preprocessor would try): nothing is observed,
+    // and direct mode predicts.
+    if launcher.is_none() {
+        s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    }
     let mut cmd = cmd.with_launcher(launcher);
     cmd.cwd = Some(s.base_dir.clone());
     cmd

@@ -1,5 +1,7 @@
 //! From what a build was told to what it runs: `spec.rs` holds what `Build`'s setters filled,
-//! `setup.rs` merges flags, modules and per-file arch lists from their sources, `remote.rs`
+//! `setup.rs` merges flags, modules and per-file arch lists from their sources, `narrowing.rs`
+//! narrows per-file lists to the requested one, `fleet.rs` reads the fleet and checks it against
+//! the driver floors, `ptxas_line.rs` asks nvcc which ptxas flags its flags make, `remote.rs`
 //! picks the remote cache, and this module resolves it all once into a [`Prepared`] (below).
 //!
 //! A build's configuration, resolved once before anything runs: the environment, `Cargo.toml`'s
@@ -8,6 +10,9 @@
 //! `Spec` again. Resolving for a plan ([`Mode::Plan`]) neither provisions a toolkit, installs
 //! a header library nor writes anything; what a build announces is [`announce`]'s, once.
 
+pub(crate) mod fleet;
+pub(crate) mod narrowing;
+pub(crate) mod ptxas_line;
 pub(crate) mod remote;
 pub(crate) mod setup;
 pub(crate) mod spec;
@@ -210,8 +215,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     if matches!(mode, Mode::Build) {
         settings.observation = crate::plan::observe::Observation::from_env(&env, home.root());
     }
-    let fleet = crate::config::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
-    let compression = crate::config::fleet::compression(
+    let fleet = crate::prepare::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
+    let compression = crate::prepare::fleet::compression(
         setup::compression(b, &env, pkg.as_ref())?,
         fleet.as_ref().map(|(f, _)| f),
     );
@@ -232,7 +237,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
     let whole = setup::shard_of(b, &env, &archs, &toolkit, &devices)?;
     settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
-    let (list_mode, mode_text) = crate::config::narrowing::resolve(b, &env, pkg.as_ref())?;
+    let (list_mode, mode_text) = crate::prepare::narrowing::resolve(b, &env, pkg.as_ref())?;
     let mut modules = setup::modules(
         b,
         name,
@@ -246,7 +251,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
             .then_some(mode_text.as_str()),
     )?;
     if let Some((f, origin)) = &fleet {
-        crate::config::fleet::check((f, origin), &modules, &toolkit, compression)?;
+        crate::prepare::fleet::check((f, origin), &modules, &toolkit, compression)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
@@ -405,7 +410,7 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
     }
 }
 
-/// The ptxas flags nvcc gives for the build's flags (`plan/ptxas_line.rs`), asked of the
+/// The ptxas flags nvcc gives for the build's flags (`prepare/ptxas_line.rs`), asked of the
 /// toolkit once and memoised; a toolkit that stands in for a package's records, or an nvcc
 /// whose plan has no ptxas line, leaves the table's derivation (`Settings::finish`).
 pub(crate) fn ptxas_line(
@@ -429,7 +434,7 @@ pub(crate) fn ptxas_line(
     else {
         return;
     };
-    if let Ok(line) = crate::plan::ptxas_line::query(toolkit, settings, arch, store, spawns) {
+    if let Ok(line) = crate::prepare::ptxas_line::query(toolkit, settings, arch, store, spawns) {
         settings.ptxas_pre = line.pre;
         settings.ptxas_flags = line.post;
     }

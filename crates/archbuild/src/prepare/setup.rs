@@ -3,7 +3,7 @@
 //! `ARCHBUILD_NVCC_FLAGS` (so an environment flag is the last word on the command line).
 //! Compression and per-file arch lists take the first source that sets them: build script /
 //! CLI, then `ARCHBUILD_COMPRESSION` (compression only), then the manifest. A per-file list
-//! narrows the requested list or overrides it (`config/narrowing.rs`).
+//! narrows the requested list or overrides it (`prepare/narrowing.rs`).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -89,7 +89,7 @@ fn is_sccache(path: &Path) -> bool {
 }
 
 /// The compression a source sets; `None` when none does (nvcc's default, or with a fleet one
-/// every member reads: `config/fleet.rs`).
+/// every member reads: `prepare/fleet.rs`).
 pub(crate) fn compression(
     b: &Spec,
     env: &Env,
@@ -119,7 +119,7 @@ pub(crate) fn compression(
 
 /// The modules of the build, with their files checked and their arch lists resolved: a
 /// per-file list narrowed to the requested one (a shard's whole list) when `narrowing` says
-/// so (`config/narrowing.rs`), with the mode's description for messages.
+/// so (`prepare/narrowing.rs`), with the mode's description for messages.
 #[expect(
     clippy::too_many_arguments,
     reason = "the build's spec, package and lists, and the facts a list's words need"
@@ -211,7 +211,7 @@ pub(crate) fn modules(
                 )?;
                 if let Some(mode) = narrowing {
                     let requested = whole.unwrap_or(archs);
-                    own = crate::config::narrowing::narrow(own, origin, requested, mode)?;
+                    own = crate::prepare::narrowing::narrow(own, origin, requested, mode)?;
                 }
                 let list = crate::plan::arch_list_value(&own.list);
                 (own, list)

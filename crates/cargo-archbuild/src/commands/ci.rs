@@ -30,7 +30,7 @@ struct CiReport {
 
 /// The default fleet the merged fat binaries are checked against: an RTX 2080, 3090, 4090 and
 /// an H100 behind a CUDA 12.4 driver.
-const DEFAULT_FLEET: &str = "7.5,8.6,8.9,9.0@12.4";
+const DEFAULT_FLEET: &str = "7.5,8.6,8.9,9.0@13.0";
 
 pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
     if args.shards == 0 {

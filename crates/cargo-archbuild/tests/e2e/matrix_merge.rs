@@ -170,3 +170,174 @@ fn matrix_json_is_the_same_document() {
     assert_eq!(v["include"][1]["archs"], "8.9+PTX");
     assert_eq!(v["include"][1]["targets"], "sm_89 compute_89");
 }
+
+/// The `run:` commands of a workflow file, in order (one-line and `|` blocks).
+fn run_steps(yaml: &str) -> Vec<String> {
+    let mut steps = Vec::new();
+    let mut lines = yaml.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((indent, rest)) = line.split_once("run: ") else {
+            continue;
+        };
+        if indent.trim_start_matches([' ', '-']).is_empty() && rest.trim() == "|" {
+            let mut block = String::new();
+            while let Some(next) = lines.peek() {
+                if !next.starts_with(&" ".repeat(indent.len() + 2)) {
+                    break;
+                }
+                block.push_str(next.trim_start());
+                block.push('\n');
+                lines.next();
+            }
+            steps.push(block);
+        } else if indent.trim_start_matches([' ', '-']).is_empty() {
+            steps.push(rest.to_owned());
+        }
+    }
+    steps
+}
+
+/// The workflow `cargo archbuild ci` writes, run step by step for a kernel crate whose kernel
+/// calls CUB (and so reads `__CUDA_ARCH_LIST__`): the plan's matrix, each shard's build on a
+/// machine of its own, the merge with `inspect` and the fleet check, and the release build's
+/// `ARCHBUILD_PREBUILT` — whose fat binary is the one-shot build's, byte for byte, taken with
+/// no compile. (The release step's `cargo build --release` runs the same build driver through
+/// the crate's build script; here `cargo archbuild build` runs it, without a release build of
+/// the crate's Rust.)
+#[test]
+fn the_generated_workflow_gives_a_cub_crate_the_one_shot_bytes() {
+    let dir = scratch();
+    let list = "7.5 8.6 9.0+PTX";
+    let (code, _, stderr) = run(cli()
+        .current_dir(dir.path())
+        .args(["new", "cubk", "--archbuild-path"])
+        .arg(archbuild_tests::repo_root()));
+    assert_eq!(code, 0, "{stderr}");
+    let krate = dir.path().join("cubk");
+    std::fs::copy(
+        fixture_source("cub_reduce.cu"),
+        krate.join("kernels/cub_reduce.cu"),
+    )
+    .unwrap();
+    let manifest = krate.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let text = text.replace(
+        "kernels = [\"kernels/ops.cu\"]",
+        "kernels = [\"kernels/cub_reduce.cu\"]",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let (code, _, stderr) = run(cli()
+        .current_dir(&krate)
+        .args([
+            "ci",
+            "--kernel-crate",
+            "cubk",
+            "--archs",
+            list,
+            "--shards",
+            "2",
+        ])
+        .args(["-o", "archbuild.yml"]));
+    assert_eq!(code, 0, "{stderr}");
+    let steps = run_steps(&std::fs::read_to_string(krate.join("archbuild.yml")).unwrap());
+    let step = |needle: &str| {
+        steps
+            .iter()
+            .find(|s| s.contains(needle))
+            .unwrap_or_else(|| panic!("no step runs `{needle}`: {steps:#?}"))
+            .clone()
+    };
+    // `cargo archbuild` from this build, as the workflow's jobs put theirs on PATH.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_cargo-archbuild"),
+        bin.join("cargo-archbuild"),
+    )
+    .unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let output = dir.path().join("github_output");
+    let bash = |script: &str, machine: &str, vars: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-eo", "pipefail", "-c", script])
+            .current_dir(&krate)
+            .env("PATH", &path)
+            .env("NVCC", archbuild_tests::tool("nvcc"))
+            .env("ARCHBUILD_CACHE_DIR", dir.path().join(machine))
+            .env(
+                "CARGO_TARGET_DIR",
+                dir.path().join(format!("target-{machine}")),
+            )
+            .env("ARCHBUILD_ARCHS", list)
+            .env("KERNEL_CRATE", "cubk")
+            .env("SHARDS", "2")
+            .env("FLEET", "7.5,8.6,9.0@13.0")
+            .env("GITHUB_OUTPUT", &output)
+            .envs(vars.iter().copied());
+        for (key, _) in std::env::vars_os() {
+            let k = key.to_string_lossy();
+            if k.starts_with("ARCHBUILD_") && k != "ARCHBUILD_VERIFY" {
+                cmd.env_remove(&key);
+            }
+        }
+        let out = cmd.output().unwrap();
+        let text = format!(
+            "{script}\n--- stdout\n{}\n--- stderr\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        text
+    };
+    bash(&step("cargo archbuild matrix"), "plan", &[]);
+    let line = std::fs::read_to_string(&output).unwrap();
+    let matrix: serde_json::Value =
+        serde_json::from_str(line.trim().strip_prefix("matrix=").unwrap()).unwrap();
+    let shards = matrix["include"].as_array().unwrap();
+    assert_eq!(shards.len(), 2, "{matrix}");
+    for s in shards {
+        let name = s["name"].as_str().unwrap();
+        bash(
+            &step("cargo archbuild build"),
+            name,
+            &[
+                ("SHARD_ARCHS", s["archs"].as_str().unwrap()),
+                ("SHARD_OF", s["whole"].as_str().unwrap()),
+                ("SHARD_NAME", name),
+            ],
+        );
+    }
+    let merged = bash(&step("cargo archbuild merge"), "merge", &[]);
+    assert!(
+        merged.contains("sm_75") && merged.contains("sm_90"),
+        "{merged}"
+    );
+    // The one-shot build on a machine of its own.
+    bash(
+        "cargo archbuild build -p cubk --out-dir one",
+        "one-shot",
+        &[],
+    );
+    let one = std::fs::read(krate.join("one/cubk/kernels/cub_reduce.fatbin")).unwrap();
+    let prebuilt = krate.join("prebuilt/cub_reduce.fatbin");
+    assert!(
+        std::fs::read(&prebuilt).unwrap() == one,
+        "the workflow's merged fat binary differs from the one-shot build"
+    );
+    // The release step's build driver takes the merged file and compiles nothing.
+    let release = step("ARCHBUILD_PREBUILT");
+    assert!(release.contains("cargo build --release"), "{release}");
+    let taken = bash(
+        "ARCHBUILD_PREBUILT=\"$PWD/prebuilt\" cargo archbuild --message-format json build -p cubk --out-dir release",
+        "release",
+        &[],
+    );
+    assert!(taken.contains("\"processes_started\":0"), "{taken}");
+    assert!(
+        std::fs::read(krate.join("release/cubk/kernels/cub_reduce.fatbin")).unwrap() == one,
+        "the release build's fat binary is not the merged one"
+    );
+}

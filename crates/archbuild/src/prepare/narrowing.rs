@@ -13,55 +13,13 @@
 use archbuild_arch::{ArchList, Target};
 
 use crate::base::env::Env;
-use crate::config::archs::{ArchSource, ResolvedArchs};
+use crate::config::archs::{ArchListMode, ArchSource, ResolvedArchs};
 use crate::config::manifest::PackageConfig;
 use crate::error::{EmptyNarrowing, Error, Result};
 use crate::prepare::spec::Spec;
 
 /// The variable choosing the mode (`docs/environment.md`).
 pub(crate) const ARCH_LIST_MODE_VAR: &str = "ARCHBUILD_ARCH_LIST_MODE";
-
-/// How a per-file list meets the requested one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ArchListMode {
-    /// Narrow when the requested list comes from the environment, else override.
-    #[default]
-    Auto,
-    /// Always intersect with the requested list (unless nothing was requested).
-    Narrow,
-    /// The file's list replaces the requested one (archbuild before this mode existed).
-    Override,
-}
-
-impl ArchListMode {
-    fn parse(text: &str) -> Option<Self> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Some(Self::Auto),
-            "narrow" | "intersect" => Some(Self::Narrow),
-            "override" | "replace" => Some(Self::Override),
-            _ => None,
-        }
-    }
-
-    /// The word that sets it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            ArchListMode::Auto => "auto",
-            ArchListMode::Narrow => "narrow",
-            ArchListMode::Override => "override",
-        }
-    }
-
-    /// Whether a per-file list narrows a requested list from `source`.
-    pub(crate) fn narrows(self, source: &ArchSource) -> bool {
-        match self {
-            ArchListMode::Override => false,
-            _ if *source == ArchSource::Default => false,
-            ArchListMode::Narrow => true,
-            ArchListMode::Auto => matches!(source, ArchSource::Var(_)),
-        }
-    }
-}
 
 /// The mode and how messages describe it ("arch-list mode `narrow` from …").
 pub(crate) fn resolve(
