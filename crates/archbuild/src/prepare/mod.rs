@@ -183,8 +183,11 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     };
     let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
-    let wanted =
-        crate::toolkit::releases::requested(b.toolkit_version.as_deref(), &env, pkg.as_ref())?;
+    let wanted = crate::toolkit::releases::requested(
+        b.toolkit_version.as_deref(),
+        &env,
+        pkg.as_ref().and_then(|p| p.toolkit.as_deref()),
+    )?;
     let toolkit = toolkit(b, &env, &home, &spawns, mode, wanted.as_ref())?;
     let devices = || {
         crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {

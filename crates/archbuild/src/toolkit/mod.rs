@@ -24,7 +24,9 @@ pub use releases::{release_for, Release, Requested, RELEASES, TOOLKIT_VERSION_VA
 
 /// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a
 /// toolkit outside a build (`cargo archbuild toolkit which`).
-pub fn requested_by_env(env: &crate::Env) -> crate::error::Result<Option<(Requested, String)>> {
+pub fn requested_by_env(
+    env: &crate::base::env::Env,
+) -> crate::error::Result<Option<(Requested, String)>> {
     releases::requested(None, env, None)
 }
 

@@ -328,11 +328,11 @@ pub(crate) fn install_hint(wanted: &Requested) -> String {
 
 /// The version a build asks for and where it was asked, by one precedence:
 /// `Build::toolkit_version`, then `ARCHBUILD_TOOLKIT_VERSION`, then `toolkit` in
-/// `[package.metadata.archbuild]`; `None` when nothing asks.
+/// `[package.metadata.archbuild]` (`manifest`); `None` when nothing asks.
 pub(crate) fn requested(
     build: Option<&str>,
     env: &crate::base::env::Env,
-    pkg: Option<&crate::config::manifest::PackageConfig>,
+    manifest: Option<&str>,
 ) -> crate::error::Result<Option<(Requested, String)>> {
     let (value, origin) = if let Some(v) = build {
         (
@@ -341,7 +341,7 @@ pub(crate) fn requested(
         )
     } else if let Some(v) = env.var(TOOLKIT_VERSION_VAR) {
         (v, TOOLKIT_VERSION_VAR.to_owned())
-    } else if let Some(v) = pkg.and_then(|p| p.toolkit.clone()) {
+    } else if let Some(v) = manifest.map(str::to_owned) {
         (
             v,
             "Cargo.toml [package.metadata.archbuild] toolkit".to_owned(),

@@ -191,25 +191,21 @@ fn an_unknown_release_lists_the_known_ones() {
 /// The version's precedence: the build, then the variable, then Cargo.toml.
 #[test]
 fn the_build_then_the_variable_then_the_manifest_ask() {
-    use crate::config::manifest::PackageConfig;
     use crate::toolkit::releases::requested;
-    let pkg = PackageConfig {
-        toolkit: Some("13.0".into()),
-        ..Default::default()
-    };
+    let pkg = "13.0";
     let var = Env::from_vars([("ARCHBUILD_TOOLKIT_VERSION", "12.x")]);
     let none = Env::from_vars([("PATH", "/nonexistent")]);
-    let ask = |b: Option<&str>, env: &Env, p: Option<&PackageConfig>| {
+    let ask = |b: Option<&str>, env: &Env, p: Option<&str>| {
         requested(b, env, p)
             .unwrap()
             .map(|(v, origin)| (v.to_string(), origin))
     };
-    assert_eq!(ask(Some("13.0.88"), &var, Some(&pkg)).unwrap().0, "13.0.88");
+    assert_eq!(ask(Some("13.0.88"), &var, Some(pkg)).unwrap().0, "13.0.88");
     assert_eq!(
-        ask(None, &var, Some(&pkg)).unwrap(),
+        ask(None, &var, Some(pkg)).unwrap(),
         ("12.x".into(), "ARCHBUILD_TOOLKIT_VERSION".into())
     );
-    assert_eq!(ask(None, &none, Some(&pkg)).unwrap().0, "13.0");
+    assert_eq!(ask(None, &none, Some(pkg)).unwrap().0, "13.0");
     assert_eq!(ask(None, &none, None), None);
     let bad = Env::from_vars([("ARCHBUILD_TOOLKIT_VERSION", "latest")]);
     let e = requested(None, &bad, None).unwrap_err().to_string();
