@@ -128,10 +128,16 @@ impl FatBinary {
     /// Records the toolkit that built this fat binary (the build record's `toolkit`), for the
     /// cubins whose ELF ABI version does not tell (version 7 is CUDA 12 or older): their driver
     /// floor follows that toolkit's major version.
-    pub fn made_by(mut self, toolkit: CudaVersion) -> Self {
+    pub fn made_by(self, toolkit: CudaVersion) -> Self {
+        self.made_by_each(|_| Some(toolkit))
+    }
+
+    /// [`FatBinary::made_by`] per image: the toolkit that made each target's image (a build
+    /// record's `made_by`), for a fat binary whose images come from several toolkits.
+    pub fn made_by_each(mut self, toolkit_of: impl Fn(Target) -> Option<CudaVersion>) -> Self {
         for img in &mut self.images {
             if img.target.kind == TargetKind::Cubin && img.made_by.is_none() {
-                img.made_by = Some(toolkit.major());
+                img.made_by = toolkit_of(img.target).map(CudaVersion::major);
             }
         }
         self

@@ -265,6 +265,18 @@ impl Build {
         self
     }
 
+    /// The CUDA version to build with (`docs/build.md`, "Toolkit versions"): `"13.0"` (the
+    /// newest 13.0 release), `"13.0.88"` (exactly), `"12.x"` (any CUDA 12). Only a toolkit of
+    /// that version is used: one found on the machine (`CUDA_HOME`, `PATH`, …) or provisioned,
+    /// CUDA 13 releases from PyPI side by side (with [`Build::provision`] or
+    /// `ARCHBUILD_PROVISION`); CUDA 12 is one the user installed. Overrides
+    /// `ARCHBUILD_TOOLKIT_VERSION` and Cargo.toml's `toolkit`; a bad value is the build's
+    /// error.
+    pub fn toolkit_version(&mut self, version: &str) -> &mut Self {
+        self.spec.toolkit_version = Some(version.to_owned());
+        self
+    }
+
     /// archbuild's home (provisioned toolkits, cache); default from `ARCHBUILD_HOME`.
     pub fn home(&mut self, home: Home) -> &mut Self {
         self.spec.home = Some(home);

@@ -21,6 +21,30 @@ pub enum Error {
         pinned: &'static str,
     },
 
+    /// A build asks for a toolkit version (`toolkit = "13.0"`) that is not on the machine and
+    /// was not provisioned; `fix` says how to get one.
+    #[error("no CUDA {wanted} toolkit found (asked for by {origin}); {found}. Fix: {fix}")]
+    ToolkitVersionNotFound {
+        wanted: String,
+        origin: String,
+        found: String,
+        fix: String,
+    },
+
+    /// A build asks for a CUDA 13 (or later) release archbuild has no wheels for, and none is on
+    /// the machine.
+    #[error(
+        "CUDA {wanted} (asked for by {origin}) is no release archbuild can provision, and {found}; \
+         archbuild provisions {known} (a series such as `13.0` means its newest release). Fix: \
+         ask for one of those, or install CUDA {wanted} yourself and set CUDA_HOME to it"
+    )]
+    ToolkitReleaseUnknown {
+        wanted: String,
+        origin: String,
+        known: String,
+        found: String,
+    },
+
     /// A variable names a toolkit location that holds no nvcc.
     #[error(
         "{var}=`{}` does not lead to nvcc ({expected} does not exist): point {var} at {what}, \
@@ -495,6 +519,8 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::ToolkitNotFound { .. }
+            | Error::ToolkitVersionNotFound { .. }
+            | Error::ToolkitReleaseUnknown { .. }
             | Error::BadToolkitVar { .. }
             | Error::ToolkitQuery { .. }
             | Error::PythonMissing { .. }
@@ -572,6 +598,24 @@ mod tests {
                 Error::ToolkitNotFound {
                     searched: s(),
                     pinned: "13.5",
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::ToolkitVersionNotFound {
+                    wanted: s(),
+                    origin: s(),
+                    found: s(),
+                    fix: s(),
+                },
+                K::Toolkit,
+            ),
+            (
+                Error::ToolkitReleaseUnknown {
+                    wanted: s(),
+                    origin: s(),
+                    known: s(),
+                    found: s(),
                 },
                 K::Toolkit,
             ),

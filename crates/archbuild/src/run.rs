@@ -534,7 +534,7 @@ fn pack_all(
     };
     for (m, module) in p.modules.iter().enumerate() {
         let store = compiler.store.as_ref();
-        let Some((report, module_deps)) =
+        let Some((mut report, module_deps)) =
             crate::output::pack::pack(module, m, jobs, done, p.compression, out, store, p.verify)?
         else {
             if retry {
@@ -544,6 +544,12 @@ fn pack_all(
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
+        // One toolkit made every image of this build (a multi-toolkit build names each).
+        report.made_by = report
+            .targets
+            .iter()
+            .map(|t| (t.clone(), p.toolkit.release().to_owned()))
+            .collect();
         let module_groups: Vec<(String, Vec<String>)> = p
             .groups
             .iter()

@@ -495,8 +495,13 @@ pub struct MergeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ToolkitCommand {
-    /// Provision the pinned CUDA toolkit from PyPI wheels into archbuild's cache
-    Install,
+    /// Provision a CUDA 13 toolkit from PyPI wheels into archbuild's home, beside any other
+    Install {
+        /// The CUDA version: `13.0` (its newest release), `13.0.88` (exactly); default: the
+        /// newest release archbuild knows
+        #[arg(value_name = "VERSION", id = "toolkit_version")]
+        release: Option<String>,
+    },
     /// List every CUDA toolkit archbuild can find, in search order
     List,
     /// Print the toolkit a build would use, and why

@@ -185,11 +185,19 @@ pub(crate) fn recorded_groups(path: &Path) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The toolkit release recorded beside a fat binary archbuild wrote (`13.5`), if it reads as
-/// one: what made its cubins, for their driver floor.
-pub(crate) fn recorded_toolkit(path: &Path) -> Option<archbuild_arch::CudaVersion> {
+/// The toolkit release recorded beside a fat binary archbuild wrote (`13.5`) for each of its
+/// images (`made_by`, else the record's one `toolkit`), where it reads as one: what made its
+/// cubins, for their driver floor.
+pub(crate) fn recorded_toolkits(
+    path: &Path,
+) -> Option<impl Fn(archbuild_arch::Target) -> Option<archbuild_arch::CudaVersion>> {
     let record = archbuild::record::Record::read(&archbuild::record::record_path(path)).ok()?;
-    let release = record.toolkit.split_whitespace().next()?;
+    Some(move |target: archbuild_arch::Target| version(record.toolkit_of(&target.to_string())))
+}
+
+/// `13.5` of `13.5.37`.
+fn version(release: &str) -> Option<archbuild_arch::CudaVersion> {
+    let release = release.split_whitespace().next()?;
     let mut parts = release.split('.');
     let major = parts.next()?.parse().ok()?;
     let minor = parts.next().unwrap_or("0").parse().ok()?;

@@ -51,6 +51,8 @@ pub struct PackageConfig {
     pub arch_list_mode: Option<String>,
     /// `fleet`: its members joined by `, ` (`prepare/fleet.rs`).
     pub fleet: Option<String>,
+    /// `toolkit`: the CUDA version the build asks for, `"13.0"` (`toolkit/releases.rs`).
+    pub toolkit: Option<String>,
     /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
@@ -134,6 +136,13 @@ impl PackageConfig {
             match key.as_str() {
                 "archs" => cfg.archs = strings().map(|v| v.join(" ")),
                 "fleet" => cfg.fleet = strings().map(|v| v.join(", ")),
+                "toolkit" => match value.as_str() {
+                    Some(v) => cfg.toolkit = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`toolkit` must be a string such as \"13.0\", \"13.0.88\" or \"12.x\" \
+                         (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
+                    )),
+                },
                 "arch-list-mode" => match value.as_str() {
                     Some(v) => cfg.arch_list_mode = Some(v.to_owned()),
                     None => wrong.push(format!(
@@ -280,6 +289,7 @@ const KNOWN_KEYS: &[&str] = &[
     "prebuilt-budget",
     "arch-list-mode",
     "fleet",
+    "toolkit",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).

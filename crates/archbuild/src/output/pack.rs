@@ -69,6 +69,8 @@ pub(crate) fn pack(
         kernels: st.kernels,
         target_kernels: st.target_kernels,
         coverage_gaps: Vec::new(),
+        // The caller knows the toolkit (`run.rs`).
+        made_by: Vec::new(),
     };
     if let Some(st) = still_written(&inputs, store) {
         let sampled = inputs.stamp_key.is_some_and(|k| verify.samples(&k));

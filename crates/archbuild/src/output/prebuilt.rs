@@ -388,6 +388,14 @@ fn use_prebuilt(
         kernels,
         target_kernels,
         coverage_gaps: Vec::new(),
+        made_by: record
+            .map(|r| {
+                r.targets
+                    .iter()
+                    .map(|t| (t.clone(), r.toolkit_of(t).to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     Ok((report, inputs))
 }
@@ -433,6 +441,8 @@ pub(crate) fn write_record(
             && old.targets == targets
             && old.inputs == deps
             && old.variants == variants
+            && old.made_by.len() == old.targets.len()
+            && old.toolkit == p.toolkit.release()
             && old.packaged.as_ref() == Some(&packaged)
             && crate::base::paths::file_stamp(&report.fatbin)
                 .is_some_and(|(len, _)| len == report.bytes as u64)

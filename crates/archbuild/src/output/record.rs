@@ -30,8 +30,13 @@ pub struct Record {
     pub targets: Vec<String>,
     /// Hash of the settings that shape the output (`settings_key`).
     pub settings: String,
-    /// The toolkit release that built it (informational).
+    /// The toolkit release that built it (informational); with several, the one that made
+    /// its cubins ([`Record::made_by`] says per image).
     pub toolkit: String,
+    /// Which toolkit release made each image: `(target, release)`, sorted by target. Empty in
+    /// records written before it existed: [`Record::toolkit`] made every image then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub made_by: Vec<(String, String)>,
     /// `(portable path, content hash)` of every input, sorted.
     pub inputs: Vec<(String, String)>,
     /// `(portable path, hash or "-" for absent)`, sorted.
@@ -79,12 +84,18 @@ impl Record {
     ) -> Self {
         let mut targets = targets.to_vec();
         targets.sort();
+        // One toolkit per build today; per target so a build taking images from several fits.
+        let made_by = targets
+            .iter()
+            .map(|t| (t.clone(), toolkit.to_owned()))
+            .collect();
         let mut r = Self {
             format: FORMAT,
             module: module.to_owned(),
             targets,
             settings,
             toolkit: toolkit.to_owned(),
+            made_by,
             inputs: inputs.deps,
             probes: inputs.probes,
             fatbin_blake3: Key::of(fatbin).hex(),
@@ -96,6 +107,15 @@ impl Record {
         r.probes.sort();
         r.probes.dedup();
         r
+    }
+
+    /// The toolkit release that made `target`'s image (`sm_86`, `compute_90`): from
+    /// [`Record::made_by`], else (older records) [`Record::toolkit`].
+    pub fn toolkit_of(&self, target: &str) -> &str {
+        self.made_by
+            .iter()
+            .find(|(t, _)| t == target)
+            .map_or(self.toolkit.as_str(), |(_, r)| r.as_str())
     }
 
     /// Reads the record at `path`: [`Error::RecordMissing`] when there is none,
@@ -153,6 +173,7 @@ impl Record {
 pub fn merge_records(records: &[Record], merged_fatbin: &[u8], module: &str) -> Result<Record> {
     let first = records.first().ok_or(Error::RecordsNone)?;
     let mut targets = Vec::new();
+    let mut made_by: BTreeMap<String, String> = BTreeMap::new();
     let mut probes: BTreeMap<String, String> = BTreeMap::new();
     let mut inputs: BTreeMap<String, String> = BTreeMap::new();
     for r in records {
@@ -177,6 +198,12 @@ pub fn merge_records(records: &[Record], merged_fatbin: &[u8], module: &str) -> 
             }
         }
         targets.extend(r.targets.iter().cloned());
+        // Each shard says which toolkit made its own images.
+        for t in &r.targets {
+            made_by
+                .entry(t.clone())
+                .or_insert_with(|| r.toolkit_of(t).to_owned());
+        }
     }
     targets.sort();
     targets.dedup();
@@ -186,6 +213,7 @@ pub fn merge_records(records: &[Record], merged_fatbin: &[u8], module: &str) -> 
         targets,
         settings: first.settings.clone(),
         toolkit: first.toolkit.clone(),
+        made_by: made_by.into_iter().collect(),
         inputs: inputs.into_iter().collect(),
         probes: probes.into_iter().collect(),
         fatbin_blake3: Key::of(merged_fatbin).hex(),

@@ -30,8 +30,9 @@ use crate::config::manifest::PackageConfig;
 use crate::error::{Error, Result};
 use crate::plan::{Module, Settings};
 use crate::prepare::spec::Spec;
-use crate::toolkit::discover::Discovery;
+use crate::toolkit::discover::{Discovery, Wanted};
 use crate::toolkit::nvcc::Toolkit;
+use crate::toolkit::releases::Requested;
 
 /// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
 pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
@@ -182,7 +183,12 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     };
     let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
-    let toolkit = toolkit(b, &env, &home, &spawns, mode)?;
+    let wanted = crate::toolkit::releases::requested(
+        b.toolkit_version.as_deref(),
+        &env,
+        pkg.as_ref().and_then(|p| p.toolkit.as_deref()),
+    )?;
+    let toolkit = toolkit(b, &env, &home, &spawns, mode, wanted.as_ref())?;
     let devices = || {
         crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
             query_devices(&toolkit, &spawns)
@@ -438,15 +444,43 @@ pub(crate) fn ptxas_line(
 }
 
 /// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)
-/// now.
-fn toolkit(b: &Spec, env: &Env, home: &Home, spawns: &Spawns, mode: Mode) -> Result<Toolkit> {
+/// now; of the version `wanted` asks for, if any.
+fn toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    wanted: Option<&(Requested, String)>,
+) -> Result<Toolkit> {
+    let wanted = wanted.map(|(version, origin)| Wanted {
+        version,
+        origin: origin.as_str(),
+    });
     Ok(match &b.toolkit {
+        // The caller's toolkit is of another version than asked: an error, not a silent use.
+        Some(t) if !t.is_stand_in() && wanted.is_some_and(|w| !w.version.matches(t.release())) => {
+            let w = wanted.expect("checked");
+            return Err(Error::ToolkitVersionNotFound {
+                wanted: w.version.to_string(),
+                origin: w.origin.to_owned(),
+                found: format!(
+                    "the build's `.toolkit(...)` is CUDA {} ({})",
+                    t.release(),
+                    t.nvcc().display()
+                ),
+                fix: "give the build a toolkit of that version, or drop `.toolkit(...)` to let \
+                      archbuild find or provision one"
+                    .to_owned(),
+            });
+        }
         // Queried by the caller, before this build: no process of this build.
         Some(t) => t.clone(),
         None => {
             let provision = mode.installs() && b.provision.unwrap_or(false);
             Discovery::new(home.clone()).locate_counted(
                 env,
+                wanted,
                 provision,
                 &mut crate::toolkit::provision::stderr_progress,
                 spawns,

@@ -36,6 +36,8 @@ pub(crate) struct Spec {
     /// Overrides `ARCHBUILD_VERIFY`.
     pub(crate) verify: Option<String>,
     pub(crate) toolkit: Option<Toolkit>,
+    /// `Build::toolkit_version`: overrides `ARCHBUILD_TOOLKIT_VERSION`.
+    pub(crate) toolkit_version: Option<String>,
     pub(crate) home: Option<Home>,
     pub(crate) manifest_dir: Option<PathBuf>,
     pub(crate) env: Option<Env>,

@@ -60,6 +60,7 @@ mod tests {
                 .map(|(t, ks)| (t.to_string(), ks.iter().map(|k| k.to_string()).collect()))
                 .collect(),
             coverage_gaps: Vec::new(),
+            made_by: Vec::new(),
         }
     }
 

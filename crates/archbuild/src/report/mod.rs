@@ -119,6 +119,9 @@ pub struct ModuleReport {
     /// account: a group is a gap only where an image has none of its kernels); the build's
     /// warnings group them.
     pub coverage_gaps: Vec<archbuild_arch::CoverageGap>,
+    /// Which toolkit release made each image: `(target, release)`, in target order (a
+    /// module taken from prebuilt files: as its build record says).
+    pub made_by: Vec<(String, String)>,
 }
 
 /// Least recently used entries the build removed from the build cache to keep it under its cap

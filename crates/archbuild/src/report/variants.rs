@@ -143,6 +143,7 @@ mod tests {
             kernels,
             target_kernels,
             coverage_gaps: Vec::new(),
+            made_by: Vec::new(),
         }
     }
 

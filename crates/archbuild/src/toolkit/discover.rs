@@ -2,6 +2,12 @@
 //! `CUDA_ROOT` (toolkit roots), `PATH`, `/usr/local/cuda`, then toolkits archbuild provisioned
 //! under `<ARCHBUILD_HOME>/toolkits/`. A variable that is set but leads nowhere is an error
 //! rather than silently skipped: the user meant that toolkit.
+//!
+//! A build that asks for a version (`toolkit = "13.0"`, `releases.rs`) takes the first place,
+//! in the same order, whose toolkit reports that version (provisioned ones newest first), and
+//! never one of another version: when none is found it provisions the newest known release of
+//! it (CUDA 13, as a build provisions at all), or fails naming what it found and how to install
+//! the version asked for.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +19,14 @@ use crate::base::store::Store;
 use crate::error::{Error, Result};
 use crate::toolkit::nvcc::{FoundBy, Toolkit};
 use crate::toolkit::provision::{self, PINNED_RELEASE};
+use crate::toolkit::releases::{install_hint, known_list, Requested};
+
+/// A version a build asks for, and who asked (for messages).
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    pub version: &'a Requested,
+    pub origin: &'a str,
+}
 
 /// One place where nvcc was looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,18 +122,24 @@ impl Discovery {
         provision: bool,
         progress: &mut dyn FnMut(&InstallEvent),
     ) -> Result<Toolkit> {
-        self.locate_counted(env, provision, progress, &Spawns::default())
+        self.locate_counted(env, None, provision, progress, &Spawns::default())
     }
 
-    /// [`Discovery::locate`], counting the toolkit queries in a build's `spawns`.
+    /// [`Discovery::locate`], counting the toolkit queries in a build's `spawns`; with
+    /// `wanted`, only a toolkit of that version (see the module comment).
     pub(crate) fn locate_counted(
         &self,
         env: &Env,
+        wanted: Option<Wanted<'_>>,
         provision: bool,
         progress: &mut dyn FnMut(&InstallEvent),
         spawns: &Spawns,
     ) -> Result<Toolkit> {
         let store = Store::new(self.home.cache_dir());
+        if let Some(w) = wanted {
+            let provision = provision || env.flag("ARCHBUILD_PROVISION");
+            return self.locate_version(env, w, provision, progress, &store, spawns);
+        }
         match self.locate_with(env, Some(&store), spawns) {
             Err(Error::ToolkitNotFound { .. }) if provision || env.flag("ARCHBUILD_PROVISION") => {
                 let nvcc = provision::provision(env, &self.home, progress)?;
@@ -127,6 +147,77 @@ impl Discovery {
             }
             other => other,
         }
+    }
+
+    /// [`Discovery::locate`] for a build that may ask for a version (`wanted`).
+    pub fn locate_for(
+        &self,
+        env: &Env,
+        wanted: Option<Wanted<'_>>,
+        provision: bool,
+        progress: &mut dyn FnMut(&InstallEvent),
+    ) -> Result<Toolkit> {
+        self.locate_counted(env, wanted, provision, progress, &Spawns::default())
+    }
+
+    /// Locates a toolkit of the version `wanted` asks for, provisioning it when allowed.
+    fn locate_version(
+        &self,
+        env: &Env,
+        wanted: Wanted<'_>,
+        provision: bool,
+        progress: &mut dyn FnMut(&InstallEvent),
+        store: &Store,
+        spawns: &Spawns,
+    ) -> Result<Toolkit> {
+        let mut others = Vec::new();
+        for c in self.candidates(env)?.into_iter().filter(|c| c.exists) {
+            let tk = Toolkit::query(&c.nvcc, c.found_by.clone(), Some(store), spawns)?;
+            if wanted.version.matches(tk.release()) {
+                return Ok(tk);
+            }
+            others.push(format!(
+                "CUDA {} ({}: {})",
+                tk.release(),
+                c.found_by,
+                c.nvcc.display()
+            ));
+        }
+        let release = wanted.version.release();
+        if let (true, Some(release), true) = (wanted.version.provisionable(), release, provision) {
+            let nvcc = provision::provision_release(env, &self.home, release, progress)?;
+            return Toolkit::query(&nvcc, FoundBy::Provisioned, Some(store), spawns);
+        }
+        let found = match others.len() {
+            0 => "found no toolkit at all".to_owned(),
+            _ => format!(
+                "found only {}, not used: another version was asked for",
+                others.join(", ")
+            ),
+        };
+        let fix = match (wanted.version.provisionable(), release) {
+            (true, Some(r)) => format!(
+                "`cargo archbuild toolkit install {}` installs CUDA {} from PyPI beside any \
+                 other (or set ARCHBUILD_PROVISION=1 for builds to do it), or set CUDA_HOME to \
+                 a CUDA {} toolkit",
+                wanted.version, r.version, wanted.version
+            ),
+            (true, None) | (false, None) if wanted.version.major() >= 13 => {
+                return Err(Error::ToolkitReleaseUnknown {
+                    wanted: wanted.version.to_string(),
+                    origin: wanted.origin.to_owned(),
+                    known: known_list(),
+                    found,
+                })
+            }
+            _ => install_hint(wanted.version),
+        };
+        Err(Error::ToolkitVersionNotFound {
+            wanted: wanted.version.to_string(),
+            origin: wanted.origin.to_owned(),
+            found,
+            fix,
+        })
     }
 
     fn not_found(&self, env: &Env) -> Error {

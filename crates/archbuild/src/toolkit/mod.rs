@@ -1,7 +1,8 @@
 //! The CUDA toolkit: found (`Discovery`), provisioned from PyPI wheels, queried (`Toolkit`).
 //!
 //! In this folder: `discover.rs` finds nvcc in one documented order, `provision.rs` installs the
-//! pinned toolkit from PyPI, `nvcc.rs` queries a located toolkit (its release and targets),
+//! pinned toolkit from PyPI, `releases.rs` holds the releases it can provision and the version a
+//! build asks for, `nvcc.rs` queries a located toolkit (its release and targets),
 //! `fingerprint.rs` gives its programs' content identity for cache keys, and `native.rs` says
 //! which GPUs `native` means.
 
@@ -10,8 +11,24 @@ pub(crate) mod fingerprint;
 pub(crate) mod native;
 pub(crate) mod nvcc;
 pub(crate) mod provision;
+pub(crate) mod releases;
 
 pub use crate::base::pypi::InstallEvent;
-pub use discover::{Candidate, Discovery};
+pub use discover::{Candidate, Discovery, Wanted};
 pub use nvcc::{FoundBy, Toolkit, ROOT_VARS, SEARCH_ORDER};
-pub use provision::{provision, provisioned_dir, stderr_progress, PINNED_RELEASE, PINNED_WHEELS};
+pub use provision::{
+    provision, provision_release, provisioned_dir, release_dir, stderr_progress, PINNED_RELEASE,
+    PINNED_WHEELS,
+};
+pub use releases::{release_for, Release, Requested, RELEASES, TOOLKIT_VERSION_VAR};
+
+/// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a
+/// toolkit outside a build (`cargo archbuild toolkit which`).
+pub fn requested_by_env(
+    env: &crate::base::env::Env,
+) -> crate::error::Result<Option<(Requested, String)>> {
+    releases::requested(None, env, None)
+}
+
+#[cfg(test)]
+mod versions_tests;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use archbuild_arch::{
-    toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant,
+    arch_support, toolkit_can_build, toolkits_for, Arch, CudaVersion, Target, TargetKind, Variant,
 };
 
 use crate::base::process::{Cmd, Spawns};
@@ -253,9 +253,23 @@ impl Toolkit {
     pub fn check_targets(&self, targets: &[Target], origin: &str) -> Result<()> {
         for &t in targets {
             if !self.can_build(t) {
-                let reach = match toolkits_for(t.arch) {
-                    Some(r) => format!("`{t}` is built by {r}"),
-                    None => format!("no CUDA release builds `{t}`"),
+                let removed = arch_support(t.arch)
+                    .and_then(|s| s.removed)
+                    .filter(|&v| v <= self.version);
+                let reach = match (toolkits_for(t.arch), removed) {
+                    // Maxwell, Pascal and Volta (P40, V100, Jetson Xavier): CUDA 13 dropped
+                    // them, and the fix is an older toolkit, asked for by version.
+                    (Some(r), Some(gone)) => {
+                        let older = gone.major().saturating_sub(1);
+                        format!(
+                            "`{t}` is built by {r}; CUDA {gone} dropped it, so build it with a \
+                             CUDA {older} toolkit: install one and set `toolkit = \"{older}.x\"` \
+                             in [package.metadata.archbuild] (or \
+                             ARCHBUILD_TOOLKIT_VERSION={older}.x, `Build::toolkit_version`)"
+                        )
+                    }
+                    (Some(r), None) => format!("`{t}` is built by {r}"),
+                    (None, _) => format!("no CUDA release builds `{t}`"),
                 };
                 let archs = self.archs();
                 let available = match (archs.first(), archs.last()) {
@@ -296,7 +310,7 @@ fn run_query(nvcc: &Path, arg: &str, spawns: &Spawns) -> Result<String> {
 }
 
 /// Identifies one nvcc binary by path, size and modification time.
-fn memo_key(nvcc: &Path) -> Option<crate::base::store::Key> {
+pub(crate) fn memo_key(nvcc: &Path) -> Option<crate::base::store::Key> {
     let (size, mtime) = crate::base::paths::file_stamp(nvcc)?;
     Some(
         KeyBuilder::new("toolkit-query")

@@ -1,4 +1,5 @@
-//! Provisioning the pinned CUDA toolkit from PyPI wheels, once, atomically.
+//! Provisioning a CUDA toolkit from PyPI wheels, once, atomically: the default release or any
+//! of the table's (`releases.rs`), each into its own directory, side by side.
 //!
 //! `python3 -m pip install --target <home>/toolkits/.tmp-cuda-R-PID <pinned wheels>` installs
 //! into a private directory; the result is checked (`nvcc --version` must report the pinned
@@ -16,10 +17,12 @@ use crate::base::paths::Home;
 use crate::base::process::Cmd;
 use crate::base::pypi::{last_lines, Install, InstallEvent, Pip, PipFailure, Steps};
 use crate::error::{Error, Result};
+use crate::toolkit::releases::{default_release, Release};
 
 pub use crate::base::pypi::stderr_progress;
 
-/// The CUDA release archbuild provisions.
+/// The CUDA release archbuild provisions when no version is asked for (the newest of
+/// [`crate::toolkit::RELEASES`]).
 pub const PINNED_RELEASE: &str = "13.5.37";
 
 /// The pinned wheels. `nvidia-nvvm` (cicc) is a dependency nvcc's wheel leaves unpinned; it is
@@ -39,7 +42,13 @@ pub(crate) const MARKER: &str = ".archbuild-complete";
 
 /// Directory the pinned toolkit is installed into.
 pub fn provisioned_dir(home: &Home) -> PathBuf {
-    home.toolkits_dir().join(format!("cuda-{PINNED_RELEASE}"))
+    release_dir(home, default_release())
+}
+
+/// Directory a release is installed into, `<home>/toolkits/cuda-13.0.88`.
+pub fn release_dir(home: &Home, release: &Release) -> PathBuf {
+    home.toolkits_dir()
+        .join(format!("cuda-{}", release.version))
 }
 
 /// The nvcc of a toolkit installed from the wheels, relative to its directory.
@@ -51,22 +60,34 @@ pub fn provision(
     home: &Home,
     progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<PathBuf> {
+    provision_release(env, home, default_release(), progress)
+}
+
+/// Installs `release` (or waits for / reuses an installation of it) beside any other, and
+/// returns its nvcc.
+pub fn provision_release(
+    env: &Env,
+    home: &Home,
+    release: &'static Release,
+    progress: &mut dyn FnMut(&InstallEvent),
+) -> Result<PathBuf> {
     let install = Install {
         env,
         base: home.toolkits_dir(),
-        stem: format!("cuda-{PINNED_RELEASE}"),
-        what: format!("CUDA {PINNED_RELEASE}"),
+        stem: format!("cuda-{}", release.version),
+        what: format!("CUDA {}", release.version),
         // Offline, the error says what was installed and why.
-        detail: format!("{} wheels, about 500 MB", PINNED_WHEELS.len()),
+        detail: format!("{} wheels, about 500 MB", release.wheels.len()),
     };
     let nvcc = install.dir().join(NVCC);
-    install.run(&mut Wheels { nvcc }, progress)
+    install.run(&mut Wheels { nvcc, release }, progress)
 }
 
-/// The toolkit's side of the install: the pinned wheels, checked by `nvcc --version`.
+/// The toolkit's side of the install: the release's wheels, checked by `nvcc --version`.
 struct Wheels {
     /// Where the finished install's nvcc is.
     nvcc: PathBuf,
+    release: &'static Release,
 }
 
 impl Steps for Wheels {
@@ -88,7 +109,8 @@ impl Steps for Wheels {
         progress: &mut dyn FnMut(&InstallEvent),
     ) -> Result<(PathBuf, PathBuf)> {
         let mut args = vec![OsString::from("install"), "--target".into(), tmp.into()];
-        args.extend(PINNED_WHEELS.iter().map(OsString::from));
+        args.extend(self.release.wheels.iter().map(OsString::from));
+        let version = self.release.version;
         pip.run(args, progress).map_err(|f| match f {
             PipFailure::Failed { status, stderr } => pip_failed(status, &stderr),
             PipFailure::NotStarted(detail) => Error::PipMissing {
@@ -100,15 +122,14 @@ impl Steps for Wheels {
         let detail = match out {
             Ok(o)
                 if o.status.success()
-                    && String::from_utf8_lossy(&o.stdout)
-                        .contains(&format!("V{PINNED_RELEASE}")) =>
+                    && String::from_utf8_lossy(&o.stdout).contains(&format!("V{version}")) =>
             {
-                std::fs::write(tmp.join(MARKER), PINNED_WHEELS.join("\n"))
+                std::fs::write(tmp.join(MARKER), self.release.wheels.join("\n"))
                     .map_err(|e| Error::io("write", tmp.join(MARKER), e))?;
                 return Ok((tmp.to_path_buf(), self.nvcc.clone()));
             }
             Ok(o) => format!(
-                "`nvcc --version` said `{}`, expected release V{PINNED_RELEASE}",
+                "`nvcc --version` said `{}`, expected release V{version}",
                 last_lines(&String::from_utf8_lossy(&o.stdout), 1).trim()
             ),
             Err(e) => e.to_string(),
@@ -192,6 +213,13 @@ mod tests {
             "OSError: [Errno 28] No space left on device",
         );
         assert!(e.to_string().contains("disk is full"));
+    }
+
+    /// The constants older callers use are the table's default release.
+    #[test]
+    fn the_pinned_constants_are_the_default_release() {
+        assert_eq!(PINNED_RELEASE, default_release().version);
+        assert_eq!(PINNED_WHEELS, default_release().wheels);
     }
 
     #[test]

@@ -14,3 +14,4 @@ mod interrupt;
 mod narrow_fleet;
 mod plan_fake_nvcc;
 mod provision_lock;
+mod toolkit_versions;

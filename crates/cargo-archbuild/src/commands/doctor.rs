@@ -200,7 +200,7 @@ fn check_file(
 ) -> Result<FileJson, CliError> {
     let mut out = Vec::new();
     let groups = crate::listing::recorded_groups(path);
-    let toolkit = crate::listing::recorded_toolkit(path);
+    let toolkit = crate::listing::recorded_toolkits(path);
     for m in modules {
         let records = archbuild_fatbin::read_any(&m.bytes).unwrap_or_default();
         let coverage_gaps = crate::listing::gaps_of(&records.iter().collect::<Vec<_>>(), &groups);
@@ -213,8 +213,8 @@ fn check_file(
                 let f = f
                     .with_variant_groups(crate::listing::variant_groups(path))
                     .handed_over(handoff_of(m));
-                match toolkit {
-                    Some(t) => f.made_by(t),
+                match &toolkit {
+                    Some(t) => f.made_by_each(t),
                     None => f,
                 }
             }

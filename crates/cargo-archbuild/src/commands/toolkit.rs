@@ -1,10 +1,10 @@
-//! `cargo archbuild toolkit install|list|which`: provision the pinned CUDA toolkit from PyPI
-//! wheels, list every place a toolkit is looked for (in search order), and show the one a build
+//! `cargo archbuild toolkit install [VERSION]|list|which`: provision a CUDA 13 toolkit from PyPI
+//! wheels (the pinned release, or the newest of a version, beside any other), list every place a toolkit is looked for (in search order), and show the one a build
 //! would use and why.
 
 use archbuild::{
     config::Home,
-    toolkit::{provision, Discovery, PINNED_RELEASE},
+    toolkit::{Discovery, Wanted, PINNED_RELEASE},
     Toolkit,
 };
 use serde::Serialize;
@@ -89,10 +89,19 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
     let env = cli_env();
     let home = Home::from_env(&env);
     match cmd {
-        ToolkitCommand::Install => {
+        ToolkitCommand::Install { release } => {
+            let release = match release {
+                Some(v) => archbuild::toolkit::release_for(v, "`cargo archbuild toolkit install`")?,
+                None => archbuild::toolkit::RELEASES
+                    .iter()
+                    .find(|r| r.version == PINNED_RELEASE)
+                    .expect("the pinned release is in the table"),
+            };
             // Already there: provisioning checks it and returns; say so rather than "Installed".
-            let present = archbuild::toolkit::provisioned_dir(&home).is_dir();
-            let nvcc = provision(&env, &home, &mut |event| shell.status("Toolkit", event))?;
+            let present = archbuild::toolkit::release_dir(&home, release).is_dir();
+            let nvcc = archbuild::toolkit::provision_release(&env, &home, release, &mut |event| {
+                shell.status("Toolkit", event)
+            })?;
             let tk = Toolkit::from_nvcc(&nvcc)?;
             let mut json = describe(&tk, "provisioned by archbuild".into(), true);
             json.installed = Some(!present);
@@ -110,7 +119,12 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
             })
         }
         ToolkitCommand::Which => {
-            let tk = Discovery::new(home).locate(&env, false, &mut |_| {})?;
+            let wanted = archbuild::toolkit::requested_by_env(&env)?;
+            let wanted = wanted.as_ref().map(|(version, origin)| Wanted {
+                version,
+                origin: origin.as_str(),
+            });
+            let tk = Discovery::new(home).locate_for(&env, wanted, false, &mut |_| {})?;
             let json = describe(&tk, tk.found_by().to_string(), true);
             report(shell, "which", vec![json], |s, t| {
                 s.println(&t.nvcc)?;

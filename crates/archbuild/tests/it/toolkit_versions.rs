@@ -1,0 +1,186 @@
+//! Toolkit versions (`docs/build.md`, "Toolkit versions"): a build asking for a version uses a
+//! toolkit of that version and no other, switching versions never serves the other version's
+//! cache entries, CUDA 12 builds what CUDA 13 dropped, and the report and the record say which
+//! toolkit made each image. The toolkits are the fake nvcc reporting the release it is told
+//! (`ARCHBUILD_FAKE_VERSION`, per toolkit directory through its `fake.env`).
+
+use std::path::{Path, PathBuf};
+
+use archbuild::config::Home;
+use archbuild::record::{record_path, Record};
+use archbuild::{Build, BuildReport, Env, Toolkit};
+
+use crate::support::fake::Fake;
+
+/// A second fake toolkit at `<tmp>/<dir>/bin`, reporting `release`, logging where `f` does.
+fn toolkit(f: &Fake, dir: &str, release: &str) -> PathBuf {
+    let bin = f.dir.path().join(dir).join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let exe = env!("CARGO_BIN_EXE_archbuild-fake-nvcc");
+    for name in ["nvcc", "ptxas"] {
+        std::os::unix::fs::symlink(exe, bin.join(name)).unwrap();
+    }
+    std::fs::write(
+        bin.join("fake.env"),
+        format!(
+            "ARCHBUILD_FAKE_VERSION={release}\nARCHBUILD_FAKE_LOG={}\n",
+            f.log().display()
+        ),
+    )
+    .unwrap();
+    bin.parent().unwrap().to_path_buf()
+}
+
+/// The `.version` lines of the PTX in a fat binary written with no compression.
+fn ptx_versions(fatbin: &Path) -> Vec<String> {
+    let bytes = std::fs::read(fatbin).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines()
+        .filter(|l| l.starts_with(".version "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `(target, toolkit release)` of each image.
+type MadeBy = Vec<(String, String)>;
+
+/// `made_by` of the report's module and of its build record.
+fn made_by(r: &BuildReport, module: &str) -> (MadeBy, MadeBy) {
+    let m = r.module(module).unwrap();
+    let record = Record::read(&record_path(&m.fatbin)).unwrap();
+    (m.made_by.clone(), record.made_by)
+}
+
+/// With CUDA 13.5 at `CUDA_HOME` and 13.0 on `PATH`, asking for `13.0` builds with 13.0 — not
+/// the first toolkit found — and starts every compile again: no entry of the 13.5 build is
+/// served, and the output equals a cache-off 13.0 build's, PTX ISA 9.0 where 13.5 wrote 9.5.
+/// Back to no version, 13.5's entries serve the whole build. The report and the record name the
+/// toolkit of each image.
+#[test]
+fn switching_versions_never_serves_the_other_versions_entries() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let new = toolkit(&f, "cuda-13.5", "13.5.37");
+    let old = toolkit(&f, "cuda-13.0", "13.0.88");
+    let build = |version: Option<&str>, cache: bool, out: &str| {
+        let env = Env::from_vars([
+            ("CUDA_HOME", new.display().to_string()),
+            (
+                "PATH",
+                format!("{}:/usr/bin:/bin", old.join("bin").display()),
+            ),
+            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
+            ("ARCHBUILD_COMPRESSION", "none".into()),
+            ("ARCHBUILD_CACHE", if cache { "on" } else { "off" }.into()),
+        ]);
+        let mut b = Build::new();
+        b.env(env)
+            .home(Home::at(f.dir.path().join("home")))
+            .manifest_dir(f.pkg())
+            .cache_dir(f.dir.path().join("cache"))
+            .out_dir(f.dir.path().join(out))
+            .quiet(true)
+            .file("kernels/add.cu");
+        if let Some(v) = version {
+            b.toolkit_version(v);
+        }
+        b.try_compile("k").unwrap()
+    };
+    let first = build(None, true, "out");
+    assert_eq!(first.toolkit, "13.5.37", "CUDA_HOME comes first");
+    let fatbin = first.module("add").unwrap().fatbin.clone();
+    assert_eq!(ptx_versions(&fatbin), [".version 9.5"]);
+    let newest = std::fs::read(&fatbin).unwrap();
+
+    let switched = build(Some("13.0"), true, "out");
+    assert_eq!(
+        switched.toolkit, "13.0.88",
+        "the 13.0 on PATH, not CUDA_HOME's 13.5"
+    );
+    assert_eq!(switched.cache_hits, 0, "13.5's entries served a 13.0 build");
+    assert_eq!(switched.jobs_run, switched.jobs_planned);
+    assert_eq!(ptx_versions(&fatbin), [".version 9.0"]);
+    let off = build(Some("13.0"), false, "out-nocache");
+    assert_eq!(
+        std::fs::read(&fatbin).unwrap(),
+        std::fs::read(&off.module("add").unwrap().fatbin).unwrap(),
+        "the cached 13.0 build's fat binary is the cache-off 13.0 build's"
+    );
+    let each = |release: &str| -> MadeBy {
+        ["compute_90", "sm_86", "sm_90"]
+            .iter()
+            .map(|t| (t.to_string(), release.to_owned()))
+            .collect()
+    };
+    let (report, record) = made_by(&switched, "add");
+    let mut sorted = report.clone();
+    sorted.sort();
+    assert_eq!((sorted, record), (each("13.0.88"), each("13.0.88")));
+
+    let back = build(None, true, "out");
+    assert_eq!(
+        back.cache_hits, back.jobs_planned,
+        "13.5's own entries serve it"
+    );
+    assert_eq!(std::fs::read(&fatbin).unwrap(), newest);
+    let (_, record) = made_by(&back, "add");
+    assert_eq!(record, each("13.5.37"), "the record follows the toolkit");
+}
+
+/// P40 (6.1), V100 (7.0) and Jetson Xavier (7.2) with a stand-in CUDA 12 toolkit and
+/// `toolkit = "12.x"`: built. With a CUDA 13 toolkit: refused, naming `toolkit = "12.x"` as the
+/// fix. A toolkit given to the build of another version than Cargo.toml asks for is an error,
+/// not used.
+#[test]
+fn sm_50_to_72_build_with_a_cuda_12_toolkit_and_are_refused_by_cuda_13_with_the_fix() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    f.write(
+        "Cargo.toml",
+        "[package]\nname = \"k\"\n[package.metadata.archbuild]\ntoolkit = \"12.x\"\n",
+    );
+    let root = toolkit(&f, "cuda-12.9", "12.9.86");
+    let cuda12 = Toolkit::from_nvcc(root.join("bin/nvcc")).unwrap();
+    assert_eq!(cuda12.release(), "12.9.86");
+    let archs = ("ARCHBUILD_ARCHS", "5.0 6.1 7.0 7.2 8.6+PTX");
+    let mut b = f.build(&[archs]);
+    b.toolkit(cuda12).file("kernels/add.cu");
+    let r = b.try_compile("k").unwrap();
+    assert_eq!(r.toolkit, "12.9.86");
+    let m = r.module("add").unwrap();
+    for t in ["sm_50", "sm_61", "sm_70", "sm_72", "sm_86", "compute_86"] {
+        assert!(m.targets.iter().any(|x| x == t), "{t} in {:?}", m.targets);
+    }
+    let (report, record) = made_by(&r, "add");
+    assert!(report.iter().all(|(_, tk)| tk == "12.9.86"), "{report:?}");
+    assert_eq!(record.len(), 6, "{record:?}");
+
+    // The same list with the CUDA 13.5 toolkit, asking for it (or for nothing).
+    f.write(
+        "Cargo.toml",
+        "[package]\nname = \"k\"\n[package.metadata.archbuild]\ntoolkit = \"13.x\"\n",
+    );
+    let mut b = f.build(&[archs]);
+    b.file("kernels/add.cu");
+    let err = b.try_compile("k").unwrap_err().to_string();
+    insta::assert_snapshot!("cuda_13_refuses_sm_50_with_the_fix", err);
+    for cc in ["6.1", "7.0", "7.2"] {
+        let mut b = f.build(&[("ARCHBUILD_ARCHS", cc)]);
+        b.file("kernels/add.cu");
+        let err = b.try_compile("k").unwrap_err().to_string();
+        assert!(err.contains("toolkit = \"12.x\""), "{cc}: {err}");
+    }
+
+    // Cargo.toml asks for 12.x; the build is handed 13.5: an error naming both.
+    f.write(
+        "Cargo.toml",
+        "[package]\nname = \"k\"\n[package.metadata.archbuild]\ntoolkit = \"12.x\"\n",
+    );
+    let mut b = f.build(&[("ARCHBUILD_ARCHS", "8.6")]);
+    b.file("kernels/add.cu");
+    let err = b.try_compile("k").unwrap_err().to_string();
+    assert!(
+        err.starts_with("no CUDA 12.x toolkit found (asked for by Cargo.toml [package.metadata.archbuild] toolkit); the build's `.toolkit(...)` is CUDA 13.5.37"),
+        "{err}"
+    );
+}
