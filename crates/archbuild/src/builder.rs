@@ -277,6 +277,17 @@ impl Build {
         self
     }
 
+    /// The CUDA version that makes the PTX images (`+PTX`, `compute_XY` targets), when it is
+    /// not the build's (`docs/build.md`, "Toolkit versions"): PTX that the fleet's oldest
+    /// driver can JIT (CUDA 13.0's for an R580 driver) beside cubins from the newest toolkit.
+    /// Found or provisioned as [`Build::toolkit_version`] is; the record and the report say
+    /// which toolkit made each image. Overrides `ARCHBUILD_PTX_TOOLKIT_VERSION` and
+    /// Cargo.toml's `ptx-toolkit`.
+    pub fn ptx_toolkit_version(&mut self, version: &str) -> &mut Self {
+        self.spec.ptx_toolkit_version = Some(version.to_owned());
+        self
+    }
+
     /// archbuild's home (provisioned toolkits, cache); default from `ARCHBUILD_HOME`.
     pub fn home(&mut self, home: Home) -> &mut Self {
         self.spec.home = Some(home);

@@ -129,6 +129,12 @@ impl Library {
         self
     }
 
+    /// The CUDA version that makes the PTX images (`Build::ptx_toolkit_version`).
+    pub fn ptx_toolkit_version(&mut self, version: &str) -> &mut Self {
+        self.build.ptx_toolkit_version(version);
+        self
+    }
+
     /// How Cargo.toml's per-file lists meet the requested list (`Build::arch_list_mode`).
     pub fn arch_list_mode(&mut self, mode: &str) -> &mut Self {
         self.build.arch_list_mode(mode);

@@ -52,7 +52,7 @@ pub struct PlannedJob {
 /// and installs nothing).
 pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing> {
     let p = resolve(b, name, mode)?;
-    let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, p.ptx_toolkit.is_some());
     let tmp = Path::new("<tmp>");
     let listing = jobs
         .iter()
@@ -245,8 +245,16 @@ fn attempt(
     let (settings, spawns) = (&mut p.settings, &p.spawns);
     crate::prepare::ptxas_line(settings, &p.toolkit, &p.modules, store.as_ref(), spawns);
     let facts = match p.toolkit.is_stand_in() {
-        true => Facts::packaged(p.toolkit.release(), &p.settings, &roots),
-        false => Facts::gather(&p.toolkit, &p.settings, &roots, store.as_ref()),
+        true => Facts::packaged(
+            p.toolkit.release(),
+            p.ptx_asked.as_deref(),
+            &p.settings,
+            &roots,
+        ),
+        false => {
+            let ptx = p.ptx_toolkit.as_ref();
+            Facts::gather(&p.toolkit, ptx, &p.settings, &roots, store.as_ref())
+        }
     };
     let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(&p));
     let mut taken = match p.prebuilt.clone() {
@@ -262,7 +270,7 @@ fn attempt(
     if p.toolkit.is_stand_in() {
         left_over(&mut p, &out, &roots, &mut taken)?;
     }
-    let jobs = plan::plan_jobs(&p.modules, p.share_cicc);
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, p.ptx_toolkit.is_some());
     // sccache (the launcher that runs cicc itself) and its cluster.
     let sccache = p
         .settings
@@ -544,11 +552,17 @@ fn pack_all(
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
-        // One toolkit made every image of this build (a multi-toolkit build names each).
+        // The PTX toolkit made the PTX images where there is one; the build's, the rest.
         report.made_by = report
             .targets
             .iter()
-            .map(|t| (t.clone(), p.toolkit.release().to_owned()))
+            .map(|t| {
+                let tk = match &p.ptx_toolkit {
+                    Some(ptx) if t.starts_with("compute_") => ptx,
+                    _ => &p.toolkit,
+                };
+                (t.clone(), tk.release().to_owned())
+            })
             .collect();
         let module_groups: Vec<(String, Vec<String>)> = p
             .groups
@@ -665,6 +679,7 @@ fn programs(p: &Prepared) -> Vec<PathBuf> {
         p.toolkit.tool("ptxas"),
         crate::jobs::keys::host_compiler_path(&p.settings),
     ];
+    out.extend(p.ptx_toolkit.iter().map(|t| t.nvcc().to_path_buf()));
     out.extend(p.settings.launcher.iter().cloned());
     out
 }

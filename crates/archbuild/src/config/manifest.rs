@@ -53,6 +53,8 @@ pub struct PackageConfig {
     pub fleet: Option<String>,
     /// `toolkit`: the CUDA version the build asks for, `"13.0"` (`toolkit/releases.rs`).
     pub toolkit: Option<String>,
+    /// `ptx-toolkit`: the CUDA version that makes the PTX images (`toolkit/releases.rs`).
+    pub ptx_toolkit: Option<String>,
     /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
@@ -140,6 +142,13 @@ impl PackageConfig {
                     Some(v) => cfg.toolkit = Some(v.to_owned()),
                     None => wrong.push(format!(
                         "`toolkit` must be a string such as \"13.0\", \"13.0.88\" or \"12.x\" \
+                         (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
+                    )),
+                },
+                "ptx-toolkit" => match value.as_str() {
+                    Some(v) => cfg.ptx_toolkit = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`ptx-toolkit` must be a string such as \"13.0\" or \"13.0.88\" \
                          (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
                     )),
                 },
@@ -290,6 +299,7 @@ const KNOWN_KEYS: &[&str] = &[
     "arch-list-mode",
     "fleet",
     "toolkit",
+    "ptx-toolkit",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).

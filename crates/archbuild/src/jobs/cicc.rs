@@ -12,13 +12,14 @@ use crate::base::process::Cmd;
 use crate::base::store::{Key, Ns, Store};
 use crate::jobs::cicc_split;
 use crate::jobs::keys;
-use crate::plan::deps::{self, Lookup};
+use crate::plan::deps::{self, Lookup, Roots};
 use crate::plan::exec::Input;
 use crate::plan::observe::{self, Seen};
 use crate::plan::preprocessed::{self, LineInfo};
 use crate::plan::share;
 use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
 use crate::report::{Miss, Served};
+use crate::toolkit::nvcc::Toolkit;
 
 /// What a direct-mode lookup found.
 enum Direct {
@@ -49,6 +50,8 @@ struct Preprocessed {
 /// What every step of one cicc job needs, made once per job.
 struct CiccJob<'m> {
     j: usize,
+    /// The toolkit that runs it, and its keys' parts.
+    side: super::Side<'m>,
     module: &'m Module,
     arch: Arch,
     /// Direct mode's key: the settings, the source's portable path, the arch (and lead).
@@ -71,18 +74,20 @@ struct PtxEntry<'r> {
 
 impl JobRunner<'_> {
     fn cicc_job<'m>(
-        &self,
+        &'m self,
         j: usize,
         module: &'m Module,
         arch: Arch,
         lead: Option<Arch>,
     ) -> CiccJob<'m> {
+        let side = self.side(j);
         CiccJob {
             j,
+            side,
             module,
             arch,
-            mk: keys::cicc_job("cicc", &self.cicc_base, &self.roots, module, arch, lead).finish(),
-            inputs_key: self.compile_inputs_key(module, arch, lead),
+            mk: keys::cicc_job("cicc", side.cicc_base, side.roots, module, arch, lead).finish(),
+            inputs_key: compile_inputs_key(side, module, arch, lead),
             arch_list: crate::plan::arch_list_macro(module),
         }
     }
@@ -104,8 +109,8 @@ impl JobRunner<'_> {
         // Preprocessor mode pays off only when something was built before: on a first build it
         // would be a second preprocessing (the compile's kept output gives the same key).
         if let (Some(store), true) = (self.store.as_ref(), miss.is_some()) {
-            let p = self.preprocess(&j.to_string(), module, arch)?;
-            let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
+            let p = self.preprocess(job.side.tk, &j.to_string(), module, arch)?;
+            let pk = self.preprocessed_key(job.side.roots, &job.inputs_key, &p.text, &p.deps);
             if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
                 return Ok(out);
             }
@@ -145,8 +150,8 @@ impl JobRunner<'_> {
                     Direct::Known(miss) => store.map(|_| miss),
                     Direct::Unknown => store.map(|_| Miss::New),
                 };
-                let p = self.preprocess(&j.to_string(), module, arch)?;
-                let pk = self.preprocessed_key(&job.inputs_key, &p.text, &p.deps);
+                let p = self.preprocess(job.side.tk, &j.to_string(), module, arch)?;
+                let pk = self.preprocessed_key(job.side.roots, &job.inputs_key, &p.text, &p.deps);
                 if let Some(store) = store {
                     if let Some(out) = self.serve_preprocessed(store, &job, &pk, &p) {
                         return Ok(Some(out));
@@ -166,7 +171,7 @@ impl JobRunner<'_> {
         let lead_ii = match lead.done().and_then(|l| l.ii).or(lead_ii) {
             Some(k) => Some(k),
             None => self
-                .preprocess(&format!("{j}-lead"), module, lead_arch)
+                .preprocess(job.side.tk, &format!("{j}-lead"), module, lead_arch)
                 .ok()
                 .map(|lp| Key::of(&lp.text)),
         };
@@ -221,7 +226,7 @@ impl JobRunner<'_> {
             },
         };
         let mut key = None;
-        let mut note = self.clock(&p.deps);
+        let mut note = self.clock_in(job.side.roots, &p.deps);
         if let (Some(store), None) = (store, &note) {
             let entry = PtxEntry {
                 key: pk,
@@ -236,7 +241,7 @@ impl JobRunner<'_> {
                 Err(why) => note = Some(why),
             }
         }
-        let deps = self.outside_toolkit(p.deps);
+        let deps = super::outside(job.side.roots, p.deps);
         let served = Served::Shared {
             lead: lead_arch,
             note,
@@ -254,7 +259,8 @@ impl JobRunner<'_> {
             Ok(()) if keep_host_side(store, &e.key, e.host_side) => {
                 keep_log(store, &e.key, e.ran);
                 let (mk, list) = (&job.mk, &job.arch_list);
-                self.record_manifest(store, mk, (e.deps, e.seen), &e.key, e.started, list);
+                let read = (e.deps, e.seen);
+                self.record_manifest(job.side.roots, store, mk, read, &e.key, e.started, list);
                 Ok(e.key)
             }
             Ok(()) => Err(NOT_STORED_HOST_SIDE.to_owned()),
@@ -268,7 +274,7 @@ impl JobRunner<'_> {
             return Direct::Unknown;
         };
         let ptx = Ns::Ptx.dir();
-        let (roots, hashes) = (&self.roots, &self.hashes);
+        let (roots, hashes) = (job.side.roots, &self.hashes);
         match deps::lookup(
             store,
             &job.mk,
@@ -278,11 +284,13 @@ impl JobRunner<'_> {
             self.observing(),
         ) {
             // An entry made by a version that did not know clocks is not served either.
-            Lookup::Hit(rk, deps) if store.contains(ptx, &rk) && self.clock(&deps).is_none() => {
+            Lookup::Hit(rk, deps)
+                if store.contains(ptx, &rk) && self.clock_in(roots, &deps).is_none() =>
+            {
                 let Some(host_side) = cached_host_side(store, &rk, job.module) else {
                     return Direct::Known(Miss::NoHostSide);
                 };
-                let deps = self.outside_toolkit(deps);
+                let deps = super::outside(roots, deps);
                 let mut out = JobOut::cached(Served::Hit, rk, deps).with_log(store);
                 out.host_side = host_side;
                 Direct::Hit(Box::new(out))
@@ -295,11 +303,17 @@ impl JobRunner<'_> {
         }
     }
 
-    /// `nvcc -E` for `arch`, into temp files named after `name`.
-    fn preprocess(&self, name: &str, module: &Module, arch: Arch) -> Result<Preprocessed, Failure> {
+    /// `nvcc -E` of toolkit `tk` for `arch`, into temp files named after `name`.
+    fn preprocess(
+        &self,
+        tk: &Toolkit,
+        name: &str,
+        module: &Module,
+        arch: Arch,
+    ) -> Result<Preprocessed, Failure> {
         let ii = self.tmp.path().join(format!("{name}.ii"));
         let depfile = self.tmp.path().join(format!("{name}.d"));
-        let cmd = preprocess_command(self.tk, self.settings, module, arch, &ii, &depfile);
+        let cmd = preprocess_command(tk, self.settings, module, arch, &ii, &depfile);
         let started = SystemTime::now();
         let clock = Instant::now();
         let text = self.execute(&cmd, &ii)?.bytes;
@@ -320,13 +334,14 @@ impl JobRunner<'_> {
         pk: &Key,
         p: &Preprocessed,
     ) -> Option<JobOut> {
-        if !store.contains(Ns::Ptx.dir(), pk) || self.clock(&p.deps).is_some() {
+        let roots = job.side.roots;
+        if !store.contains(Ns::Ptx.dir(), pk) || self.clock_in(roots, &p.deps).is_some() {
             return None;
         }
         let host_side = cached_host_side(store, pk, job.module)?;
         let read = (&p.deps[..], &p.seen);
-        self.record_manifest(store, &job.mk, read, pk, p.started, &job.arch_list);
-        let deps = self.outside_toolkit(p.deps.clone());
+        self.record_manifest(roots, store, &job.mk, read, pk, p.started, &job.arch_list);
+        let deps = super::outside(roots, p.deps.clone());
         let mut out = JobOut::cached(Served::Preprocessed, *pk, deps).with_log(store);
         out.host_side = host_side;
         out.ii = Some(Key::of(&p.text));
@@ -353,9 +368,17 @@ impl JobRunner<'_> {
         let split = self.settings.launcher.is_some() && !self.settings.launch_cicc;
         let cmd = if keep_ii || module.host || split {
             let _ = std::fs::create_dir_all(&keep);
-            cicc_command_keep(self.tk, self.settings, module, arch, &out, &depfile, &keep)
+            cicc_command_keep(
+                job.side.tk,
+                self.settings,
+                module,
+                arch,
+                &out,
+                &depfile,
+                &keep,
+            )
         } else {
-            cicc_command(self.tk, self.settings, module, arch, &out, &depfile)
+            cicc_command(job.side.tk, self.settings, module, arch, &out, &depfile)
         };
         let started = SystemTime::now();
         let (ran, launch_note) = if split {
@@ -378,15 +401,18 @@ impl JobRunner<'_> {
             (None, None) => None,
         };
         let mut key = None;
-        let mut note = self.clock(&deps);
+        let roots = job.side.roots;
+        let mut note = self.clock_in(roots, &deps);
         if let (Some(store), None) = (store, &note) {
             let rk = match (&pre, kept) {
                 (Some((pk, _)), _) => Some(*pk),
-                (None, Some(text)) => Some(self.preprocessed_key(&job.inputs_key, &text, &deps)),
+                (None, Some(text)) => {
+                    Some(self.preprocessed_key(roots, &job.inputs_key, &text, &deps))
+                }
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
                 (None, None) => deps::inputs(
-                    &self.roots,
+                    roots,
                     &deps,
                     &seen,
                     &self.settings.probe_dirs,
@@ -414,7 +440,7 @@ impl JobRunner<'_> {
                 note.get_or_insert_with(|| KEPT_MISSING.to_owned());
             }
         }
-        let deps = self.outside_toolkit(deps);
+        let deps = super::outside(roots, deps);
         let predicted = match (&seen, store) {
             (Seen::Predicted(why), Some(_)) => Some(format!(
                 "direct mode predicts the paths this compile looked at ({why})"
@@ -496,16 +522,16 @@ impl JobRunner<'_> {
     /// source's text replaced by what of the preprocessed text reaches the PTX
     /// (`preprocessed::key_text`), and, where the PTX interleaves the source's lines
     /// (`-src-in-ptx`), the content of every input outside the toolkit (`deps`).
-    fn preprocessed_key(&self, mk_inputs: &Key, ii: &[u8], deps: &[PathBuf]) -> Key {
+    fn preprocessed_key(&self, roots: &Roots, mk_inputs: &Key, ii: &[u8], deps: &[PathBuf]) -> Key {
         let info = preprocessed::line_info(self.settings.all_nvcc_flags().iter());
         let text = preprocessed::key_text(ii, info > LineInfo::None);
         let sources: Vec<(String, String)> = match info {
             LineInfo::Source => deps
                 .iter()
-                .filter(|d| !self.in_toolkit(d))
+                .filter(|d| !roots.in_toolkit(d))
                 .map(|d| {
                     let state = self.hashes.hash(d).map_or_else(|| "-".into(), |h| h.hex());
-                    (self.roots.portable(d), state)
+                    (roots.portable(d), state)
                 })
                 .collect(),
             _ => Vec::new(),
@@ -517,31 +543,22 @@ impl JobRunner<'_> {
     /// outside the toolkit, names `__DATE__`, `__TIME__` or `__TIMESTAMP__`, whose value changes
     /// while the files do not (the job record's note, shown under `-v`).
     pub(super) fn clock(&self, deps: &[PathBuf]) -> Option<String> {
+        self.clock_in(&self.roots, deps)
+    }
+
+    /// [`Self::clock`] for a job of the toolkit `roots` names.
+    fn clock_in(&self, roots: &Roots, deps: &[PathBuf]) -> Option<String> {
         if let Some(note) = &self.flag_clock {
             return Some(note.clone());
         }
-        deps.iter().filter(|d| !self.in_toolkit(d)).find_map(|d| {
+        deps.iter().filter(|d| !roots.in_toolkit(d)).find_map(|d| {
             let token = self.hashes.clock(d)?;
             Some(format!(
                 "not cached, compiled on every build: {} uses `{token}`, whose value is the \
                  time of the build",
-                d.strip_prefix(&self.roots.base).unwrap_or(d).display()
+                d.strip_prefix(&roots.base).unwrap_or(d).display()
             ))
         })
-    }
-
-    /// Whatever preprocessing cannot see that still shapes the PTX: the settings, arch, and
-    /// the source's relative path (cicc's original path, which seeds internal symbol names).
-    fn compile_inputs_key(&self, module: &Module, arch: Arch, lead: Option<Arch>) -> Key {
-        keys::cicc_job(
-            "cicc-compile",
-            &self.cicc_base,
-            &self.roots,
-            module,
-            arch,
-            lead,
-        )
-        .finish()
     }
 
     /// The dependencies a compile or preprocessing run reported (plus the source itself).
@@ -572,8 +589,14 @@ impl JobRunner<'_> {
 
     /// Records a manifest entry unless an input is unreadable or changed while compiling (the
     /// output might then belong to the old content).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the toolkit's roots, the store, the entry's key, what it read, its result, when \
+                  it started and the arch list it records"
+    )]
     pub(super) fn record_manifest(
         &self,
+        roots: &Roots,
         store: &Store,
         mk: &Key,
         (deps, seen): (&[PathBuf], &Seen),
@@ -591,7 +614,7 @@ impl JobRunner<'_> {
             return;
         }
         if let Some(inputs) = deps::inputs(
-            &self.roots,
+            roots,
             deps,
             seen,
             &self.settings.probe_dirs,
@@ -679,4 +702,23 @@ fn keep_host_side(store: &Store, key: &Key, side: &Option<HostSideOut>) -> bool 
                 && store.put(Ns::ModuleId.dir(), key, &s.module_id).is_ok()
         }
     }
+}
+
+/// Whatever preprocessing cannot see that still shapes the PTX: the settings, arch, and the
+/// source's relative path (cicc's original path, which seeds internal symbol names).
+fn compile_inputs_key(
+    side: super::Side<'_>,
+    module: &Module,
+    arch: Arch,
+    lead: Option<Arch>,
+) -> Key {
+    keys::cicc_job(
+        "cicc-compile",
+        side.cicc_base,
+        side.roots,
+        module,
+        arch,
+        lead,
+    )
+    .finish()
 }

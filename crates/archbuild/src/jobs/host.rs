@@ -132,7 +132,15 @@ impl JobRunner<'_> {
         let cacheable = self.clock(&deps).is_none() && !host_clock;
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {
-                self.record_manifest(store, &mk, (&deps, &seen), &pk, started, &arch_list);
+                self.record_manifest(
+                    &self.roots,
+                    store,
+                    &mk,
+                    (&deps, &seen),
+                    &pk,
+                    started,
+                    &arch_list,
+                );
                 let object = HostObject {
                     bytes,
                     served: Served::Preprocessed,
@@ -149,7 +157,15 @@ impl JobRunner<'_> {
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
             if store.put(Ns::HostObj.dir(), &pk, &bytes).is_ok() {
-                self.record_manifest(store, &mk, (&deps, &seen), &pk, started, &arch_list);
+                self.record_manifest(
+                    &self.roots,
+                    store,
+                    &mk,
+                    (&deps, &seen),
+                    &pk,
+                    started,
+                    &arch_list,
+                );
                 key = Some(pk);
             }
         }

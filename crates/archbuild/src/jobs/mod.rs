@@ -191,6 +191,24 @@ impl std::fmt::Display for Status {
     }
 }
 
+/// What the PTX toolkit gives the cicc jobs it runs: its own facts (its fingerprint), roots
+/// (its include directory is "the toolkit" for them) and settings key.
+struct PtxSide<'a> {
+    tk: &'a Toolkit,
+    facts: keys::Facts,
+    roots: Roots,
+    cicc_base: Key,
+}
+
+/// One job's toolkit and what its keys are made of (`JobRunner::side`).
+#[derive(Clone, Copy)]
+pub(super) struct Side<'s> {
+    pub tk: &'s Toolkit,
+    pub facts: &'s keys::Facts,
+    pub roots: &'s Roots,
+    pub cicc_base: &'s Key,
+}
+
 /// Everything a build's jobs share.
 pub(crate) struct JobRunner<'a> {
     pub tk: &'a Toolkit,
@@ -212,6 +230,8 @@ pub(crate) struct JobRunner<'a> {
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     leads: HashSet<usize>,
     facts: &'a keys::Facts,
+    /// The PTX toolkit's part, for the jobs it runs (`plan::Maker::Ptx`).
+    ptx_side: Option<PtxSide<'a>>,
     verify: crate::config::verification::Verify,
     /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`); their processes are not
     /// the build's and are not counted.
@@ -258,6 +278,17 @@ impl<'a> JobRunner<'a> {
         };
         let cicc_base = keys::settings_key(settings, facts, keys::Stage::Cicc).finish();
         let ptxas_base = keys::settings_key(settings, facts, keys::Stage::Ptxas).finish();
+        let ptx_side = p.ptx_toolkit.as_ref().map(|tk| {
+            let roots = keys::roots(settings, tk);
+            let facts = keys::Facts::gather(tk, None, settings, &roots, store.as_ref());
+            let cicc_base = keys::settings_key(settings, &facts, keys::Stage::Cicc).finish();
+            PtxSide {
+                tk,
+                facts,
+                roots,
+                cicc_base,
+            }
+        });
         Ok(Self {
             tk,
             settings,
@@ -279,6 +310,7 @@ impl<'a> JobRunner<'a> {
                 .filter_map(|j| j.dep)
                 .collect(),
             facts,
+            ptx_side,
             verify: p.verify,
             verified: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
@@ -432,13 +464,28 @@ impl<'a> JobRunner<'a> {
         keys::ptxas_job(kind, &self.ptxas_base, input, arch)
     }
 
-    fn in_toolkit(&self, p: &Path) -> bool {
-        self.roots.in_toolkit(p)
+    /// Job `j`'s toolkit, with its facts, roots and cicc settings key: the PTX toolkit's for
+    /// the jobs it runs, else the build's.
+    pub(super) fn side(&self, j: usize) -> Side<'_> {
+        match (&self.ptx_side, self.jobs.get(j).map(|job| job.maker)) {
+            (Some(s), Some(crate::plan::Maker::Ptx)) => Side {
+                tk: s.tk,
+                facts: &s.facts,
+                roots: &s.roots,
+                cicc_base: &s.cicc_base,
+            },
+            _ => Side {
+                tk: self.tk,
+                facts: self.facts,
+                roots: &self.roots,
+                cicc_base: &self.cicc_base,
+            },
+        }
     }
 
     /// The dependencies a job reports: those outside the toolkit.
     fn outside_toolkit(&self, deps: Vec<PathBuf>) -> Vec<PathBuf> {
-        deps.into_iter().filter(|d| !self.in_toolkit(d)).collect()
+        outside(&self.roots, deps)
     }
 
     /// Runs a command of the build under a token; returns the output file's bytes, the wall
@@ -550,4 +597,9 @@ fn keep_log(store: &Store, key: &Key, ran: &Ran) {
 
 fn key_from(bytes: &[u8]) -> Option<Key> {
     Some(Key(bytes.try_into().ok()?))
+}
+
+/// `deps` without those inside the toolkit `roots` name.
+fn outside(roots: &Roots, deps: Vec<PathBuf>) -> Vec<PathBuf> {
+    deps.into_iter().filter(|d| !roots.in_toolkit(d)).collect()
 }

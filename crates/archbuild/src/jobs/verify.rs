@@ -76,7 +76,7 @@ impl JobRunner<'_> {
         std::fs::create_dir_all(&dir).ok()?;
         let out = dir.join("out.ptx");
         let cmd = cicc_command(
-            self.tk,
+            self.side(j).tk,
             &self.unlaunched(),
             module,
             arch,
@@ -120,8 +120,9 @@ impl JobRunner<'_> {
                     Phase::Cicc(a) => Some(a),
                     Phase::Ptxas(_) => None,
                 });
-                let base = keys::settings_key(self.settings, self.facts, keys::Stage::Cicc);
-                let job = keys::cicc_job("cicc", &base.finish(), &self.roots, module, arch, lead);
+                let side = self.side(j);
+                let base = keys::settings_key(self.settings, side.facts, keys::Stage::Cicc);
+                let job = keys::cicc_job("cicc", &base.finish(), side.roots, module, arch, lead);
                 (base, job.items().to_vec())
             }
             Phase::Ptxas(arch) => {

@@ -78,7 +78,8 @@ fn check(
             )
         }
         (Prebuilt::Packaged(_), Some(shipped)) => {
-            let facts = Facts::packaged(&record.toolkit, &p.settings, roots);
+            let facts =
+                Facts::packaged(&record.toolkit, p.ptx_asked.as_deref(), &p.settings, roots);
             let (key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
             if key != shipped.settings {
                 return Err(setting_differs(&shipped.items, &items));
@@ -423,7 +424,12 @@ pub(crate) fn write_record(
         return Ok(());
     };
     let path = record_path(&report.fatbin);
-    let facts = Facts::packaged(p.toolkit.release(), &p.settings, &compiler.roots);
+    let facts = Facts::packaged(
+        p.toolkit.release(),
+        p.ptx_asked.as_deref(),
+        &p.settings,
+        &compiler.roots,
+    );
     let (packaged_key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
     let packaged = PackagedSettings {
         settings: packaged_key,
@@ -441,7 +447,11 @@ pub(crate) fn write_record(
             && old.targets == targets
             && old.inputs == deps
             && old.variants == variants
-            && old.made_by.len() == old.targets.len()
+            && old.made_by == {
+                let mut made_by = report.made_by.clone();
+                made_by.sort();
+                made_by
+            }
             && old.toolkit == p.toolkit.release()
             && old.packaged.as_ref() == Some(&packaged)
             && crate::base::paths::file_stamp(&report.fatbin)
@@ -459,6 +469,8 @@ pub(crate) fn write_record(
         inputs,
         &bytes,
     );
+    record.made_by = report.made_by.clone();
+    record.made_by.sort();
     record.variants = variants;
     record.packaged = Some(packaged);
     record

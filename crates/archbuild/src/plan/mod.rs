@@ -280,6 +280,8 @@ impl Phase {
 pub(crate) struct Job {
     pub module: usize,
     pub phase: Phase,
+    /// Which of the build's toolkits runs it.
+    pub maker: Maker,
     pub dep: Option<usize>,
     /// The targets this job's output is packed as.
     pub targets: Vec<Target>,
@@ -295,17 +297,36 @@ impl Job {
     }
 }
 
+/// Which toolkit runs a job: the build's, or, for the PTX images of a build with a PTX
+/// toolkit (`ptx-toolkit`, `docs/build.md` "Toolkit versions"), that one. Its cicc jobs are
+/// their own: a cubin's PTX still comes from the build's toolkit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Maker {
+    Build,
+    Ptx,
+}
+
 /// Every job of a build, cicc jobs first. With a sharing rule, the cicc job of each arch of a
-/// class (`share.rs`) depends on the class's lowest arch of the module, whose PTX it may take.
-pub(crate) fn plan_jobs(modules: &[Module], share: Option<crate::plan::share::Rule>) -> Vec<Job> {
+/// class (`share.rs`) depends on the class's lowest arch of the module (of the same toolkit),
+/// whose PTX it may take. With `ptx_apart`, PTX images get cicc jobs of the PTX toolkit.
+pub(crate) fn plan_jobs(
+    modules: &[Module],
+    share: Option<crate::plan::share::Rule>,
+    ptx_apart: bool,
+) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
     for (m, module) in modules.iter().enumerate() {
         for t in module.archs.list.targets() {
-            let id = *cicc_of.entry((m, t.arch)).or_insert_with(|| {
+            let maker = match (t.kind, ptx_apart) {
+                (TargetKind::Ptx, true) => Maker::Ptx,
+                _ => Maker::Build,
+            };
+            let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {
                 jobs.push(Job {
                     module: m,
                     phase: Phase::Cicc(t.arch),
+                    maker,
                     dep: None,
                     targets: vec![],
                 });
@@ -320,11 +341,12 @@ pub(crate) fn plan_jobs(modules: &[Module], share: Option<crate::plan::share::Ru
     if let Some(rule) = share {
         let mut lead_of = std::collections::HashMap::new();
         let mut order: Vec<usize> = (0..cicc_count).collect();
-        order.sort_by_key(|&id| (jobs[id].module, cicc_arch(&jobs[id])));
+        order.sort_by_key(|&id| (jobs[id].module, jobs[id].maker, cicc_arch(&jobs[id])));
         for id in order {
             let arch = cicc_arch(&jobs[id]);
             if let Some(class) = rule.class(arch) {
-                let lead = *lead_of.entry((jobs[id].module, class)).or_insert(id);
+                let key = (jobs[id].module, jobs[id].maker, class);
+                let lead = *lead_of.entry(key).or_insert(id);
                 if lead != id {
                     jobs[id].dep = Some(lead);
                 }
@@ -333,10 +355,11 @@ pub(crate) fn plan_jobs(modules: &[Module], share: Option<crate::plan::share::Ru
     }
     for id in 0..cicc_count {
         let (m, arch) = (jobs[id].module, cicc_arch(&jobs[id]));
-        if modules[m].archs.list.contains(Target::cubin(arch)) {
+        if jobs[id].maker == Maker::Build && modules[m].archs.list.contains(Target::cubin(arch)) {
             jobs.push(Job {
                 module: m,
                 phase: Phase::Ptxas(arch),
+                maker: Maker::Build,
                 dep: Some(id),
                 targets: vec![Target::cubin(arch)],
             });
@@ -660,7 +683,7 @@ mod tests {
             archs,
             host: false,
         };
-        let jobs = plan_jobs(&[m], None);
+        let jobs = plan_jobs(&[m], None, false);
         let labels: Vec<String> = jobs.iter().map(Job::label).collect();
         assert_eq!(
             labels,
@@ -695,7 +718,7 @@ mod tests {
         let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
         let v135 = archbuild_arch::CudaVersion::new(13, 5);
         let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
-        let jobs = plan_jobs(&[module("a"), module("b")], rule);
+        let jobs = plan_jobs(&[module("a"), module("b")], rule, false);
         let label = |j: &Job| format!("{}:{}", j.module, j.label());
         let leads: Vec<(String, String)> = jobs
             .iter()
@@ -722,10 +745,65 @@ mod tests {
             "leads first, newest first"
         );
         // Without sharing no cicc job waits for another.
-        let separate = plan_jobs(&[module("a")], None);
+        let separate = plan_jobs(&[module("a")], None, false);
         assert!(separate
             .iter()
             .all(|j| matches!(j.phase, Phase::Ptxas(_)) || j.dep.is_none()));
+    }
+
+    #[test]
+    fn a_ptx_toolkit_makes_the_ptx_images_in_cicc_jobs_of_its_own() {
+        use crate::config::archs::{ArchSource, ResolvedArchs};
+        let module = Module {
+            name: "k".into(),
+            source: "k.cu".into(),
+            members: vec![],
+            archs: ResolvedArchs {
+                list: "8.0 8.9 9.0+PTX".parse().unwrap(),
+                source: ArchSource::Explicit,
+                input: String::new(),
+            },
+            arch_list: "800,890,900".into(),
+            host: false,
+        };
+        let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
+        let v135 = archbuild_arch::CudaVersion::new(13, 5);
+        let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
+        let jobs = plan_jobs(std::slice::from_ref(&module), rule, true);
+        let shown: Vec<String> = jobs
+            .iter()
+            .map(|j| {
+                let targets: Vec<String> = j.targets.iter().map(|t| t.to_string()).collect();
+                let dep = j.dep.map(|d| format!(" after {}", jobs[d].label()));
+                format!(
+                    "{:?} {} [{}]{}",
+                    j.maker,
+                    j.label(),
+                    targets.join(" "),
+                    dep.unwrap_or_default()
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "Build compute_80 []",
+                "Build compute_89 [] after compute_80",
+                "Build compute_90 []",
+                "Ptx compute_90 [compute_90]",
+                "Build sm_80 [sm_80] after compute_80",
+                "Build sm_89 [sm_89] after compute_89",
+                "Build sm_90 [sm_90] after compute_90",
+            ],
+            "the cubins' PTX from the build's toolkit, the PTX image from the PTX toolkit's cicc"
+        );
+        let together = plan_jobs(&[module], None, false);
+        assert!(together.iter().all(|j| j.maker == Maker::Build));
+        assert_eq!(
+            together.len(),
+            6,
+            "without a PTX toolkit one cicc job per arch"
+        );
     }
 
     #[test]

@@ -101,6 +101,12 @@ impl Prebuilt {
 pub(crate) struct Prepared {
     pub env: Env,
     pub toolkit: Toolkit,
+    /// The toolkit of the PTX images, when the build asks for one of another release than
+    /// `toolkit` (`ptx-toolkit`); its cicc jobs make them (`plan::Maker::Ptx`).
+    pub ptx_toolkit: Option<Toolkit>,
+    /// The version `ptx-toolkit` asks for, as written: what a package's records are keyed by
+    /// (`keys::Facts::packaged`), since a dependent has no toolkit to fingerprint.
+    pub ptx_asked: Option<String>,
     pub archs: ResolvedArchs,
     /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
     pub arch_warnings: Vec<String>,
@@ -253,6 +259,21 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
             .narrows(&archs.source)
             .then_some(mode_text.as_str()),
     )?;
+    let (ptx_asked, ptx_toolkit) =
+        ptx_toolkit(b, &env, &home, &spawns, mode, &toolkit, pkg.as_ref())?;
+    if let Some((ptx_tk, origin)) = &ptx_toolkit {
+        for m in &modules {
+            let ptx: Vec<_> = m
+                .archs
+                .list
+                .targets()
+                .iter()
+                .filter(|t| t.kind == archbuild_arch::TargetKind::Ptx)
+                .copied()
+                .collect();
+            ptx_tk.check_targets(&ptx, origin)?;
+        }
+    }
     if let Some((f, origin)) = &fleet {
         crate::prepare::fleet::check((f, origin), &modules, &toolkit, compression)?;
     }
@@ -316,6 +337,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     Ok(Prepared {
         env,
         toolkit,
+        ptx_toolkit: ptx_toolkit.map(|(t, _)| t),
+        ptx_asked,
         archs,
         arch_warnings,
         modules,
@@ -441,6 +464,49 @@ pub(crate) fn ptxas_line(
         settings.ptxas_pre = line.pre;
         settings.ptxas_flags = line.post;
     }
+}
+
+/// A value with the origin of the request that gave it.
+type Origined<T> = (T, String);
+
+/// The version `ptx-toolkit` asks for, and the toolkit that makes the PTX images with the
+/// origin of the request when that version is not the build's toolkit's: found, or provisioned
+/// as the build's toolkit is. A stand-in (a package's fat binaries) compiles nothing and needs
+/// none.
+fn ptx_toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    build_tk: &Toolkit,
+    pkg: Option<&PackageConfig>,
+) -> Result<(Option<String>, Option<Origined<Toolkit>>)> {
+    let wanted = crate::toolkit::releases::requested_as(
+        crate::toolkit::releases::Asked::PtxToolkit,
+        b.ptx_toolkit_version.as_deref(),
+        env,
+        pkg.and_then(|p| p.ptx_toolkit.as_deref()),
+    )?;
+    let Some((version, origin)) = wanted else {
+        return Ok((None, None));
+    };
+    let asked = Some(version.to_string());
+    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+        return Ok((asked, None));
+    }
+    // Not the caller's `.toolkit(...)`: that one is the build's, of another version.
+    let mut spec = b.clone();
+    spec.toolkit = None;
+    let found = toolkit(
+        &spec,
+        env,
+        home,
+        spawns,
+        mode,
+        Some(&(version, origin.clone())),
+    )?;
+    Ok((asked, Some((found, origin))))
 }
 
 /// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)

@@ -20,7 +20,9 @@ pub use provision::{
     provision, provision_release, provisioned_dir, release_dir, stderr_progress, PINNED_RELEASE,
     PINNED_WHEELS,
 };
-pub use releases::{release_for, Release, Requested, RELEASES, TOOLKIT_VERSION_VAR};
+pub use releases::{
+    release_for, Release, Requested, PTX_TOOLKIT_VERSION_VAR, RELEASES, TOOLKIT_VERSION_VAR,
+};
 
 /// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a
 /// toolkit outside a build (`cargo archbuild toolkit which`).

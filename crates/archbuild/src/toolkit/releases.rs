@@ -334,18 +334,50 @@ pub(crate) fn requested(
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> crate::error::Result<Option<(Requested, String)>> {
+    requested_as(Asked::Toolkit, build, env, manifest)
+}
+
+/// The variable naming the toolkit version of a build's PTX images.
+pub const PTX_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_PTX_TOOLKIT_VERSION";
+
+/// Which toolkit a version is asked for: the build's, or its PTX images' (`ptx-toolkit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asked {
+    Toolkit,
+    PtxToolkit,
+}
+
+impl Asked {
+    fn names(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Asked::Toolkit => (
+                "the build's `.toolkit_version(...)`",
+                TOOLKIT_VERSION_VAR,
+                "Cargo.toml [package.metadata.archbuild] toolkit",
+            ),
+            Asked::PtxToolkit => (
+                "the build's `.ptx_toolkit_version(...)`",
+                PTX_TOOLKIT_VERSION_VAR,
+                "Cargo.toml [package.metadata.archbuild] ptx-toolkit",
+            ),
+        }
+    }
+}
+
+/// The version asked for the toolkit `asked` names, by the same precedence as [`requested`].
+pub(crate) fn requested_as(
+    asked: Asked,
+    build: Option<&str>,
+    env: &crate::base::env::Env,
+    manifest: Option<&str>,
+) -> crate::error::Result<Option<(Requested, String)>> {
+    let (by_build, var, in_manifest) = asked.names();
     let (value, origin) = if let Some(v) = build {
-        (
-            v.to_owned(),
-            "the build's `.toolkit_version(...)`".to_owned(),
-        )
-    } else if let Some(v) = env.var(TOOLKIT_VERSION_VAR) {
-        (v, TOOLKIT_VERSION_VAR.to_owned())
+        (v.to_owned(), by_build.to_owned())
+    } else if let Some(v) = env.var(var) {
+        (v, var.to_owned())
     } else if let Some(v) = manifest.map(str::to_owned) {
-        (
-            v,
-            "Cargo.toml [package.metadata.archbuild] toolkit".to_owned(),
-        )
+        (v, in_manifest.to_owned())
     } else {
         return Ok(None);
     };

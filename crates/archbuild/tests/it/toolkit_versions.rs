@@ -184,3 +184,105 @@ fn sm_50_to_72_build_with_a_cuda_12_toolkit_and_are_refused_by_cuda_13_with_the_
         "{err}"
     );
 }
+
+/// PTX from CUDA 13.0 beside cubins from 13.5 (`ptx-toolkit`, the fix for an R580 fleet whose
+/// driver cannot JIT 13.5's PTX): the PTX image is 13.0's (ISA 9.0), the report and the record
+/// say so per image, and the bytes equal a cache-off build's. The setting is keyed: without it
+/// the PTX is 13.5's again (ISA 9.5) and equals a cache-off build's, served from the entries of
+/// the mixed build's cubins; asked for in Cargo.toml, the mixed build is served whole.
+#[test]
+fn ptx_from_one_toolkit_beside_cubins_from_another_is_keyed_per_image() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let new = toolkit(&f, "cuda-13.5", "13.5.37");
+    let old = toolkit(&f, "cuda-13.0", "13.0.88");
+    let build = |ptx: Option<&str>, cache: bool, out: &str| {
+        let mut vars = vec![
+            ("CUDA_HOME", new.display().to_string()),
+            (
+                "PATH",
+                format!("{}:/usr/bin:/bin", old.join("bin").display()),
+            ),
+            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
+            ("ARCHBUILD_COMPRESSION", "none".into()),
+            ("ARCHBUILD_CACHE", if cache { "on" } else { "off" }.into()),
+        ];
+        if let Some(v) = ptx {
+            vars.push(("ARCHBUILD_PTX_TOOLKIT_VERSION", v.into()));
+        }
+        let mut b = Build::new();
+        b.env(Env::from_vars(vars))
+            .home(Home::at(f.dir.path().join("home")))
+            .manifest_dir(f.pkg())
+            .cache_dir(f.dir.path().join("cache"))
+            .out_dir(f.dir.path().join(out))
+            .quiet(true)
+            .file("kernels/add.cu");
+        b.try_compile("k").unwrap()
+    };
+    let bytes = |r: &BuildReport| std::fs::read(&r.module("add").unwrap().fatbin).unwrap();
+    let mixed_made_by: MadeBy = vec![
+        ("compute_90".into(), "13.0.88".into()),
+        ("sm_86".into(), "13.5.37".into()),
+        ("sm_90".into(), "13.5.37".into()),
+    ];
+
+    let mixed = build(Some("13.0"), true, "out");
+    assert_eq!(
+        mixed.toolkit, "13.5.37",
+        "the cubins' toolkit is the build's"
+    );
+    let fatbin = mixed.module("add").unwrap().fatbin.clone();
+    assert_eq!(ptx_versions(&fatbin), [".version 9.0"], "13.0's PTX");
+    let (mut report, record) = made_by(&mixed, "add");
+    report.sort();
+    assert_eq!(
+        (report, record),
+        (mixed_made_by.clone(), mixed_made_by.clone())
+    );
+    assert_eq!(
+        mixed.jobs_planned, 5,
+        "cicc 86, 90 and ptxas 86, 90 by 13.5, cicc 90 by 13.0"
+    );
+    let mixed_bytes = bytes(&mixed);
+    let off = build(Some("13.0"), false, "out-off");
+    assert_eq!(
+        mixed_bytes,
+        bytes(&off),
+        "the cached mixed build is the cache-off one"
+    );
+
+    let plain = build(None, true, "out");
+    assert_eq!(
+        ptx_versions(&fatbin),
+        [".version 9.5"],
+        "13.5's PTX, not 13.0's served"
+    );
+    assert_eq!(plain.jobs_run, 0, "the mixed build's 13.5 entries serve it");
+    let plain_off = build(None, false, "out-off");
+    assert_eq!(
+        bytes(&plain),
+        bytes(&plain_off),
+        "the cached build is the cache-off one"
+    );
+    let (_, record) = made_by(&plain, "add");
+    assert!(record.iter().all(|(_, tk)| tk == "13.5.37"), "{record:?}");
+
+    f.write(
+        "Cargo.toml",
+        "[package]\nname = \"k\"\n[package.metadata.archbuild]\nptx-toolkit = \"13.0\"\n",
+    );
+    let again = build(None, true, "out");
+    assert_eq!(
+        again.jobs_run, 0,
+        "every entry of the mixed build serves it"
+    );
+    assert_eq!(bytes(&again), mixed_bytes);
+    let (_, record) = made_by(&again, "add");
+    assert_eq!(record, mixed_made_by);
+
+    // The build's own version asked for: one toolkit, nothing apart.
+    let same = build(Some("13.5"), true, "out");
+    assert_eq!(same.jobs_planned, 4);
+    assert_eq!(ptx_versions(&fatbin), [".version 9.5"]);
+}
