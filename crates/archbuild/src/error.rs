@@ -481,21 +481,31 @@ fn render_fleet_issues(issues: &[FleetIssue]) -> String {
 /// How to get a toolkit whose output old drivers load, when a toolkit's floor is the problem.
 fn fleet_fix(issues: &[FleetIssue]) -> String {
     use archbuild_arch::{FleetProblem, Requirement};
-    let toolkit_floor = issues.iter().any(|i| match &i.problem {
-        FleetProblem::DriverTooOld { blocked, .. } => blocked
-            .iter()
-            .any(|(_, f)| !matches!(f.requirement, Requirement::Zstd)),
-        FleetProblem::ImageLoadedByNone { blocked, .. } => blocked
-            .iter()
-            .any(|(_, f)| !matches!(f.requirement, Requirement::Zstd)),
-        FleetProblem::NotCovered { .. } => false,
-    });
-    if toolkit_floor {
-        ". A CUDA 12 toolkit's cubins load on drivers from CUDA 12.0 (R525): install \
-         one (NVIDIA's installer or your distribution's `cuda-toolkit-12-*`; PyPI's CUDA 12 \
-         wheels have no nvcc) and point CUDA_HOME or NVCC at it, or update the drivers, or take \
-         the member out of the fleet (docs/build.md, \"Fleets\")"
-            .to_owned()
+    let blocked_by = |wanted: fn(&Requirement) -> bool| {
+        issues.iter().any(|i| match &i.problem {
+            FleetProblem::DriverTooOld { blocked, .. } => {
+                blocked.iter().any(|(_, f)| wanted(&f.requirement))
+            }
+            FleetProblem::ImageLoadedByNone { blocked, .. } => {
+                blocked.iter().any(|(_, f)| wanted(&f.requirement))
+            }
+            FleetProblem::NotCovered { .. } => false,
+        })
+    };
+    let ptx = if blocked_by(|r| matches!(r, Requirement::PtxIsa { .. })) {
+        ". For PTX too new for a driver, make the PTX with the toolkit the fleet's oldest driver \
+         can JIT: `ptx-toolkit = \"fleet\"` in [package.metadata.archbuild] (or \
+         ARCHBUILD_PTX_TOOLKIT_VERSION=fleet, or a version such as `13.0`)"
+    } else {
+        ""
+    };
+    if blocked_by(|r| !matches!(r, Requirement::Zstd)) {
+        format!(
+            "{ptx}. A CUDA 12 toolkit's cubins load on drivers from CUDA 12.0 (R525): install \
+             one (NVIDIA's installer or your distribution's `cuda-toolkit-12-*`; PyPI's CUDA 12 \
+             wheels have no nvcc) and point CUDA_HOME or NVCC at it, or update the drivers, or \
+             take the member out of the fleet (docs/build.md, \"Fleets\")"
+        )
     } else {
         " (docs/build.md, \"Fleets\")".to_owned()
     }

@@ -116,11 +116,12 @@ pub(crate) fn compression(
 pub(crate) fn check(
     (fleet, origin): (&Fleet, &str),
     modules: &[Module],
-    toolkit: &Toolkit,
+    (toolkit, ptx_toolkit): (&Toolkit, Option<&Toolkit>),
     compression: CompressionChoice,
 ) -> Result<()> {
     let made_by = toolkit.version().major();
-    let isa = archbuild_arch::max_ptx_isa_for_cuda(toolkit.version());
+    // The PTX images are the PTX toolkit's where there is one (`ptx-toolkit`).
+    let isa = archbuild_arch::max_ptx_isa_for_cuda(ptx_toolkit.unwrap_or(toolkit).version());
     let stored = |c: Compression| match c {
         Compression::None => ImageCompression::None,
         Compression::Lz4 => ImageCompression::Lz4,

@@ -259,8 +259,15 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
             .narrows(&archs.source)
             .then_some(mode_text.as_str()),
     )?;
-    let (ptx_asked, ptx_toolkit) =
-        ptx_toolkit(b, &env, &home, &spawns, mode, &toolkit, pkg.as_ref())?;
+    let (ptx_asked, ptx_toolkit) = ptx_toolkit(
+        b,
+        &env,
+        &home,
+        &spawns,
+        mode,
+        (&toolkit, fleet.as_ref().map(|(f, _)| f)),
+        pkg.as_ref(),
+    )?;
     if let Some((ptx_tk, origin)) = &ptx_toolkit {
         for m in &modules {
             let ptx: Vec<_> = m
@@ -275,7 +282,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         }
     }
     if let Some((f, origin)) = &fleet {
-        crate::prepare::fleet::check((f, origin), &modules, &toolkit, compression)?;
+        let ptx_tk = ptx_toolkit.as_ref().map(|(t, _)| t);
+        crate::prepare::fleet::check((f, origin), &modules, (&toolkit, ptx_tk), compression)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
@@ -479,18 +487,45 @@ fn ptx_toolkit(
     home: &Home,
     spawns: &Spawns,
     mode: Mode,
-    build_tk: &Toolkit,
+    (build_tk, fleet): (&Toolkit, Option<&archbuild_arch::Fleet>),
     pkg: Option<&PackageConfig>,
 ) -> Result<(Option<String>, Option<Origined<Toolkit>>)> {
-    let wanted = crate::toolkit::releases::requested_as(
-        crate::toolkit::releases::Asked::PtxToolkit,
+    use crate::toolkit::releases::{asked_value, parse_asked, Asked};
+    let asked = asked_value(
+        Asked::PtxToolkit,
         b.ptx_toolkit_version.as_deref(),
         env,
         pkg.and_then(|p| p.ptx_toolkit.as_deref()),
-    )?;
-    let Some((version, origin)) = wanted else {
+    );
+    let Some((value, origin)) = asked else {
         return Ok((None, None));
     };
+    // `fleet`: the release the fleet's oldest driver JITs, when the build's is newer.
+    let value = match (value.trim(), fleet) {
+        ("fleet", Some(f)) => {
+            let Some(oldest) = f.members.iter().map(|m| m.driver).min() else {
+                return Ok((Some(value), None));
+            };
+            if oldest >= build_tk.version() {
+                return Ok((Some(value), None));
+            }
+            format!("{}.{}", oldest.major(), oldest.minor())
+        }
+        ("fleet", None) => {
+            return Err(Error::Config {
+                what: "PTX toolkit",
+                origin,
+                value,
+                hint: "`fleet` takes the version the fleet's oldest driver can JIT, so the build \
+                       needs a fleet: set `fleet = [\"8.6@13.0\"]` in \
+                       [package.metadata.archbuild], ARCHBUILD_FLEET or `Build::fleet`, or name \
+                       a version such as `13.0`"
+                    .to_owned(),
+            })
+        }
+        _ => value,
+    };
+    let (version, origin) = parse_asked(&value, origin)?;
     let asked = Some(version.to_string());
     if build_tk.is_stand_in() || version.matches(build_tk.release()) {
         return Ok((asked, None));

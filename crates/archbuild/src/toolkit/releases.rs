@@ -371,16 +371,36 @@ pub(crate) fn requested_as(
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> crate::error::Result<Option<(Requested, String)>> {
-    let (by_build, var, in_manifest) = asked.names();
-    let (value, origin) = if let Some(v) = build {
-        (v.to_owned(), by_build.to_owned())
-    } else if let Some(v) = env.var(var) {
-        (v, var.to_owned())
-    } else if let Some(v) = manifest.map(str::to_owned) {
-        (v, in_manifest.to_owned())
-    } else {
+    let Some((value, origin)) = asked_value(asked, build, env, manifest) else {
         return Ok(None);
     };
+    parse_asked(&value, origin).map(Some)
+}
+
+/// The value asked for the toolkit `asked` names and where, as written, by the precedence of
+/// [`requested`].
+pub(crate) fn asked_value(
+    asked: Asked,
+    build: Option<&str>,
+    env: &crate::base::env::Env,
+    manifest: Option<&str>,
+) -> Option<(String, String)> {
+    let (by_build, var, in_manifest) = asked.names();
+    if let Some(v) = build {
+        Some((v.to_owned(), by_build.to_owned()))
+    } else if let Some(v) = env.var(var) {
+        Some((v, var.to_owned()))
+    } else {
+        manifest.map(|v| (v.to_owned(), in_manifest.to_owned()))
+    }
+}
+
+/// `value` as a version, or the error naming what is accepted.
+pub(crate) fn parse_asked(
+    value: &str,
+    origin: String,
+) -> crate::error::Result<(Requested, String)> {
+    let value = value.to_owned();
     let wanted = Requested::parse(&value).ok_or_else(|| crate::error::Error::Config {
         what: "toolkit version",
         origin: origin.clone(),
@@ -391,7 +411,7 @@ pub(crate) fn requested_as(
             known_list()
         ),
     })?;
-    Ok(Some((wanted, origin)))
+    Ok((wanted, origin))
 }
 
 /// The release to provision for `text` (`cargo archbuild toolkit install 13.0`): the newest

@@ -286,3 +286,64 @@ fn ptx_from_one_toolkit_beside_cubins_from_another_is_keyed_per_image() {
     assert_eq!(same.jobs_planned, 4);
     assert_eq!(ptx_versions(&fatbin), [".version 9.5"]);
 }
+
+/// `ptx-toolkit = "fleet"`: the PTX toolkit is the release the fleet's oldest driver JITs. A
+/// Blackwell member on an R580 driver (13.0) has no cubin in `8.6 9.0+PTX` and must JIT the
+/// compute_90 PTX: 13.5's ISA 9.5 needs nvJitLink 13.5 there; with `fleet` the PTX is 13.0's,
+/// which its driver JITs. A fleet of drivers as new as the build's toolkit keeps its PTX.
+/// `fleet` with no fleet is an error naming what it needs.
+#[test]
+fn ptx_toolkit_fleet_takes_the_release_the_oldest_driver_jits() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let new = toolkit(&f, "cuda-13.5", "13.5.37");
+    let old = toolkit(&f, "cuda-13.0", "13.0.88");
+    let build = |ptx: Option<&str>, fleet: Option<&str>| {
+        let mut vars = vec![
+            ("CUDA_HOME", new.display().to_string()),
+            (
+                "PATH",
+                format!("{}:/usr/bin:/bin", old.join("bin").display()),
+            ),
+            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
+            ("ARCHBUILD_COMPRESSION", "none".into()),
+        ];
+        vars.extend(ptx.map(|v| ("ARCHBUILD_PTX_TOOLKIT_VERSION", v.to_owned())));
+        vars.extend(fleet.map(|v| ("ARCHBUILD_FLEET", v.to_owned())));
+        let mut b = Build::new();
+        b.env(Env::from_vars(vars))
+            .home(Home::at(f.dir.path().join("home")))
+            .manifest_dir(f.pkg())
+            .cache_dir(f.dir.path().join("cache"))
+            .out_dir(f.dir.path().join("out"))
+            .quiet(true)
+            .file("kernels/add.cu");
+        b.try_compile("k")
+    };
+    let fleet = "8.6@13.5, 12.0@13.0";
+    let r = build(None, Some(fleet)).unwrap();
+    let fatbin = r.module("add").unwrap().fatbin.clone();
+    assert_eq!(
+        ptx_versions(&fatbin),
+        [".version 9.5"],
+        "without ptx-toolkit the 12.0 member needs nvJitLink 13.5"
+    );
+    let r = build(Some("fleet"), Some(fleet)).unwrap();
+    let fatbin = r.module("add").unwrap().fatbin.clone();
+    assert_eq!(ptx_versions(&fatbin), [".version 9.0"]);
+    let (_, record) = made_by(&r, "add");
+    assert_eq!(
+        record,
+        [
+            ("compute_90".to_owned(), "13.0.88".to_owned()),
+            ("sm_86".to_owned(), "13.5.37".to_owned()),
+            ("sm_90".to_owned(), "13.5.37".to_owned()),
+        ]
+    );
+    // Every driver as new as the build's toolkit: its own PTX.
+    let r = build(Some("fleet"), Some("8.6@13.5, 12.0@13.5")).unwrap();
+    let fatbin = r.module("add").unwrap().fatbin.clone();
+    assert_eq!(ptx_versions(&fatbin), [".version 9.5"]);
+    let err = build(Some("fleet"), None).unwrap_err().to_string();
+    insta::assert_snapshot!("ptx_toolkit_fleet_without_a_fleet", err);
+}
