@@ -288,6 +288,17 @@ impl Build {
         self
     }
 
+    /// The CUDA version that builds the targets the build's toolkit cannot (`docs/build.md`,
+    /// "Toolkit versions"): `"12.x"` for sm_50–sm_72 (Maxwell, Pascal, Volta), which CUDA 13
+    /// dropped, beside CUDA 13 cubins for the rest of the list in one fat binary. Found as
+    /// [`Build::toolkit_version`] is (a CUDA 12 toolkit is one the user installed); the record
+    /// and the report say which toolkit made each image. Overrides
+    /// `ARCHBUILD_LEGACY_TOOLKIT_VERSION` and Cargo.toml's `legacy-toolkit`.
+    pub fn legacy_toolkit_version(&mut self, version: &str) -> &mut Self {
+        self.spec.legacy_toolkit_version = Some(version.to_owned());
+        self
+    }
+
     /// archbuild's home (provisioned toolkits, cache); default from `ARCHBUILD_HOME`.
     pub fn home(&mut self, home: Home) -> &mut Self {
         self.spec.home = Some(home);

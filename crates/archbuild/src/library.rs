@@ -135,6 +135,13 @@ impl Library {
         self
     }
 
+    /// The CUDA version that builds what the build's toolkit cannot
+    /// (`Build::legacy_toolkit_version`).
+    pub fn legacy_toolkit_version(&mut self, version: &str) -> &mut Self {
+        self.build.legacy_toolkit_version(version);
+        self
+    }
+
     /// How Cargo.toml's per-file lists meet the requested list (`Build::arch_list_mode`).
     pub fn arch_list_mode(&mut self, mode: &str) -> &mut Self {
         self.build.arch_list_mode(mode);

@@ -52,7 +52,7 @@ pub struct PlannedJob {
 /// and installs nothing).
 pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing> {
     let p = resolve(b, name, mode)?;
-    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, p.ptx_toolkit.is_some());
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, &|t| p.maker(t));
     let tmp = Path::new("<tmp>");
     let listing = jobs
         .iter()
@@ -245,15 +245,10 @@ fn attempt(
     let (settings, spawns) = (&mut p.settings, &p.spawns);
     crate::prepare::ptxas_line(settings, &p.toolkit, &p.modules, store.as_ref(), spawns);
     let facts = match p.toolkit.is_stand_in() {
-        true => Facts::packaged(
-            p.toolkit.release(),
-            p.ptx_asked.as_deref(),
-            &p.settings,
-            &roots,
-        ),
+        true => Facts::packaged(p.toolkit.release(), p.asked(), &p.settings, &roots),
         false => {
-            let ptx = p.ptx_toolkit.as_ref();
-            Facts::gather(&p.toolkit, ptx, &p.settings, &roots, store.as_ref())
+            let (ptx, legacy) = (p.ptx_toolkit.as_ref(), p.legacy_toolkit.as_ref());
+            Facts::gather(&p.toolkit, ptx, legacy, &p.settings, &roots, store.as_ref())
         }
     };
     let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(&p));
@@ -270,7 +265,7 @@ fn attempt(
     if p.toolkit.is_stand_in() {
         left_over(&mut p, &out, &roots, &mut taken)?;
     }
-    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, p.ptx_toolkit.is_some());
+    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, &|t| p.maker(t));
     // sccache (the launcher that runs cicc itself) and its cluster.
     let sccache = p
         .settings
@@ -552,17 +547,19 @@ fn pack_all(
                 dir: p.home.cache_dir().to_path_buf(),
             });
         };
-        // The PTX toolkit made the PTX images where there is one; the build's, the rest.
+        // Each image by the toolkit of the job that made it (`plan::Maker`).
+        let release_of = |target: &str| {
+            jobs.iter()
+                .filter(|j| j.module == m)
+                .find(|j| j.targets.iter().any(|t| t.to_string() == target))
+                .map_or(&p.toolkit, |j| p.toolkit_of(j.maker))
+                .release()
+                .to_owned()
+        };
         report.made_by = report
             .targets
             .iter()
-            .map(|t| {
-                let tk = match &p.ptx_toolkit {
-                    Some(ptx) if t.starts_with("compute_") => ptx,
-                    _ => &p.toolkit,
-                };
-                (t.clone(), tk.release().to_owned())
-            })
+            .map(|t| (t.clone(), release_of(t)))
             .collect();
         let module_groups: Vec<(String, Vec<String>)> = p
             .groups
@@ -680,6 +677,9 @@ fn programs(p: &Prepared) -> Vec<PathBuf> {
         crate::jobs::keys::host_compiler_path(&p.settings),
     ];
     out.extend(p.ptx_toolkit.iter().map(|t| t.nvcc().to_path_buf()));
+    if let Some(t) = &p.legacy_toolkit {
+        out.extend([t.nvcc().to_path_buf(), t.tool("ptxas")]);
+    }
     out.extend(p.settings.launcher.iter().cloned());
     out
 }

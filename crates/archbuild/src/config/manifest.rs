@@ -55,6 +55,8 @@ pub struct PackageConfig {
     pub toolkit: Option<String>,
     /// `ptx-toolkit`: the CUDA version that makes the PTX images (`toolkit/releases.rs`).
     pub ptx_toolkit: Option<String>,
+    /// `legacy-toolkit`: the CUDA version that builds the targets `toolkit` cannot.
+    pub legacy_toolkit: Option<String>,
     /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
@@ -150,6 +152,13 @@ impl PackageConfig {
                     None => wrong.push(format!(
                         "`ptx-toolkit` must be a string such as \"13.0\" or \"13.0.88\" \
                          (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
+                    )),
+                },
+                "legacy-toolkit" => match value.as_str() {
+                    Some(v) => cfg.legacy_toolkit = Some(v.to_owned()),
+                    None => wrong.push(format!(
+                        "`legacy-toolkit` must be a string such as \"12.x\" or \"12.9\", \
+                         found `{value}`"
                     )),
                 },
                 "arch-list-mode" => match value.as_str() {
@@ -300,6 +309,7 @@ const KNOWN_KEYS: &[&str] = &[
     "fleet",
     "toolkit",
     "ptx-toolkit",
+    "legacy-toolkit",
 ];
 
 /// The known key a typo most likely meant (`arch` → `archs`, `nvcc_flags` → `nvcc-flags`).

@@ -38,6 +38,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("text", "cicc host", "preprocessor mode: the preprocessed text, whole where lines matter (a host object's: whole)"),
     ("ptx", "ptxas", "the PTX's content (or, for the alias, the key of the cicc job that made it)"),
     ("ptx-toolkit", "output", "the toolkit that made the PTX images when it is not the build's (`ptx-toolkit`): its fingerprint as `toolkit`'s, or in a package's records the version asked for"),
+    ("legacy-toolkit", "output", "the toolkit that built the targets the build's cannot (`legacy-toolkit`): its fingerprint as `toolkit`'s, or in a package's records the version asked for"),
     ("compression", "output", "the fat binary's compression, as chosen (with a fleet, without zstd where a member's driver is older than 12.4)"),
     ("settings", "cicc ptxas output host", "the stage's settings key: the fields above marked for the stage (a host object's: the cicc stage's)"),
     ("manifest", "cicc", "through a launcher: the manifest key, with the inputs' state"),
@@ -65,6 +66,8 @@ pub(crate) struct Facts {
     toolkit: Key,
     /// The PTX images' toolkit, when it is not the build's (`ptx-toolkit`).
     ptx_toolkit: Option<Key>,
+    /// The toolkit of what the build's cannot build (`legacy-toolkit`).
+    legacy_toolkit: Option<Key>,
     host_compiler: String,
     flag_files: Vec<(String, String)>,
 }
@@ -73,6 +76,7 @@ impl Facts {
     pub(crate) fn gather(
         tk: &Toolkit,
         ptx_tk: Option<&Toolkit>,
+        legacy_tk: Option<&Toolkit>,
         s: &Settings,
         roots: &Roots,
         store: Option<&Store>,
@@ -80,6 +84,7 @@ impl Facts {
         Self {
             toolkit: crate::toolkit::fingerprint::toolkit(tk, store),
             ptx_toolkit: ptx_tk.map(|t| crate::toolkit::fingerprint::toolkit(t, store)),
+            legacy_toolkit: legacy_tk.map(|t| crate::toolkit::fingerprint::toolkit(t, store)),
             host_compiler: host_compiler_id(s, store),
             flag_files: flag_files(s, roots, store),
         }
@@ -88,12 +93,19 @@ impl Facts {
     /// The facts a package's shipped fat binaries are keyed by (`docs/publishing.md`): the
     /// toolkit by its release and the host compiler as "the author's", since neither need be
     /// on a dependent's machine; everything else as [`Facts::gather`] has it.
-    /// A PTX toolkit is the version asked for (`ptx`), which author and dependent read from the
-    /// same Cargo.toml.
-    pub(crate) fn packaged(release: &str, ptx: Option<&str>, s: &Settings, roots: &Roots) -> Self {
+    /// A PTX or legacy toolkit is the version asked for (`ptx`, `legacy`), which author and
+    /// dependent read from the same Cargo.toml.
+    pub(crate) fn packaged(
+        release: &str,
+        (ptx, legacy): (Option<&str>, Option<&str>),
+        s: &Settings,
+        roots: &Roots,
+    ) -> Self {
+        let asked = |v: &str| Key::of(format!("asked {v}").as_bytes());
         Self {
             toolkit: Key::of(format!("release {release}").as_bytes()),
-            ptx_toolkit: ptx.map(|v| Key::of(format!("asked {v}").as_bytes())),
+            ptx_toolkit: ptx.map(asked),
+            legacy_toolkit: legacy.map(asked),
             host_compiler: "the package author's".to_owned(),
             flag_files: flag_files(s, roots, None),
         }
@@ -190,6 +202,9 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
     h.key("toolkit", &facts.toolkit);
     if let (Stage::Output, Some(k)) = (stage, &facts.ptx_toolkit) {
         h.key("ptx-toolkit", k);
+    }
+    if let (Stage::Output, Some(k)) = (stage, &facts.legacy_toolkit) {
+        h.key("legacy-toolkit", k);
     }
     if cicc {
         h.str("host-compiler", &facts.host_compiler);

@@ -191,13 +191,28 @@ impl std::fmt::Display for Status {
     }
 }
 
-/// What the PTX toolkit gives the cicc jobs it runs: its own facts (its fingerprint), roots
-/// (its include directory is "the toolkit" for them) and settings key.
-struct PtxSide<'a> {
+/// What another toolkit (the PTX or the legacy one) gives the jobs it runs: its own facts (its
+/// fingerprint), roots (its include directory is "the toolkit" for them) and settings keys.
+struct OtherSide<'a> {
     tk: &'a Toolkit,
     facts: keys::Facts,
     roots: Roots,
     cicc_base: Key,
+    ptxas_base: Key,
+}
+
+impl<'a> OtherSide<'a> {
+    fn new(tk: &'a Toolkit, settings: &Settings, store: Option<&Store>) -> Self {
+        let roots = keys::roots(settings, tk);
+        let facts = keys::Facts::gather(tk, None, None, settings, &roots, store);
+        Self {
+            tk,
+            cicc_base: keys::settings_key(settings, &facts, keys::Stage::Cicc).finish(),
+            ptxas_base: keys::settings_key(settings, &facts, keys::Stage::Ptxas).finish(),
+            facts,
+            roots,
+        }
+    }
 }
 
 /// One job's toolkit and what its keys are made of (`JobRunner::side`).
@@ -207,6 +222,7 @@ pub(super) struct Side<'s> {
     pub facts: &'s keys::Facts,
     pub roots: &'s Roots,
     pub cicc_base: &'s Key,
+    pub ptxas_base: &'s Key,
 }
 
 /// Everything a build's jobs share.
@@ -231,7 +247,9 @@ pub(crate) struct JobRunner<'a> {
     leads: HashSet<usize>,
     facts: &'a keys::Facts,
     /// The PTX toolkit's part, for the jobs it runs (`plan::Maker::Ptx`).
-    ptx_side: Option<PtxSide<'a>>,
+    ptx_side: Option<OtherSide<'a>>,
+    /// The legacy toolkit's part (`plan::Maker::Legacy`).
+    legacy_side: Option<OtherSide<'a>>,
     verify: crate::config::verification::Verify,
     /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`); their processes are not
     /// the build's and are not counted.
@@ -278,17 +296,9 @@ impl<'a> JobRunner<'a> {
         };
         let cicc_base = keys::settings_key(settings, facts, keys::Stage::Cicc).finish();
         let ptxas_base = keys::settings_key(settings, facts, keys::Stage::Ptxas).finish();
-        let ptx_side = p.ptx_toolkit.as_ref().map(|tk| {
-            let roots = keys::roots(settings, tk);
-            let facts = keys::Facts::gather(tk, None, settings, &roots, store.as_ref());
-            let cicc_base = keys::settings_key(settings, &facts, keys::Stage::Cicc).finish();
-            PtxSide {
-                tk,
-                facts,
-                roots,
-                cicc_base,
-            }
-        });
+        let other = |tk: &'a Toolkit| OtherSide::new(tk, settings, store.as_ref());
+        let ptx_side = p.ptx_toolkit.as_ref().map(other);
+        let legacy_side = p.legacy_toolkit.as_ref().map(other);
         Ok(Self {
             tk,
             settings,
@@ -311,6 +321,7 @@ impl<'a> JobRunner<'a> {
                 .collect(),
             facts,
             ptx_side,
+            legacy_side,
             verify: p.verify,
             verified: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
@@ -408,7 +419,10 @@ impl<'a> JobRunner<'a> {
         let input = input.ok_or_else(missing)?;
         // The alias maps "ptxas on the PTX stored under the cicc key" to the cubin's
         // content key, so a rebuild finds the cubin without reading the PTX.
-        let alias = input.key.map(|k| self.ptxas_key("ptxas-alias", &k, arch));
+        let side = self.side(j);
+        let alias = input
+            .key
+            .map(|k| keys::ptxas_job("ptxas-alias", side.ptxas_base, &k, arch));
         if let (Some(store), Some(alias)) = (store, &alias) {
             if let Some(ck) = store
                 .get(Ns::CubinAlias.dir(), alias)
@@ -420,7 +434,7 @@ impl<'a> JobRunner<'a> {
             }
         }
         let ptx = input.bytes(store, Ns::Ptx).ok_or_else(missing)?;
-        let ck = self.ptxas_key("ptxas", &Key::of(ptx), arch);
+        let ck = keys::ptxas_job("ptxas", side.ptxas_base, &Key::of(ptx), arch);
         if let Some(store) = store {
             if store.contains(Ns::Cubin.dir(), &ck) {
                 if let Some(alias) = &alias {
@@ -439,7 +453,7 @@ impl<'a> JobRunner<'a> {
                 status: Status::Io,
                 output: e.to_string(),
             })?;
-        let cmd = ptxas_command(self.tk, self.settings, arch, &dir);
+        let cmd = ptxas_command(side.tk, self.settings, arch, &dir);
         let ran = self.execute(&cmd, &out)?;
         let bytes = &ran.bytes;
         let mut key = None;
@@ -459,26 +473,28 @@ impl<'a> JobRunner<'a> {
         Ok(JobOut::fresh(Served::compiled(note), key, ran, vec![]))
     }
 
-    /// The key of a ptxas result: its settings, input (PTX hash or cicc key), arch.
-    fn ptxas_key(&self, kind: &str, input: &Key, arch: archbuild_arch::Arch) -> Key {
-        keys::ptxas_job(kind, &self.ptxas_base, input, arch)
-    }
-
-    /// Job `j`'s toolkit, with its facts, roots and cicc settings key: the PTX toolkit's for
-    /// the jobs it runs, else the build's.
+    /// Job `j`'s toolkit, with its facts, roots and settings keys: the PTX or the legacy
+    /// toolkit's for the jobs they run, else the build's.
     pub(super) fn side(&self, j: usize) -> Side<'_> {
-        match (&self.ptx_side, self.jobs.get(j).map(|job| job.maker)) {
-            (Some(s), Some(crate::plan::Maker::Ptx)) => Side {
+        let other = match self.jobs.get(j).map(|job| job.maker) {
+            Some(crate::plan::Maker::Ptx) => self.ptx_side.as_ref(),
+            Some(crate::plan::Maker::Legacy) => self.legacy_side.as_ref(),
+            _ => None,
+        };
+        match other {
+            Some(s) => Side {
                 tk: s.tk,
                 facts: &s.facts,
                 roots: &s.roots,
                 cicc_base: &s.cicc_base,
+                ptxas_base: &s.ptxas_base,
             },
-            _ => Side {
+            None => Side {
                 tk: self.tk,
                 facts: self.facts,
                 roots: &self.roots,
                 cicc_base: &self.cicc_base,
+                ptxas_base: &self.ptxas_base,
             },
         }
     }

@@ -91,7 +91,7 @@ impl JobRunner<'_> {
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         std::fs::write(dir.join(PTXAS_IN), ptx).ok()?;
-        let cmd = ptxas_command(self.tk, &self.unlaunched(), arch, &dir);
+        let cmd = ptxas_command(self.side(j).tk, &self.unlaunched(), arch, &dir);
         let ran = self.execute_in(&cmd, &dir.join(PTXAS_OUT), None).ok()?;
         Some(ran.bytes)
     }
@@ -126,7 +126,8 @@ impl JobRunner<'_> {
                 (base, job.items().to_vec())
             }
             Phase::Ptxas(arch) => {
-                let base = keys::settings_key(self.settings, self.facts, keys::Stage::Ptxas);
+                let base =
+                    keys::settings_key(self.settings, self.side(j).facts, keys::Stage::Ptxas);
                 (
                     base,
                     vec![

@@ -78,8 +78,7 @@ fn check(
             )
         }
         (Prebuilt::Packaged(_), Some(shipped)) => {
-            let facts =
-                Facts::packaged(&record.toolkit, p.ptx_asked.as_deref(), &p.settings, roots);
+            let facts = Facts::packaged(&record.toolkit, p.asked(), &p.settings, roots);
             let (key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
             if key != shipped.settings {
                 return Err(setting_differs(&shipped.items, &items));
@@ -424,12 +423,7 @@ pub(crate) fn write_record(
         return Ok(());
     };
     let path = record_path(&report.fatbin);
-    let facts = Facts::packaged(
-        p.toolkit.release(),
-        p.ptx_asked.as_deref(),
-        &p.settings,
-        &compiler.roots,
-    );
+    let facts = Facts::packaged(p.toolkit.release(), p.asked(), &p.settings, &compiler.roots);
     let (packaged_key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
     let packaged = PackagedSettings {
         settings: packaged_key,

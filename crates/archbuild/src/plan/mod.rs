@@ -297,31 +297,31 @@ impl Job {
     }
 }
 
-/// Which toolkit runs a job: the build's, or, for the PTX images of a build with a PTX
-/// toolkit (`ptx-toolkit`, `docs/build.md` "Toolkit versions"), that one. Its cicc jobs are
-/// their own: a cubin's PTX still comes from the build's toolkit.
+/// Which toolkit runs a job (`docs/build.md` "Toolkit versions"): the build's; for the PTX
+/// images of a build with a PTX toolkit (`ptx-toolkit`), that one, in cicc jobs of their own (a
+/// cubin's PTX still comes from the build's toolkit); for the targets the build's toolkit
+/// cannot build, the legacy toolkit (`legacy-toolkit`), cicc and ptxas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Maker {
     Build,
     Ptx,
+    Legacy,
 }
 
-/// Every job of a build, cicc jobs first. With a sharing rule, the cicc job of each arch of a
-/// class (`share.rs`) depends on the class's lowest arch of the module (of the same toolkit),
-/// whose PTX it may take. With `ptx_apart`, PTX images get cicc jobs of the PTX toolkit.
+/// Every job of a build, cicc jobs first; `maker` says which toolkit makes each target. With a
+/// sharing rule, the cicc job of each arch of a class (`share.rs`) depends on the class's
+/// lowest arch of the module, whose PTX it may take: among the build toolkit's jobs only, the
+/// toolkit the rule is proven for.
 pub(crate) fn plan_jobs(
     modules: &[Module],
     share: Option<crate::plan::share::Rule>,
-    ptx_apart: bool,
+    maker: &dyn Fn(Target) -> Maker,
 ) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
     for (m, module) in modules.iter().enumerate() {
         for t in module.archs.list.targets() {
-            let maker = match (t.kind, ptx_apart) {
-                (TargetKind::Ptx, true) => Maker::Ptx,
-                _ => Maker::Build,
-            };
+            let maker = maker(*t);
             let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {
                 jobs.push(Job {
                     module: m,
@@ -344,6 +344,9 @@ pub(crate) fn plan_jobs(
         order.sort_by_key(|&id| (jobs[id].module, jobs[id].maker, cicc_arch(&jobs[id])));
         for id in order {
             let arch = cicc_arch(&jobs[id]);
+            if jobs[id].maker != Maker::Build {
+                continue;
+            }
             if let Some(class) = rule.class(arch) {
                 let key = (jobs[id].module, jobs[id].maker, class);
                 let lead = *lead_of.entry(key).or_insert(id);
@@ -354,12 +357,13 @@ pub(crate) fn plan_jobs(
         }
     }
     for id in 0..cicc_count {
-        let (m, arch) = (jobs[id].module, cicc_arch(&jobs[id]));
-        if jobs[id].maker == Maker::Build && modules[m].archs.list.contains(Target::cubin(arch)) {
+        let (m, arch, by) = (jobs[id].module, cicc_arch(&jobs[id]), jobs[id].maker);
+        let cubin = Target::cubin(arch);
+        if modules[m].archs.list.contains(cubin) && maker(cubin) == by {
             jobs.push(Job {
                 module: m,
                 phase: Phase::Ptxas(arch),
-                maker: Maker::Build,
+                maker: by,
                 dep: Some(id),
                 targets: vec![Target::cubin(arch)],
             });
@@ -683,7 +687,7 @@ mod tests {
             archs,
             host: false,
         };
-        let jobs = plan_jobs(&[m], None, false);
+        let jobs = plan_jobs(&[m], None, &|_| Maker::Build);
         let labels: Vec<String> = jobs.iter().map(Job::label).collect();
         assert_eq!(
             labels,
@@ -718,7 +722,7 @@ mod tests {
         let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
         let v135 = archbuild_arch::CudaVersion::new(13, 5);
         let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
-        let jobs = plan_jobs(&[module("a"), module("b")], rule, false);
+        let jobs = plan_jobs(&[module("a"), module("b")], rule, &|_| Maker::Build);
         let label = |j: &Job| format!("{}:{}", j.module, j.label());
         let leads: Vec<(String, String)> = jobs
             .iter()
@@ -745,7 +749,7 @@ mod tests {
             "leads first, newest first"
         );
         // Without sharing no cicc job waits for another.
-        let separate = plan_jobs(&[module("a")], None, false);
+        let separate = plan_jobs(&[module("a")], None, &|_| Maker::Build);
         assert!(separate
             .iter()
             .all(|j| matches!(j.phase, Phase::Ptxas(_)) || j.dep.is_none()));
@@ -769,7 +773,11 @@ mod tests {
         let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
         let v135 = archbuild_arch::CudaVersion::new(13, 5);
         let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
-        let jobs = plan_jobs(std::slice::from_ref(&module), rule, true);
+        let ptx_apart = |t: Target| match t.kind {
+            TargetKind::Ptx => Maker::Ptx,
+            TargetKind::Cubin => Maker::Build,
+        };
+        let jobs = plan_jobs(std::slice::from_ref(&module), rule, &ptx_apart);
         let shown: Vec<String> = jobs
             .iter()
             .map(|j| {
@@ -797,7 +805,7 @@ mod tests {
             ],
             "the cubins' PTX from the build's toolkit, the PTX image from the PTX toolkit's cicc"
         );
-        let together = plan_jobs(&[module], None, false);
+        let together = plan_jobs(&[module], None, &|_| Maker::Build);
         assert!(together.iter().all(|j| j.maker == Maker::Build));
         assert_eq!(
             together.len(),

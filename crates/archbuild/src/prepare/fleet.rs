@@ -116,12 +116,17 @@ pub(crate) fn compression(
 pub(crate) fn check(
     (fleet, origin): (&Fleet, &str),
     modules: &[Module],
-    (toolkit, ptx_toolkit): (&Toolkit, Option<&Toolkit>),
+    (builders, ptx_toolkit): (crate::config::archs::Builders<'_>, Option<&Toolkit>),
     compression: CompressionChoice,
 ) -> Result<()> {
-    let made_by = toolkit.version().major();
-    // The PTX images are the PTX toolkit's where there is one (`ptx-toolkit`).
-    let isa = archbuild_arch::max_ptx_isa_for_cuda(ptx_toolkit.unwrap_or(toolkit).version());
+    let toolkit = builders.main;
+    // Each image by its toolkit: the legacy one's where it builds the target, the PTX
+    // toolkit's PTX (`ptx-toolkit`), else the build's.
+    let made = |t: archbuild_arch::Target| match (builders.legacy, t.kind) {
+        (Some(l), _) if builders.by_legacy(t) => l,
+        (_, TargetKind::Ptx) => ptx_toolkit.unwrap_or(toolkit),
+        _ => toolkit,
+    };
     let stored = |c: Compression| match c {
         Compression::None => ImageCompression::None,
         Compression::Lz4 => ImageCompression::Lz4,
@@ -142,9 +147,12 @@ pub(crate) fn check(
             .iter()
             .map(|&t| match t.kind {
                 TargetKind::Cubin => ImageInfo::new(t, None)
-                    .made_by(Some(made_by))
+                    .made_by(Some(made(t).version().major()))
                     .compression(stored(compression.elf)),
-                TargetKind::Ptx => ImageInfo::new(t, isa).compression(stored(compression.ptx)),
+                TargetKind::Ptx => {
+                    let isa = archbuild_arch::max_ptx_isa_for_cuda(made(t).version());
+                    ImageInfo::new(t, isa).compression(stored(compression.ptx))
+                }
             })
             .collect();
         let list = match &m.archs.source {

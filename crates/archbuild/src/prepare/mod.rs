@@ -107,6 +107,12 @@ pub(crate) struct Prepared {
     /// The version `ptx-toolkit` asks for, as written: what a package's records are keyed by
     /// (`keys::Facts::packaged`), since a dependent has no toolkit to fingerprint.
     pub ptx_asked: Option<String>,
+    /// The toolkit that builds the targets `toolkit` cannot (`legacy-toolkit`: a CUDA 12 one
+    /// for sm_50–72), cicc and ptxas (`plan::Maker::Legacy`).
+    pub legacy_toolkit: Option<Toolkit>,
+
+    /// The version `legacy-toolkit` asks for, as written (`keys::Facts::packaged`).
+    pub legacy_asked: Option<String>,
     pub archs: ResolvedArchs,
     /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
     pub arch_warnings: Vec<String>,
@@ -200,11 +206,17 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
             query_devices(&toolkit, &spawns)
         })
     };
+    let (legacy_asked, legacy_toolkit) =
+        legacy_toolkit(b, &env, &home, &spawns, mode, &toolkit, pkg.as_ref())?;
+    let builders = crate::config::archs::Builders {
+        main: &toolkit,
+        legacy: legacy_toolkit.as_ref(),
+    };
     let archs = crate::config::archs::resolve_archs(
         b.archs.as_deref(),
         &env,
         pkg.as_ref(),
-        &toolkit,
+        builders,
         &devices,
     )?;
     // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
@@ -244,7 +256,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         None => crate::config::verification::Verify::from_env(&env)?,
     };
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
-    let whole = setup::shard_of(b, &env, &archs, &toolkit, &devices)?;
+    let whole = setup::shard_of(b, &env, &archs, builders, &devices)?;
     settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
     let (list_mode, mode_text) = crate::prepare::narrowing::resolve(b, &env, pkg.as_ref())?;
     let mut modules = setup::modules(
@@ -253,7 +265,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         pkg.as_ref(),
         &base_dir,
         (&archs, whole.as_ref()),
-        &toolkit,
+        builders,
         &devices,
         list_mode
             .narrows(&archs.source)
@@ -283,7 +295,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     }
     if let Some((f, origin)) = &fleet {
         let ptx_tk = ptx_toolkit.as_ref().map(|(t, _)| t);
-        crate::prepare::fleet::check((f, origin), &modules, (&toolkit, ptx_tk), compression)?;
+        crate::prepare::fleet::check((f, origin), &modules, (builders, ptx_tk), compression)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
@@ -347,6 +359,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         toolkit,
         ptx_toolkit: ptx_toolkit.map(|(t, _)| t),
         ptx_asked,
+        legacy_toolkit,
+        legacy_asked,
         archs,
         arch_warnings,
         modules,
@@ -472,6 +486,69 @@ pub(crate) fn ptxas_line(
         settings.ptxas_pre = line.pre;
         settings.ptxas_flags = line.post;
     }
+}
+
+impl Prepared {
+    /// Which toolkit makes target `t`: the legacy toolkit what the build's cannot build, the
+    /// PTX toolkit the PTX images, the build's toolkit the rest.
+    pub(crate) fn maker(&self, t: archbuild_arch::Target) -> crate::plan::Maker {
+        let builders = crate::config::archs::Builders {
+            main: &self.toolkit,
+            legacy: self.legacy_toolkit.as_ref(),
+        };
+        match (builders.by_legacy(t), t.kind, &self.ptx_toolkit) {
+            (true, _, _) => crate::plan::Maker::Legacy,
+            (false, archbuild_arch::TargetKind::Ptx, Some(_)) => crate::plan::Maker::Ptx,
+            _ => crate::plan::Maker::Build,
+        }
+    }
+
+    /// The versions `ptx-toolkit` and `legacy-toolkit` ask for, as written.
+    pub(crate) fn asked(&self) -> (Option<&str>, Option<&str>) {
+        (self.ptx_asked.as_deref(), self.legacy_asked.as_deref())
+    }
+
+    /// The toolkit of a maker (the build's where the other is not set).
+    pub(crate) fn toolkit_of(&self, maker: crate::plan::Maker) -> &Toolkit {
+        let other = match maker {
+            crate::plan::Maker::Build => None,
+            crate::plan::Maker::Ptx => self.ptx_toolkit.as_ref(),
+            crate::plan::Maker::Legacy => self.legacy_toolkit.as_ref(),
+        };
+        other.unwrap_or(&self.toolkit)
+    }
+}
+
+/// The version `legacy-toolkit` asks for, and the toolkit of that version, found or
+/// provisioned as the build's toolkit is, when it is not the build's. A stand-in compiles
+/// nothing and needs none.
+fn legacy_toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    build_tk: &Toolkit,
+    pkg: Option<&PackageConfig>,
+) -> Result<(Option<String>, Option<Toolkit>)> {
+    use crate::toolkit::releases::{requested_as, Asked};
+    let wanted = requested_as(
+        Asked::LegacyToolkit,
+        b.legacy_toolkit_version.as_deref(),
+        env,
+        pkg.and_then(|p| p.legacy_toolkit.as_deref()),
+    )?;
+    let Some((version, origin)) = wanted else {
+        return Ok((None, None));
+    };
+    let asked = Some(version.to_string());
+    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+        return Ok((asked, None));
+    }
+    let mut spec = b.clone();
+    spec.toolkit = None;
+    let found = toolkit(&spec, env, home, spawns, mode, Some(&(version, origin)))?;
+    Ok((asked, Some(found)))
 }
 
 /// A value with the origin of the request that gave it.

@@ -16,7 +16,6 @@ use crate::config::manifest::PackageConfig;
 use crate::error::{Error, Result};
 use crate::plan::{Module, Settings};
 use crate::prepare::spec::Spec;
-use crate::toolkit::nvcc::Toolkit;
 
 pub(crate) fn settings(
     b: &Spec,
@@ -131,7 +130,7 @@ pub(crate) fn modules(
     base: &Path,
     // The build's list, and the whole list when it is a CI shard.
     (archs, whole): (&ResolvedArchs, Option<&ResolvedArchs>),
-    toolkit: &Toolkit,
+    toolkit: crate::config::archs::Builders<'_>,
     devices: DeviceQuery<'_>,
     narrowing: Option<&str>,
 ) -> Result<Vec<Module>> {
@@ -242,7 +241,7 @@ pub(crate) fn shard_of(
     b: &Spec,
     env: &Env,
     archs: &ResolvedArchs,
-    toolkit: &Toolkit,
+    toolkit: crate::config::archs::Builders<'_>,
     devices: DeviceQuery<'_>,
 ) -> Result<Option<ResolvedArchs>> {
     use crate::config::archs::{parse_checked, ArchSource};

@@ -40,6 +40,8 @@ pub(crate) struct Spec {
     pub(crate) toolkit_version: Option<String>,
     /// `Build::ptx_toolkit_version`: overrides `ARCHBUILD_PTX_TOOLKIT_VERSION`.
     pub(crate) ptx_toolkit_version: Option<String>,
+    /// `Build::legacy_toolkit_version`: overrides `ARCHBUILD_LEGACY_TOOLKIT_VERSION`.
+    pub(crate) legacy_toolkit_version: Option<String>,
     pub(crate) home: Option<Home>,
     pub(crate) manifest_dir: Option<PathBuf>,
     pub(crate) env: Option<Env>,

@@ -21,7 +21,8 @@ pub use provision::{
     PINNED_WHEELS,
 };
 pub use releases::{
-    release_for, Release, Requested, PTX_TOOLKIT_VERSION_VAR, RELEASES, TOOLKIT_VERSION_VAR,
+    release_for, Release, Requested, LEGACY_TOOLKIT_VERSION_VAR, PTX_TOOLKIT_VERSION_VAR, RELEASES,
+    TOOLKIT_VERSION_VAR,
 };
 
 /// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a

@@ -261,11 +261,14 @@ impl Toolkit {
                     // them, and the fix is an older toolkit, asked for by version.
                     (Some(r), Some(gone)) => {
                         let older = gone.major().saturating_sub(1);
+                        let gone_major = gone.major();
                         format!(
                             "`{t}` is built by {r}; CUDA {gone} dropped it, so build it with a \
                              CUDA {older} toolkit: install one and set `toolkit = \"{older}.x\"` \
                              in [package.metadata.archbuild] (or \
-                             ARCHBUILD_TOOLKIT_VERSION={older}.x, `Build::toolkit_version`)"
+                             ARCHBUILD_TOOLKIT_VERSION={older}.x, `Build::toolkit_version`), \
+                             or keep CUDA {gone_major} for the rest of the list with \
+                             `legacy-toolkit = \"{older}.x\"` (ARCHBUILD_LEGACY_TOOLKIT_VERSION)"
                         )
                     }
                     (Some(r), None) => format!("`{t}` is built by {r}"),

@@ -337,6 +337,9 @@ pub(crate) fn requested(
     requested_as(Asked::Toolkit, build, env, manifest)
 }
 
+/// The variable naming the toolkit version that builds what the build's toolkit cannot.
+pub const LEGACY_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_LEGACY_TOOLKIT_VERSION";
+
 /// The variable naming the toolkit version of a build's PTX images.
 pub const PTX_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_PTX_TOOLKIT_VERSION";
 
@@ -345,6 +348,7 @@ pub const PTX_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_PTX_TOOLKIT_VERSION";
 pub(crate) enum Asked {
     Toolkit,
     PtxToolkit,
+    LegacyToolkit,
 }
 
 impl Asked {
@@ -359,6 +363,11 @@ impl Asked {
                 "the build's `.ptx_toolkit_version(...)`",
                 PTX_TOOLKIT_VERSION_VAR,
                 "Cargo.toml [package.metadata.archbuild] ptx-toolkit",
+            ),
+            Asked::LegacyToolkit => (
+                "the build's `.legacy_toolkit_version(...)`",
+                LEGACY_TOOLKIT_VERSION_VAR,
+                "Cargo.toml [package.metadata.archbuild] legacy-toolkit",
             ),
         }
     }

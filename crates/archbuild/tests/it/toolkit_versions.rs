@@ -51,6 +51,36 @@ fn made_by(r: &BuildReport, module: &str) -> (MadeBy, MadeBy) {
     (m.made_by.clone(), record.made_by)
 }
 
+/// A build of `kernels/add.cu` for `archs`, uncompressed, with `first` at `CUDA_HOME` and
+/// `second` first on `PATH`, the cache on or off, written under `out`, with `vars` besides.
+fn build_with(
+    f: &Fake,
+    (first, second): (&Path, &Path),
+    (archs, cache, out): (&str, bool, &str),
+    vars: &[(&str, &str)],
+) -> archbuild::Result<BuildReport> {
+    let mut all = vec![
+        ("CUDA_HOME", first.display().to_string()),
+        (
+            "PATH",
+            format!("{}:/usr/bin:/bin", second.join("bin").display()),
+        ),
+        ("ARCHBUILD_ARCHS", archs.to_owned()),
+        ("ARCHBUILD_COMPRESSION", "none".into()),
+        ("ARCHBUILD_CACHE", if cache { "on" } else { "off" }.into()),
+    ];
+    all.extend(vars.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    let mut b = Build::new();
+    b.env(Env::from_vars(all))
+        .home(Home::at(f.dir.path().join("home")))
+        .manifest_dir(f.pkg())
+        .cache_dir(f.dir.path().join("cache"))
+        .out_dir(f.dir.path().join(out))
+        .quiet(true)
+        .file("kernels/add.cu");
+    b.try_compile("k")
+}
+
 /// With CUDA 13.5 at `CUDA_HOME` and 13.0 on `PATH`, asking for `13.0` builds with 13.0 — not
 /// the first toolkit found — and starts every compile again: no entry of the 13.5 build is
 /// served, and the output equals a cache-off 13.0 build's, PTX ISA 9.0 where 13.5 wrote 9.5.
@@ -197,28 +227,11 @@ fn ptx_from_one_toolkit_beside_cubins_from_another_is_keyed_per_image() {
     let new = toolkit(&f, "cuda-13.5", "13.5.37");
     let old = toolkit(&f, "cuda-13.0", "13.0.88");
     let build = |ptx: Option<&str>, cache: bool, out: &str| {
-        let mut vars = vec![
-            ("CUDA_HOME", new.display().to_string()),
-            (
-                "PATH",
-                format!("{}:/usr/bin:/bin", old.join("bin").display()),
-            ),
-            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
-            ("ARCHBUILD_COMPRESSION", "none".into()),
-            ("ARCHBUILD_CACHE", if cache { "on" } else { "off" }.into()),
-        ];
-        if let Some(v) = ptx {
-            vars.push(("ARCHBUILD_PTX_TOOLKIT_VERSION", v.into()));
-        }
-        let mut b = Build::new();
-        b.env(Env::from_vars(vars))
-            .home(Home::at(f.dir.path().join("home")))
-            .manifest_dir(f.pkg())
-            .cache_dir(f.dir.path().join("cache"))
-            .out_dir(f.dir.path().join(out))
-            .quiet(true)
-            .file("kernels/add.cu");
-        b.try_compile("k").unwrap()
+        let vars: Vec<(&str, &str)> = ptx
+            .map(|v| ("ARCHBUILD_PTX_TOOLKIT_VERSION", v))
+            .into_iter()
+            .collect();
+        build_with(&f, (&new, &old), ("8.6 9.0+PTX", cache, out), &vars).unwrap()
     };
     let bytes = |r: &BuildReport| std::fs::read(&r.module("add").unwrap().fatbin).unwrap();
     let mixed_made_by: MadeBy = vec![
@@ -299,26 +312,10 @@ fn ptx_toolkit_fleet_takes_the_release_the_oldest_driver_jits() {
     let new = toolkit(&f, "cuda-13.5", "13.5.37");
     let old = toolkit(&f, "cuda-13.0", "13.0.88");
     let build = |ptx: Option<&str>, fleet: Option<&str>| {
-        let mut vars = vec![
-            ("CUDA_HOME", new.display().to_string()),
-            (
-                "PATH",
-                format!("{}:/usr/bin:/bin", old.join("bin").display()),
-            ),
-            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
-            ("ARCHBUILD_COMPRESSION", "none".into()),
-        ];
-        vars.extend(ptx.map(|v| ("ARCHBUILD_PTX_TOOLKIT_VERSION", v.to_owned())));
-        vars.extend(fleet.map(|v| ("ARCHBUILD_FLEET", v.to_owned())));
-        let mut b = Build::new();
-        b.env(Env::from_vars(vars))
-            .home(Home::at(f.dir.path().join("home")))
-            .manifest_dir(f.pkg())
-            .cache_dir(f.dir.path().join("cache"))
-            .out_dir(f.dir.path().join("out"))
-            .quiet(true)
-            .file("kernels/add.cu");
-        b.try_compile("k")
+        let mut vars = Vec::new();
+        vars.extend(ptx.map(|v| ("ARCHBUILD_PTX_TOOLKIT_VERSION", v)));
+        vars.extend(fleet.map(|v| ("ARCHBUILD_FLEET", v)));
+        build_with(&f, (&new, &old), ("8.6 9.0+PTX", true, "out"), &vars)
     };
     let fleet = "8.6@13.5, 12.0@13.0";
     let r = build(None, Some(fleet)).unwrap();
@@ -346,4 +343,72 @@ fn ptx_toolkit_fleet_takes_the_release_the_oldest_driver_jits() {
     assert_eq!(ptx_versions(&fatbin), [".version 9.5"]);
     let err = build(Some("fleet"), None).unwrap_err().to_string();
     insta::assert_snapshot!("ptx_toolkit_fleet_without_a_fleet", err);
+}
+
+/// `legacy-toolkit = "12.x"`: one fat binary for a P40 (6.1) beside an RTX 3090 and an H100,
+/// the sm_61 cubin (cicc and ptxas) from a CUDA 12 toolkit, the rest from 13.5. The record and
+/// the report name each image's toolkit, the bytes equal a cache-off build's, and the setting is
+/// keyed: without it the build is refused (CUDA 13 cannot build sm_61), never served the
+/// legacy entries; asked for again, every entry serves it.
+#[test]
+fn legacy_toolkit_builds_what_cuda_13_dropped_in_the_same_fat_binary() {
+    let f = Fake::new();
+    f.kernel("kernels/add.cu", "add", &[]);
+    let new = toolkit(&f, "cuda-13.5", "13.5.37");
+    let cuda12 = toolkit(&f, "cuda-12.9", "12.9.86");
+    let build = |legacy: Option<&str>, cache: bool, out: &str| {
+        let vars: Vec<(&str, &str)> = legacy
+            .map(|v| ("ARCHBUILD_LEGACY_TOOLKIT_VERSION", v))
+            .into_iter()
+            .collect();
+        build_with(&f, (&new, &cuda12), ("6.1 8.6 9.0+PTX", cache, out), &vars)
+    };
+    let r = build(Some("12.x"), true, "out").unwrap();
+    assert_eq!(r.toolkit, "13.5.37");
+    let m = r.module("add").unwrap();
+    let mut targets = m.targets.clone();
+    targets.sort();
+    assert_eq!(targets, ["compute_90", "sm_61", "sm_86", "sm_90"]);
+    let want: MadeBy = vec![
+        ("compute_90".into(), "13.5.37".into()),
+        ("sm_61".into(), "12.9.86".into()),
+        ("sm_86".into(), "13.5.37".into()),
+        ("sm_90".into(), "13.5.37".into()),
+    ];
+    let (mut report, record) = made_by(&r, "add");
+    report.sort();
+    assert_eq!((report, record), (want.clone(), want.clone()));
+    let ran = |r: &BuildReport, tool: &str| -> Vec<String> {
+        let mut v: Vec<String> = r
+            .jobs
+            .iter()
+            .filter(|j| j.command.as_deref().is_some_and(|c| c.contains(tool)))
+            .map(|j| j.target.clone())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        ran(&r, "cuda-12.9/bin/"),
+        ["compute_61", "sm_61"],
+        "CUDA 12 ran only sm_61's jobs"
+    );
+    let bytes = std::fs::read(&m.fatbin).unwrap();
+    let off = build(Some("12.x"), false, "out-off").unwrap();
+    assert_eq!(
+        bytes,
+        std::fs::read(&off.module("add").unwrap().fatbin).unwrap()
+    );
+
+    let err = build(None, true, "out").unwrap_err().to_string();
+    assert!(
+        err.contains("cannot build `sm_61`") && err.contains("legacy-toolkit = \"12.x\""),
+        "{err}"
+    );
+    let again = build(Some("12.x"), true, "out").unwrap();
+    assert_eq!(again.jobs_run, 0);
+    assert_eq!(
+        std::fs::read(&again.module("add").unwrap().fatbin).unwrap(),
+        bytes
+    );
 }
