@@ -305,14 +305,23 @@ impl JobRunner<'_> {
 /// The host side nvcc would compile with: that of the source's last virtual arch (nvcc runs
 /// cicc per arch with one stub name, so the last one's stands).
 fn stub_source<'a>(m: usize, jobs: &[Job], done: &[&'a JobOut]) -> Option<&'a HostSideOut> {
-    // Jobs are planned in the list's order, the order of the `-gencode` flags nvcc is given.
-    let last = jobs
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(_, j)| j.module == m && matches!(j.phase, Phase::Cicc(_)))
-        .map(|(i, _)| i)?;
-    done[last].host_side.as_ref()
+    stub_job(m, jobs).and_then(|i| done[i].host_side.as_ref())
+}
+
+/// The cicc job whose stub module `m`'s host side is compiled with: the last of the build's
+/// toolkit — jobs are planned in the list's order, the order of nvcc's `-gencode` flags — since
+/// that toolkit compiles the host side; a PTX or legacy toolkit's cicc job writes a stub of its
+/// own release. Without one, the last cicc job of any toolkit.
+fn stub_job(m: usize, jobs: &[Job]) -> Option<usize> {
+    let cicc = |j: &Job| j.module == m && matches!(j.phase, Phase::Cicc(_));
+    let last = |by_build: bool| {
+        jobs.iter()
+            .enumerate()
+            .rev()
+            .find(|(_, j)| cicc(j) && (!by_build || j.maker == crate::plan::Maker::Build))
+            .map(|(i, _)| i)
+    };
+    last(true).or_else(|| last(false))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
@@ -324,5 +333,39 @@ fn io_failure(path: &Path, e: std::io::Error) -> Failure {
         command: format!("write {}", path.display()),
         status: Status::Io,
         output: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Maker;
+
+    #[test]
+    fn the_host_side_takes_the_stub_of_the_build_s_toolkit() {
+        let job = |module, arch: u32, maker| Job {
+            module,
+            phase: Phase::Cicc(archbuild_arch::Arch::new(
+                archbuild_arch::ComputeCapability::new(arch / 10, arch % 10),
+                archbuild_arch::Variant::Plain,
+            )),
+            maker,
+            dep: None,
+            targets: vec![],
+        };
+        // `8.6 9.0+PTX` with a PTX toolkit: its compute_90 job is planned last.
+        let jobs = [
+            job(0, 86, Maker::Build),
+            job(0, 90, Maker::Build),
+            job(0, 90, Maker::Ptx),
+            job(1, 61, Maker::Legacy),
+        ];
+        assert_eq!(stub_job(0, &jobs), Some(1), "not the PTX toolkit's stub");
+        assert_eq!(
+            stub_job(1, &jobs),
+            Some(3),
+            "a module of the legacy toolkit alone"
+        );
+        assert_eq!(stub_job(2, &jobs), None);
     }
 }
