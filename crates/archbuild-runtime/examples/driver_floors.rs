@@ -15,21 +15,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use archbuild_runtime::driver::{CudaDriver, Driver};
-use archbuild_runtime::{Error, FatBinary, Loader};
-use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
+use archbuild_runtime::{FatBinary, Loader};
+use cudarc::driver::{CudaContext, CudaModule};
+
+mod support;
 
 /// Runs `which` and returns what it wrote.
 fn run_which(ctx: &Arc<CudaContext>, m: &Arc<CudaModule>) -> Result<u32, String> {
-    let f = m
-        .load_function("which")
-        .map_err(|e| format!("which: {e}"))?;
-    let s = ctx.default_stream();
-    let mut out = s.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let mut b = s.launch_builder(&f);
-    b.arg(&mut out);
-    // SAFETY: which(unsigned*) writes one u32.
-    unsafe { b.launch(LaunchConfig::for_num_elems(1)) }.map_err(|e| e.to_string())?;
-    Ok(s.clone_dtoh(&out).map_err(|e| e.to_string())?[0])
+    support::run_u32(ctx, m, "which")
 }
 
 /// `arch 90, CUDA 13.0` for 9000.
@@ -90,16 +83,8 @@ fn main() {
         eprintln!("usage: driver_floors FATBIN...");
         std::process::exit(2);
     }
-    let driver = match CudaDriver::new() {
-        Ok(d) => d,
-        Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
-            println!("no GPU: skipped ({e})");
-            return;
-        }
-        Err(e) => {
-            println!("FAIL driver: {e}");
-            std::process::exit(1);
-        }
+    let Some(driver) = support::driver_or_skip() else {
+        return;
     };
     println!(
         "driver CUDA {}; GPU 0: {:?}",

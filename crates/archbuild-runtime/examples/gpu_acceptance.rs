@@ -77,16 +77,8 @@ fn main() {
         eprintln!("usage: gpu_acceptance FIXTURES_DIR");
         std::process::exit(2);
     };
-    let driver = match CudaDriver::new() {
-        Ok(d) => d,
-        Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
-            println!("no GPU: skipped ({e})");
-            return;
-        }
-        Err(e) => {
-            println!("FAIL driver: {e}");
-            std::process::exit(1);
-        }
+    let Some(driver) = support::driver_or_skip() else {
+        return;
     };
     let mut t = Tally {
         pass: 0,
@@ -185,16 +177,7 @@ fn ctx(loader: &Loader<CudaDriver>, ordinal: usize) -> Res<Arc<CudaContext>> {
 
 /// Runs `marker` and returns the constant it wrote.
 fn run_marker(ctx: &Arc<CudaContext>, m: &Arc<CudaModule>) -> Res<u32> {
-    let f = m
-        .load_function("marker")
-        .map_err(|e| format!("marker: {e}"))?;
-    let s = ctx.default_stream();
-    let mut out = s.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let mut b = s.launch_builder(&f);
-    b.arg(&mut out);
-    // SAFETY: marker(unsigned*) writes one u32.
-    unsafe { b.launch(LaunchConfig::for_num_elems(1)) }.map_err(|e| e.to_string())?;
-    Ok(s.clone_dtoh(&out).map_err(|e| e.to_string())?[0])
+    support::run_u32(ctx, m, "marker")
 }
 
 /// Runs `saxpy` on 1M elements and compares with the CPU.

@@ -25,6 +25,10 @@ use std::time::Instant;
 
 use archbuild::{config::Home, toolkit::Discovery, Build, Env, Toolkit};
 
+mod support;
+
+use support::fail;
+
 const ARCHS: &str = "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90";
 const ADDED: &str = "sm_120";
 
@@ -68,29 +72,10 @@ fn archbuild_time(
     (start.elapsed().as_secs_f64(), report)
 }
 
-/// Reports a problem with the benchmark's input or toolkit and exits 1 (no panic).
-fn fail(message: &str) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(1)
-}
-
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let reps: usize = match args.iter().position(|a| a == "--reps") {
-        Some(i) => {
-            let n = args
-                .get(i + 1)
-                .and_then(|n| n.parse().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or_else(|| fail("--reps takes a number of repetitions, 1 or more"));
-            args.drain(i..i + 2);
-            n
-        }
-        None => 1,
-    };
-    let src: PathBuf = args.first().map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
-    });
+    let reps = support::take_reps(&mut args);
+    let src = support::source(&args);
     let src = std::fs::canonicalize(&src).unwrap_or_else(|e| {
         fail(&format!(
             "cannot read the benchmark source {}: {e}; pass a .cu file (default: \

@@ -17,10 +17,9 @@ use std::time::Instant;
 
 use archbuild::{config::Home, toolkit::Discovery, Build, Env};
 
-fn fail(message: &str) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(1)
-}
+mod support;
+
+use support::fail;
 
 fn main() {
     let mut file = None;

@@ -35,10 +35,9 @@ use std::time::Instant;
 
 use archbuild::{config::Home, toolkit::Discovery, BuildReport, Env, Library, Toolkit};
 
-fn fail(message: &str) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(1)
-}
+mod support;
+
+use support::fail;
 
 struct Args {
     files: Vec<PathBuf>,

@@ -3,10 +3,13 @@
 //! ratios from one run.
 //!
 //! ```text
-//! cargo run --release -p archbuild --example observe_bench [-- path/to/kernels.cu [--reps N]]
+//! cargo run --release -p archbuild --example observe_bench [-- path/to/kernels.cu [--reps N]
+//!     [--archs LIST] [--include DIR]... [--flag NVCC_FLAG]... [--no-nvcc]]
 //! ```
 //!
-//! Targets `7.5 8.0 8.6 8.9 9.0+PTX`. Each repetition alternates `nvcc --threads 2`, a cold
+//! Targets `7.5 8.0 8.6 8.9 9.0+PTX` unless `--archs` names others (a CUTLASS file: `8.0
+//! 9.0`, its include directory and flags). Each repetition alternates `nvcc --threads 2` (left
+//! out with `--no-nvcc`), a cold
 //! build with observation off and one with it on (empty caches), then per side: a no-op
 //! rebuild and a comment-only edit of the source (direct mode misses, preprocessor mode
 //! serves: no cicc, no ptxas). The fat binaries of both sides must be byte-identical.
@@ -17,18 +20,43 @@ use std::time::Instant;
 
 use archbuild::{config::Home, toolkit::Discovery, Build, BuildReport, Env, Toolkit};
 
-const ARCHS: &str = "7.5 8.0 8.6 8.9 9.0+PTX";
-const GENCODE: [&str; 5] = [
-    "-gencode=arch=compute_75,code=sm_75",
-    "-gencode=arch=compute_80,code=sm_80",
-    "-gencode=arch=compute_86,code=sm_86",
-    "-gencode=arch=compute_89,code=sm_89",
-    "-gencode=arch=compute_90,code=[sm_90,compute_90]",
-];
+mod support;
 
-fn fail(message: &str) -> ! {
-    eprintln!("error: {message}");
-    std::process::exit(1)
+use support::{fail, take, take_all};
+
+const ARCHS: &str = "7.5 8.0 8.6 8.9 9.0+PTX";
+
+/// What each side builds: the list, and the include directories and flags of both sides.
+struct Input {
+    archs: String,
+    includes: Vec<PathBuf>,
+    flags: Vec<String>,
+}
+
+impl Input {
+    /// nvcc's arguments for the same build: `-I`, flags, and one `-gencode` per virtual
+    /// arch with its cubin and PTX (`code=[sm_90,compute_90]`), as a user writes them.
+    fn nvcc_args(&self) -> Vec<String> {
+        let list: archbuild_arch::ArchList = self.archs.parse().unwrap_or_else(|e| {
+            fail(&format!("--archs {}: {e}", self.archs));
+        });
+        let mut codes: Vec<(String, Vec<String>)> = Vec::new();
+        for t in list.targets() {
+            let arch = format!("compute_{}", t.arch.sm_name());
+            match codes.iter_mut().find(|(a, _)| *a == arch) {
+                Some((_, c)) => c.push(t.to_string()),
+                None => codes.push((arch, vec![t.to_string()])),
+            }
+        }
+        let gencode = codes
+            .into_iter()
+            .map(|(a, c)| format!("-gencode=arch={a},code=[{}]", c.join(",")));
+        let includes = self.includes.iter().map(|d| format!("-I{}", d.display()));
+        includes
+            .chain(self.flags.iter().cloned())
+            .chain(gencode)
+            .collect()
+    }
 }
 
 #[allow(
@@ -44,15 +72,28 @@ fn env(observe: &str) -> Env {
     .with_cargo_metadata(false)
 }
 
-fn build(tk: &Toolkit, dir: &Path, observe: &str, home: &Path) -> (f64, BuildReport) {
+fn build(
+    tk: &Toolkit,
+    input: &Input,
+    dir: &Path,
+    observe: &str,
+    home: &Path,
+) -> (f64, BuildReport) {
     let start = Instant::now();
-    let r = Build::new()
+    let mut b = Build::new();
+    for d in &input.includes {
+        b.include(d);
+    }
+    for f in &input.flags {
+        b.flag(f);
+    }
+    let r = b
         .toolkit(tk.clone())
         .env(env(observe))
         .home(Home::at(home))
         .manifest_dir(dir)
         .file("k.cu")
-        .archs(ARCHS)
+        .archs(&input.archs)
         .out_dir(dir.join("out"))
         .rust_module(false)
         .quiet(true)
@@ -63,21 +104,25 @@ fn build(tk: &Toolkit, dir: &Path, observe: &str, home: &Path) -> (f64, BuildRep
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let reps = match args.iter().position(|a| a == "--reps") {
-        Some(i) => {
-            let n: usize = args
-                .get(i + 1)
-                .and_then(|n| n.parse().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or_else(|| fail("--reps takes a number of repetitions, 1 or more"));
-            args.drain(i..i + 2);
-            n
-        }
-        None => 1,
+    let reps = support::take_reps(&mut args);
+    let input = Input {
+        archs: take(&mut args, "--archs", "an arch list").unwrap_or_else(|| ARCHS.into()),
+        includes: take_all(&mut args, "--include", "a directory")
+            .into_iter()
+            .map(|d| {
+                std::fs::canonicalize(&d).unwrap_or_else(|e| fail(&format!("--include {d}: {e}")))
+            })
+            .collect(),
+        flags: take_all(&mut args, "--flag", "an nvcc flag"),
     };
-    let src: PathBuf = args.first().map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/inputs/bench_kernels.cu")
-    });
+    let with_nvcc = match args.iter().position(|a| a == "--no-nvcc") {
+        Some(i) => {
+            args.remove(i);
+            false
+        }
+        None => true,
+    };
+    let src = support::source(&args);
     let text = std::fs::read_to_string(&src).unwrap_or_else(|e| {
         fail(&format!(
             "cannot read {}: {e}; pass a .cu file",
@@ -89,23 +134,25 @@ fn main() {
         .locate(&process, true, &mut archbuild::toolkit::stderr_progress)
         .unwrap_or_else(|e| fail(&e.to_string()));
     let tmp = tempfile::tempdir().unwrap_or_else(|e| fail(&format!("no temp directory: {e}")));
-    println!("source: {}; targets {ARCHS}", src.display());
+    println!("source: {}; targets {}", src.display(), input.archs);
     println!("toolkit: CUDA {} ({})\n", tk.release(), tk.nvcc().display());
     let mut rows = Vec::new();
     for rep in 0..reps {
         let nv = tmp.path().join("nvcc");
         std::fs::create_dir_all(&nv).unwrap_or_else(|e| fail(&e.to_string()));
         let start = Instant::now();
-        let st = Command::new(tk.nvcc())
-            .args(["--fatbin", "--threads", "2"])
-            .args(GENCODE)
-            .arg("-o")
-            .arg(nv.join("k.fatbin"))
-            .arg(&src)
-            .status()
-            .unwrap_or_else(|e| fail(&format!("cannot run nvcc: {e}")));
-        if !st.success() {
-            fail("nvcc failed");
+        if with_nvcc {
+            let st = Command::new(tk.nvcc())
+                .args(["--fatbin", "--threads", "2"])
+                .args(input.nvcc_args())
+                .arg("-o")
+                .arg(nv.join("k.fatbin"))
+                .arg(&src)
+                .status()
+                .unwrap_or_else(|e| fail(&format!("cannot run nvcc: {e}")));
+            if !st.success() {
+                fail("nvcc failed");
+            }
         }
         let nvcc = start.elapsed().as_secs_f64();
         let mut sides = Vec::new();
@@ -114,12 +161,12 @@ fn main() {
             let home = dir.join("home");
             std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&e.to_string()));
             std::fs::write(dir.join("k.cu"), &text).unwrap_or_else(|e| fail(&e.to_string()));
-            let (cold, r) = build(&tk, &dir, observe, &home);
+            let (cold, r) = build(&tk, &input, &dir, observe, &home);
             let bytes = std::fs::read(&r.modules[0].fatbin).unwrap_or_default();
-            let (noop, rn) = build(&tk, &dir, observe, &home);
+            let (noop, rn) = build(&tk, &input, &dir, observe, &home);
             std::fs::write(dir.join("k.cu"), format!("// edited\n{text}"))
                 .unwrap_or_else(|e| fail(&e.to_string()));
-            let (edit, re) = build(&tk, &dir, observe, &home);
+            let (edit, re) = build(&tk, &input, &dir, observe, &home);
             println!(
                 "rep {rep} observe={observe:3}: cold {cold:6.2} s ({:.2}× nvcc --threads 2 \
                  {nvcc:.2} s), no-op {noop:.3} s ({} processes), comment edit {edit:.2} s \

@@ -29,6 +29,7 @@ mod observed_probes;
 mod packaged;
 mod prebuilt;
 mod preprocessor_soundness;
+mod ptx_check;
 mod ptxas_flags;
 mod remote_credentials;
 mod request_outputs;

@@ -142,3 +142,39 @@ pub const BENCH: &[(&str, &str)] = &[
     ("matmul", "matmul_variants.cu"),
     ("kernels", "bench_kernels.cu"),
 ];
+
+/// The driver the GPU programs load through. Without a driver or GPU it prints "no GPU:
+/// skipped" and gives `None` (the program exits 0); another failure prints `FAIL driver` and
+/// exits 1.
+pub fn driver_or_skip() -> Option<archbuild_runtime::driver::CudaDriver> {
+    use archbuild_runtime::Error;
+    match archbuild_runtime::driver::CudaDriver::new() {
+        Ok(d) => Some(d),
+        Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
+            println!("no GPU: skipped ({e})");
+            None
+        }
+        Err(e) => {
+            println!("FAIL driver: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Runs the one-argument kernel `name(unsigned* out)` of `m` on one thread and returns what it
+/// wrote: the marker or arch each test kernel reports.
+pub fn run_u32(
+    ctx: &std::sync::Arc<cudarc::driver::CudaContext>,
+    m: &std::sync::Arc<cudarc::driver::CudaModule>,
+    name: &str,
+) -> Result<u32, String> {
+    use cudarc::driver::{LaunchConfig, PushKernelArg};
+    let f = m.load_function(name).map_err(|e| format!("{name}: {e}"))?;
+    let s = ctx.default_stream();
+    let mut out = s.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let mut b = s.launch_builder(&f);
+    b.arg(&mut out);
+    // SAFETY: the kernel takes one `unsigned*` and writes one u32 through it.
+    unsafe { b.launch(LaunchConfig::for_num_elems(1)) }.map_err(|e| e.to_string())?;
+    Ok(s.clone_dtoh(&out).map_err(|e| e.to_string())?[0])
+}

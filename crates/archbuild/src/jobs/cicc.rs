@@ -364,8 +364,13 @@ impl JobRunner<'_> {
         let keep = self.tmp.path().join(format!("{j}.keep"));
         let keep_ii = (store.is_some() || self.leads.contains(&j)) && pre.is_none() && !launcher;
         // A library source's module ID is in nvcc's kept files.
-        // sccache runs cicc itself, not `nvcc -ptx` (`cicc_split.rs`).
-        let split = self.settings.launcher.is_some() && !self.settings.launch_cicc;
+        // sccache runs cicc itself, not `nvcc -ptx` (`cicc_split.rs`); so does a job whose PTX
+        // `nvcc -ptx` would check with a ptxas run of its own that this build's ptxas job
+        // repeats (`skips_ptx_check`).
+        let split = match &self.settings.launcher {
+            Some(_) => !self.settings.launch_cicc,
+            None => self.skips_ptx_check(j, arch),
+        };
         let cmd = if keep_ii || module.host || split {
             let _ = std::fs::create_dir_all(&keep);
             cicc_command_keep(
@@ -381,10 +386,12 @@ impl JobRunner<'_> {
             cicc_command(job.side.tk, self.settings, module, arch, &out, &depfile)
         };
         let started = SystemTime::now();
-        let (ran, launch_note) = if split {
-            self.run_split(&cmd, &keep, &out)?
-        } else {
-            (self.execute(&cmd, &out)?, None)
+        let plan = split.then(|| self.split_plan(&cmd, &keep));
+        let (ran, launch_note) = match plan {
+            Some(Ok(plan)) => self.run_split(&cmd, plan, &out)?,
+            Some(Err(f)) if self.settings.launcher.is_some() => return Err(f),
+            // A plan archbuild cannot split costs only the PTX check: `nvcc -ptx` runs it.
+            _ => (self.execute(&cmd, &out)?, None),
         };
         let host_side = read_host_side(module, &out, &keep).map_err(|e| Failure {
             command: cmd.display(),
@@ -457,21 +464,27 @@ impl JobRunner<'_> {
         Ok(out)
     }
 
-    /// The compile as nvcc's preprocessing, then cicc through the launcher (`cicc_split.rs`):
-    /// `cmd` is the one-process compile, whose `--dryrun` gives both lines. When the launched
-    /// cicc fails (a build server with another toolkit, a launcher that cannot run it), cicc
-    /// runs again without it and the job's note says why.
-    fn run_split(
-        &self,
-        cmd: &Cmd,
-        keep: &Path,
-        out: &Path,
-    ) -> Result<(Ran, Option<String>), Failure> {
+    /// Whether job `j` runs as nvcc's preprocessing and cicc (`cicc_split.rs`) rather than
+    /// `nvcc -ptx`, to leave out the PTX check `nvcc -ptx` runs for compute_90 and newer
+    /// (`ptxas -arch=compute_90`, about a second on `bench_kernels.cu`): a ptxas job of this
+    /// build reads the same PTX and reports what that check would. PTX that no ptxas job reads
+    /// keeps nvcc's check. The PTX is the same either way (nvcc's own lines run).
+    fn skips_ptx_check(&self, j: usize, arch: Arch) -> bool {
+        arch.cc >= archbuild_arch::ComputeCapability::new(9, 0)
+            && self
+                .jobs
+                .iter()
+                .any(|p| p.dep == Some(j) && matches!(p.phase, Phase::Ptxas(_)))
+    }
+
+    /// nvcc's plan for the one-process compile `cmd` (its `--dryrun`), split into preprocessing
+    /// and cicc (`cicc_split.rs`).
+    fn split_plan(&self, cmd: &Cmd, keep: &Path) -> Result<cicc_split::Split, Failure> {
         let mut dry = cmd.clone();
         dry.args.insert(0, "--dryrun".into());
         let text = self.dryrun(&dry, Some(&self.spawns))?;
         let s = &self.settings;
-        let split = cicc_split::parse(
+        cicc_split::parse(
             &text,
             &s.base_dir,
             keep,
@@ -486,12 +499,25 @@ impl JobRunner<'_> {
                  cicc:\n{text}",
                 e.0
             ),
-        })?;
+        })
+    }
+
+    /// The compile `cmd` as nvcc's preprocessing, then cicc, from its `split_plan`. When a
+    /// launcher's cicc fails (a build server with another toolkit, a launcher that cannot run
+    /// it), cicc runs again without it and the job's note says why.
+    fn run_split(
+        &self,
+        cmd: &Cmd,
+        split: cicc_split::Split,
+        out: &Path,
+    ) -> Result<(Ran, Option<String>), Failure> {
+        let s = &self.settings;
         let mut preprocess = split.preprocess.clone();
         observe::carry(cmd, &mut preprocess);
         let pre = self.execute(&preprocess, &split.ii)?;
         let (mut ran, note) = match self.execute(&split.cicc, out) {
             Ok(ran) => (ran, None),
+            Err(f) if s.launcher.is_none() => return Err(f),
             Err(f) => {
                 let mut local = split.cicc.clone();
                 local.program = PathBuf::from(local.args.remove(0));

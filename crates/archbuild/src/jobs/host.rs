@@ -13,7 +13,7 @@ use std::time::{Instant, SystemTime};
 
 use super::{Failure, HostSideOut, JobOut, JobRunner, Status};
 use crate::base::process::Spawns;
-use crate::base::store::{Key, Ns};
+use crate::base::store::{Key, Ns, Store};
 use crate::host::steps::{self, HostFiles, HostSteps};
 use crate::jobs::keys;
 use crate::plan::deps::{self, Lookup};
@@ -130,17 +130,14 @@ impl JobRunner<'_> {
         let seen = self.seen(&files.deps, module);
         let pk = keys::host_preprocessed(&mk, &ii);
         let cacheable = self.clock(&deps).is_none() && !host_clock;
+        // The manifest maps this compile's inputs to `pk`, for direct mode next time.
+        let remember = |store: &Store| {
+            let read = (&deps[..], &seen);
+            self.record_manifest(&self.roots, store, &mk, read, &pk, started, &arch_list);
+        };
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {
-                self.record_manifest(
-                    &self.roots,
-                    store,
-                    &mk,
-                    (&deps, &seen),
-                    &pk,
-                    started,
-                    &arch_list,
-                );
+                remember(store);
                 let object = HostObject {
                     bytes,
                     served: Served::Preprocessed,
@@ -157,15 +154,7 @@ impl JobRunner<'_> {
         let mut key = None;
         if let (Some(store), true) = (store, cacheable) {
             if store.put(Ns::HostObj.dir(), &pk, &bytes).is_ok() {
-                self.record_manifest(
-                    &self.roots,
-                    store,
-                    &mk,
-                    (&deps, &seen),
-                    &pk,
-                    started,
-                    &arch_list,
-                );
+                remember(store);
                 key = Some(pk);
             }
         }

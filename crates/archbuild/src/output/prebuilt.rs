@@ -430,43 +430,30 @@ pub(crate) fn write_record(
         items,
         toolkit_query: p.toolkit.query_text(),
     };
+    let record = |fatbin_blake3: String| {
+        let mut r = Record::new(
+            &module.name,
+            &report.targets,
+            &report.made_by,
+            settings_key.to_owned(),
+            p.toolkit.release(),
+            inputs.clone(),
+            fatbin_blake3,
+        );
+        r.variants = variants.clone();
+        r.packaged = Some(packaged.clone());
+        r
+    };
+    // Unchanged, the fat binary is not read again: the same inputs made it, at the same size.
     if let Ok(old) = Record::read(&path) {
-        let mut targets = report.targets.clone();
-        targets.sort();
-        let mut deps = inputs.deps.clone();
-        deps.sort();
-        deps.dedup();
-        if old.module == module.name
-            && old.settings == settings_key
-            && old.targets == targets
-            && old.inputs == deps
-            && old.variants == variants
-            && old.made_by == {
-                let mut made_by = report.made_by.clone();
-                made_by.sort();
-                made_by
-            }
-            && old.toolkit == p.toolkit.release()
-            && old.packaged.as_ref() == Some(&packaged)
-            && crate::base::paths::file_stamp(&report.fatbin)
-                .is_some_and(|(len, _)| len == report.bytes as u64)
-        {
+        let same_size = crate::base::paths::file_stamp(&report.fatbin)
+            .is_some_and(|(len, _)| len == report.bytes as u64);
+        if same_size && record(old.fatbin_blake3.clone()) == old {
             return Ok(());
         }
     }
     let bytes = std::fs::read(&report.fatbin).map_err(|e| Error::io("read", &report.fatbin, e))?;
-    let mut record = Record::new(
-        &module.name,
-        &report.targets,
-        settings_key.to_owned(),
-        p.toolkit.release(),
-        inputs,
-        &bytes,
-    );
-    record.made_by = report.made_by.clone();
-    record.made_by.sort();
-    record.variants = variants;
-    record.packaged = Some(packaged);
+    let record = record(Key::of(&bytes).hex());
     record
         .write(&path)
         .map_err(|e| Error::io("write", &path, e))

@@ -74,20 +74,28 @@ pub fn record_path(fatbin: &Path) -> PathBuf {
 }
 
 impl Record {
+    /// The record of a fat binary of `targets` whose BLAKE3 is `fatbin_blake3`, each image
+    /// made by the release `made_by` names (a target it leaves out: `toolkit`, the build's).
     pub(crate) fn new(
         module: &str,
         targets: &[String],
+        made_by: &[(String, String)],
         settings: String,
         toolkit: &str,
         inputs: Inputs,
-        fatbin: &[u8],
+        fatbin_blake3: String,
     ) -> Self {
         let mut targets = targets.to_vec();
         targets.sort();
-        // One toolkit per build today; per target so a build taking images from several fits.
         let made_by = targets
             .iter()
-            .map(|t| (t.clone(), toolkit.to_owned()))
+            .map(|t| {
+                let release = made_by.iter().find(|(m, _)| m == t).map(|(_, r)| r);
+                (
+                    t.clone(),
+                    release.map_or(toolkit, String::as_str).to_owned(),
+                )
+            })
             .collect();
         let mut r = Self {
             format: FORMAT,
@@ -98,7 +106,7 @@ impl Record {
             made_by,
             inputs: inputs.deps,
             probes: inputs.probes,
-            fatbin_blake3: Key::of(fatbin).hex(),
+            fatbin_blake3,
             variants: Vec::new(),
             packaged: None,
         };
@@ -250,10 +258,11 @@ mod tests {
         Record::new(
             module,
             &[format!("sm_{}", fatbin.len())],
+            &[],
             settings.to_owned(),
             "13.5",
             inputs,
-            fatbin,
+            Key::of(fatbin).hex(),
         )
     }
 

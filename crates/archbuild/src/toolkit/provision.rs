@@ -17,25 +17,19 @@ use crate::base::paths::Home;
 use crate::base::process::Cmd;
 use crate::base::pypi::{last_lines, Install, InstallEvent, Pip, PipFailure, Steps};
 use crate::error::{Error, Result};
-use crate::toolkit::releases::{default_release, Release};
+use crate::toolkit::releases::{default_release, Release, RELEASES};
 
 pub use crate::base::pypi::stderr_progress;
 
-/// The CUDA release archbuild provisions when no version is asked for (the newest of
-/// [`crate::toolkit::RELEASES`]).
-pub const PINNED_RELEASE: &str = "13.5.37";
+/// The CUDA release archbuild provisions when no version is asked for: the newest of
+/// [`crate::toolkit::RELEASES`].
+pub const PINNED_RELEASE: &str = NEWEST.version;
 
-/// The pinned wheels. `nvidia-nvvm` (cicc) is a dependency nvcc's wheel leaves unpinned; it is
-/// pinned here so a later nvvm release cannot slip in under the 13.5.37 nvcc.
-pub const PINNED_WHEELS: &[&str] = &[
-    "nvidia-cuda-nvcc==13.5.37",
-    "nvidia-cuda-runtime==13.5.37",
-    "nvidia-cuda-crt==13.5.37",
-    "nvidia-cuda-cccl==13.3.5.0.6",
-    "nvidia-cuda-cuobjdump==13.5.37",
-    "nvidia-nvjitlink==13.5.37",
-    "nvidia-nvvm==13.5.37",
-];
+/// The pinned release's wheels. `nvidia-nvvm` (cicc) is a dependency nvcc's wheel leaves
+/// unpinned; it is pinned too so a later nvvm release cannot slip in under the pinned nvcc.
+pub const PINNED_WHEELS: &[&str] = NEWEST.wheels;
+
+const NEWEST: &Release = &RELEASES[RELEASES.len() - 1];
 
 /// File inside a toolkit directory that says provisioning finished and was verified.
 pub(crate) const MARKER: &str = ".archbuild-complete";
@@ -219,7 +213,11 @@ mod tests {
     #[test]
     fn the_pinned_constants_are_the_default_release() {
         assert_eq!(PINNED_RELEASE, default_release().version);
-        assert_eq!(PINNED_WHEELS, default_release().wheels);
+        assert_eq!(PINNED_RELEASE, "13.5.37");
+        assert!(
+            PINNED_WHEELS.contains(&"nvidia-nvvm==13.5.37"),
+            "{PINNED_WHEELS:?}"
+        );
     }
 
     #[test]
