@@ -176,3 +176,23 @@ pub fn nvcc(dir: &Path) -> Command {
     c.current_dir(dir);
     c
 }
+
+/// The fat binary of a one-kernel source built in `dir` with the cache off, compute_80 PTX
+/// alone: what the JIT caches' tests have the driver (or nvJitLink) compile.
+pub fn ptx_only_fatbin(dir: &Path) -> Vec<u8> {
+    std::fs::write(
+        dir.join("k.cu"),
+        "extern \"C\" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n",
+    )
+    .unwrap();
+    let report = build()
+        .manifest_dir(dir)
+        .cache(false)
+        .out_dir(dir.join("out"))
+        .file("k.cu")
+        .archs("compute_80")
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::read(&report.modules[0].fatbin).unwrap()
+}

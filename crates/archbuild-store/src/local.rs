@@ -226,22 +226,9 @@ fn read_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tier::Tier;
+    use crate::tier::{Mem, Tier};
     use archbuild_config::{RemoteConfig, RemoteMode};
-    use std::collections::HashMap;
 
-    /// An in-memory engine (the real engines are tested against real servers in `tests/`).
-    #[derive(Debug, Default, Clone)]
-    struct Mem(Arc<Mutex<HashMap<String, Vec<u8>>>>);
-    impl Tier for Mem {
-        fn get(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-            Ok(self.0.lock().unwrap().get(path).cloned())
-        }
-        fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
-            self.0.lock().unwrap().insert(path.into(), bytes.to_vec());
-            Ok(())
-        }
-    }
     #[derive(Debug)]
     struct Down;
     impl Tier for Down {
@@ -362,7 +349,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Store::new(dir.path()).with_remote(remote(mem.clone(), RemoteMode::ReadOnly));
         s.put("ptx", &Key::of(b"k"), b"x").unwrap();
-        assert!(mem.0.lock().unwrap().is_empty());
+        assert_eq!(mem.len(), 0);
         assert!(s.get_local("ptx", &Key::of(b"k")).is_some());
     }
 
@@ -375,14 +362,11 @@ mod tests {
             .with_remote(remote(mem.clone(), RemoteMode::ReadWrite));
         writer.put("cubin", &k1, b"one").unwrap();
         writer.put("cubin", &k2, b"two").unwrap();
-        {
-            let mut m = mem.0.lock().unwrap();
-            let at = |k| format!("cubin/{}", entry::name(BUILD_MAGIC, k));
-            let one = m[&at(&k1)].clone();
-            m.insert(at(&k2), one); // swapped
-            let e = m.get_mut(&at(&k1)).unwrap();
-            *e.last_mut().unwrap() ^= 0x40; // corrupted
-        }
+        let at = |k| format!("cubin/{}", entry::name(BUILD_MAGIC, k));
+        let mut one = mem.object(&at(&k1));
+        mem.set(&at(&k2), one.clone()); // swapped
+        *one.last_mut().unwrap() ^= 0x40; // corrupted
+        mem.set(&at(&k1), one);
         let reader =
             Store::new(dir.path().join("r")).with_remote(remote(mem.clone(), RemoteMode::ReadOnly));
         assert_eq!(reader.get("cubin", &k1), None);

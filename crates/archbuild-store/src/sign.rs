@@ -207,38 +207,14 @@ pub(crate) fn open<'a>(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
     use super::*;
-    use crate::tier::{Remote, Tier};
+    use crate::tier::{Mem, Remote};
     use archbuild_config::{RemoteConfig, RemoteMode};
 
     const M: &[u8; 8] = b"TESTMAG1";
     const HMAC_KEY: &str = "Hmac-Secret-0123456789abcdef-0123456789";
-
-    #[derive(Debug, Default, Clone)]
-    struct Mem(Arc<Mutex<HashMap<String, Vec<u8>>>>);
-    impl Tier for Mem {
-        fn get(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-            Ok(self.0.lock().unwrap().get(path).cloned())
-        }
-        fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
-            self.0.lock().unwrap().insert(path.into(), bytes.to_vec());
-            Ok(())
-        }
-    }
-    impl Mem {
-        fn set(&self, path: &str, bytes: Vec<u8>) {
-            self.0.lock().unwrap().insert(path.into(), bytes);
-        }
-        fn object(&self, path: &str) -> Vec<u8> {
-            self.0.lock().unwrap()[path].clone()
-        }
-        fn len(&self) -> usize {
-            self.0.lock().unwrap().len()
-        }
-    }
 
     fn remote(mem: &Mem, signing: Signing, mode: RemoteMode) -> Arc<Remote> {
         let c = RemoteConfig::new("redis://:Url-Pw-77@h:1/0", "test")

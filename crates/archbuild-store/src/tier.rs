@@ -276,3 +276,36 @@ impl Remote {
         }
     }
 }
+
+/// An in-memory remote engine for the crate's unit tests (the real engines are tested against
+/// real servers in `tests/`).
+#[cfg(test)]
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Mem(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>>);
+
+#[cfg(test)]
+impl Tier for Mem {
+    fn get(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        Ok(self.0.lock().unwrap().get(path).cloned())
+    }
+    fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        self.0.lock().unwrap().insert(path.into(), bytes.to_vec());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Mem {
+    /// Writes an object behind the store's back (a planted or corrupted entry).
+    pub(crate) fn set(&self, path: &str, bytes: Vec<u8>) {
+        self.0.lock().unwrap().insert(path.into(), bytes);
+    }
+    /// The stored object at `path`.
+    pub(crate) fn object(&self, path: &str) -> Vec<u8> {
+        self.0.lock().unwrap()[path].clone()
+    }
+    /// How many objects are stored.
+    pub(crate) fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}

@@ -18,22 +18,7 @@ fn a_second_home_loads_ptx_as_cached_jit_from_the_remote() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("k.cu");
-    std::fs::write(
-        &src,
-        "extern \"C\" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n",
-    )
-    .unwrap();
-    let report = archbuild_tests::build()
-        .manifest_dir(dir.path())
-        .cache(false)
-        .out_dir(dir.path().join("out"))
-        .file("k.cu")
-        .archs("compute_80")
-        .quiet(true)
-        .try_compile("kernels")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let fb = FatBinary::from_vec(std::fs::read(&report.modules[0].fatbin).unwrap()).unwrap();
+    let fb = FatBinary::from_vec(archbuild_tests::ptx_only_fatbin(dir.path())).unwrap();
 
     let remote = || {
         let config = RemoteConfig::new(&redis.url(), "test").unwrap();

@@ -260,21 +260,7 @@ fn the_jit_caches_remote_tier_refuses_an_unsigned_entry_and_serves_the_signed_on
     };
     let (port, url) = (server.port(), server.url());
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("k.cu"),
-        "extern \"C\" __global__ void scale(float *x, float s) { x[threadIdx.x] *= s; }\n",
-    )
-    .unwrap();
-    let report = archbuild_tests::build()
-        .manifest_dir(dir.path())
-        .cache(false)
-        .out_dir(dir.path().join("out"))
-        .file("k.cu")
-        .archs("compute_80")
-        .quiet(true)
-        .try_compile("kernels")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let fb = FatBinary::from_vec(std::fs::read(&report.modules[0].fatbin).unwrap()).unwrap();
+    let fb = FatBinary::from_vec(archbuild_tests::ptx_only_fatbin(dir.path())).unwrap();
 
     // The runtime reads the keys itself, through the variables (`JitCache::from_vars`).
     let home = |name: &str, key: (&str, &str)| {

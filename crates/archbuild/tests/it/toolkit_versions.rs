@@ -51,6 +51,11 @@ fn made_by(r: &BuildReport, module: &str) -> (MadeBy, MadeBy) {
     (m.made_by.clone(), record.made_by)
 }
 
+/// `var=value` as a variable of [`build_with`], or none when there is no value.
+fn set<'a>(var: &'a str, value: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    value.map(|v| (var, v)).into_iter().collect()
+}
+
 /// A build of `kernels/add.cu` for `archs`, uncompressed, with `first` at `CUDA_HOME` and
 /// `second` first on `PATH`, the cache on or off, written under `out`, with `vars` besides.
 fn build_with(
@@ -227,10 +232,7 @@ fn ptx_from_one_toolkit_beside_cubins_from_another_is_keyed_per_image() {
     let new = toolkit(&f, "cuda-13.5", "13.5.37");
     let old = toolkit(&f, "cuda-13.0", "13.0.88");
     let build = |ptx: Option<&str>, cache: bool, out: &str| {
-        let vars: Vec<(&str, &str)> = ptx
-            .map(|v| ("ARCHBUILD_PTX_TOOLKIT_VERSION", v))
-            .into_iter()
-            .collect();
+        let vars = set("ARCHBUILD_PTX_TOOLKIT_VERSION", ptx);
         build_with(&f, (&new, &old), ("8.6 9.0+PTX", cache, out), &vars).unwrap()
     };
     let bytes = |r: &BuildReport| std::fs::read(&r.module("add").unwrap().fatbin).unwrap();
@@ -357,10 +359,7 @@ fn legacy_toolkit_builds_what_cuda_13_dropped_in_the_same_fat_binary() {
     let new = toolkit(&f, "cuda-13.5", "13.5.37");
     let cuda12 = toolkit(&f, "cuda-12.9", "12.9.86");
     let build = |legacy: Option<&str>, cache: bool, out: &str| {
-        let vars: Vec<(&str, &str)> = legacy
-            .map(|v| ("ARCHBUILD_LEGACY_TOOLKIT_VERSION", v))
-            .into_iter()
-            .collect();
+        let vars = set("ARCHBUILD_LEGACY_TOOLKIT_VERSION", legacy);
         build_with(&f, (&new, &cuda12), ("6.1 8.6 9.0+PTX", cache, out), &vars)
     };
     let r = build(Some("12.x"), true, "out").unwrap();
