@@ -1,6 +1,8 @@
 //! The cicc phase as two processes, for a launcher that runs cicc itself (sccache, whose
 //! `sccache-dist` then runs it on a build server): the host preprocessor locally (it reads the
-//! machine's headers), then cicc on the preprocessed file.
+//! machine's headers), then cicc on the preprocessed file. Without a launcher, the same split
+//! leaves out the PTX check `nvcc -ptx` runs for compute_90 and newer where a ptxas job reads
+//! the PTX anyway (`JobRunner::skips_ptx_check`).
 //!
 //! Rather than rebuild nvcc's command lines, archbuild asks nvcc (`nvcc --dryrun`, the same
 //! flags and `--keep-dir` as the one-process compile) and runs its two lines, with two
