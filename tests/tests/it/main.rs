@@ -31,6 +31,7 @@ mod prebuilt;
 mod preprocessor_soundness;
 mod ptx_check;
 mod ptxas_flags;
+mod random_seed;
 mod remote_credentials;
 mod request_outputs;
 mod sccache;

@@ -32,6 +32,7 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("ptxas-flag", "ptxas output", "every ptxas flag after `-arch`, in nvcc's order: those `nvcc --dryrun` gives ptxas for the build's nvcc flags in any flag source (`-G`, `-lineinfo`, `-Ofc`, `-maxrregcount`, `-Xptxas`, …) and the build's own"),
     ("ptxas-pre", "ptxas output", "the ptxas flags nvcc puts before `-arch` (`-w`, `--warning-as-error`, `-split-compile`, …)"),
     ("source", "cicc host", "the source's path relative to the package (cicc's original path, which seeds internal symbol names); for a group, every member's, in order"),
+    ("random-seed", "cicc", "the `-frandom-seed` archbuild gives nvcc, from the source's path (it names internal symbols where cicc would use the process and the time); a flag's own seed is in `nvcc-flag`"),
     ("arch", "cicc ptxas", "the virtual or real arch of the job"),
     ("shared-cicc", "cicc", "for a follower taking its class lead's PTX: the sharing rule and the lead"),
     ("inputs", "cicc host", "direct mode: the content of every file the preprocessor read and the state of every path it probed"),
@@ -310,10 +311,12 @@ pub(crate) fn cicc_job(
     for m in crate::plan::preincludes(module) {
         h.str("source", &roots.portable(m));
     }
+    let relative = crate::plan::relative(&roots.base, source);
     h.str("source", &roots.portable(source))
+        .str("random-seed", &crate::plan::random_seed(&relative))
         .str("arch", &arch.sm_name());
     // A path cicc cannot be told (`plan::cicc_path_arg`) seeds internal names absolutely.
-    if crate::plan::cicc_path_arg(&crate::plan::relative(&roots.base, source)).is_none() {
+    if crate::plan::cicc_path_arg(&relative).is_none() {
         h.str("source", &roots.base.join(source).to_string_lossy());
     }
     if let Some(lead) = lead {

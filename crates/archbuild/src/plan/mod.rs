@@ -506,6 +506,25 @@ pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
     }
 }
 
+/// The `-frandom-seed` archbuild gives nvcc for a source (`0x` and 8 hex digits of its path
+/// relative to the package). Without one, cicc names the internal-linkage symbols of a source
+/// whose first external definition is a template after the process and the time
+/// (`_INTERNAL_b172d92f_4_t_cu_5a7daca2_17224`): every run, and every arch of one build, would
+/// name them differently — PTX no cache reproduces, and a host library registering an internal
+/// kernel by the name of one arch's image. With a seed the names are the same in every run
+/// and image; module IDs nvcc derives from a symbol (the usual case) do not change.
+pub(crate) fn random_seed(package_relative_source: &Path) -> String {
+    let k = crate::base::store::Key::of(package_relative_source.as_os_str().as_encoded_bytes());
+    format!("0x{}", &k.hex()[..8])
+}
+
+/// Whether a flag of the build already gives nvcc a seed (`-frandom-seed`, either spelling).
+fn seed_in_flags(s: &Settings) -> bool {
+    s.all_nvcc_flags()
+        .iter()
+        .any(|f| f.trim_start_matches('-').starts_with("frandom-seed"))
+}
+
 fn device_command(
     tk: &Toolkit,
     s: &Settings,
@@ -521,6 +540,9 @@ fn device_command(
         format!("-arch=compute_{}", arch.sm_name()).into(),
     ];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
+    if !seed_in_flags(s) {
+        args.push(format!("-frandom-seed={}", random_seed(&source)).into());
+    }
     args.extend(include_flags(s));
     args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
     for f in preincludes(m) {
