@@ -298,3 +298,36 @@ fn clock_macros_in_flags_defines_variables_and_options_files_are_never_served() 
         );
     }
 }
+
+/// Direct mode trusts a header's remembered hash only for the same identity on disk
+/// (`plan/stat_memo.rs`): a header rewritten at the same size, its modification time put
+/// back, has a new change time, so it is read again and the build equals a cache-off one.
+#[test]
+fn a_header_rewritten_at_the_same_size_and_time_is_read_again() {
+    let p = Project::new();
+    p.write(
+        "kernels/k.cu",
+        "#include \"params.cuh\"\nextern \"C\" __global__ void k(float *x) { x[0] = SCALE; }\n",
+    );
+    p.write("inc/params.cuh", "#define SCALE 2.0f\n");
+    let header = p.dir.path().join("pkg/inc/params.cuh");
+    let mtime = std::fs::metadata(&header).unwrap().modified().unwrap();
+    // Older than the memo's settle window, so the first build remembers it.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let first = p.build(tk(), true);
+    assert_eq!(first.jobs_run, 2, "{first}");
+    let old = std::fs::read(&first.modules[0].fatbin).unwrap();
+    assert_eq!(p.build(tk(), true).processes_started, 0);
+
+    p.write("inc/params.cuh", "#define SCALE 3.0f\n");
+    std::fs::File::options()
+        .write(true)
+        .open(&header)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let (r, cached, fresh) = p.both(tk());
+    assert!(r.jobs_run > 0, "served the old header's PTX: {r}");
+    assert!(cached == fresh, "differs from a cache-off build");
+    assert!(cached != old);
+}

@@ -47,6 +47,7 @@ use crate::base::store::{Key, Ns, Store};
 use crate::error::{Error, Result};
 use crate::plan::deps::{FileHashes, Roots};
 use crate::plan::exec::{run_graph, Input, Limiter, Outcome};
+use crate::plan::stat_memo::StatMemo;
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::prepare::spec::JobCallback;
 use crate::report::{JobRecord, Served};
@@ -299,13 +300,14 @@ impl<'a> JobRunner<'a> {
         let other = |tk: &'a Toolkit| OtherSide::new(tk, settings, store.as_ref());
         let ptx_side = p.ptx_toolkit.as_ref().map(other);
         let legacy_side = p.legacy_toolkit.as_ref().map(other);
+        let memo = store.as_ref().map(|s| StatMemo::load(s.dir()));
         Ok(Self {
             tk,
             settings,
             modules,
             jobs,
             store,
-            hashes: FileHashes::default(),
+            hashes: FileHashes::with_memo(memo.unwrap_or_default()),
             roots: keys::roots(settings, tk),
             cicc_base,
             ptxas_base,

@@ -25,6 +25,7 @@
 //! remote cache.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::paths::lexical;
 use crate::base::store::{Key, Ns, Store};
 use crate::plan::observe::Seen;
+use crate::plan::stat_memo::{Stamp, StatMemo};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
@@ -81,8 +83,12 @@ pub(crate) const ARCH_LIST_MACRO: &str = "__CUDA_ARCH_LIST__";
 /// regular file), and the kinds of paths only looked at.
 #[derive(Debug, Default)]
 pub(crate) struct FileHashes {
-    map: Mutex<HashMap<PathBuf, Option<FileFacts>>>,
-    kinds: Mutex<HashMap<PathBuf, &'static str>>,
+    // Keyed by the path's bytes: `Path`'s own hash walks its components, which a no-op build
+    // of a CUTLASS source (thousands of paths, looked up many times) pays for measurably.
+    map: Mutex<HashMap<OsString, Option<FileFacts>>>,
+    kinds: Mutex<HashMap<OsString, &'static str>>,
+    /// What earlier builds read, by each file's identity on disk (`stat_memo.rs`).
+    memo: StatMemo,
 }
 
 /// A regular file's bytes; `None` for anything else. The file is opened without blocking and
@@ -151,18 +157,57 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
 }
 
 impl FileHashes {
+    /// Hashes that earlier builds' reads, remembered in `memo`, can stand for.
+    pub(crate) fn with_memo(memo: StatMemo) -> Self {
+        Self {
+            map: Mutex::default(),
+            kinds: Mutex::default(),
+            memo,
+        }
+    }
+
     fn get(&self, path: &Path) -> Option<FileFacts> {
-        if let Some(h) = self.map.lock().ok().and_then(|m| m.get(path).copied()) {
+        if let Some(h) = self
+            .map
+            .lock()
+            .ok()
+            .and_then(|m| m.get(path.as_os_str()).copied())
+        {
             return h;
         }
-        let h = read_regular(path).map(|b| FileFacts {
-            key: Key::of(&b),
-            clock: clock_token(&b),
-        });
+        let h = self.read(path);
         if let Ok(mut m) = self.map.lock() {
-            m.insert(path.to_path_buf(), h);
+            m.insert(path.as_os_str().to_owned(), h);
         }
         h
+    }
+
+    /// One file's facts: remembered for its stamp, else read. The time is taken before the
+    /// stamp and the stamp before the read, so a write after either moves the change time
+    /// away from the stamp remembered (`stat_memo.rs`).
+    fn read(&self, path: &Path) -> Option<FileFacts> {
+        let read_at = std::time::SystemTime::now();
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let stamp = Stamp::of(&meta);
+        if let Some(told) = self.memo.get(path, &stamp) {
+            if let Some(key) = Key::from_hex(&told.hash) {
+                let clock = ["__DATE__", "__TIME__", "__TIMESTAMP__"]
+                    .into_iter()
+                    .find(|t| told.clock.as_deref() == Some(t));
+                return Some(FileFacts { key, clock });
+            }
+        }
+        let b = read_regular(path)?;
+        let facts = FileFacts {
+            key: Key::of(&b),
+            clock: clock_token(&b),
+        };
+        self.memo
+            .remember(path, stamp, read_at, facts.key.hex(), facts.clock);
+        Some(facts)
     }
 
     /// The hash of a file's content, `None` if it cannot be read or is not a regular file.
@@ -173,7 +218,12 @@ impl FileHashes {
     /// What is at `path` now, without reading it: `-` nothing, `f` a file, `d` a directory,
     /// `o` anything else (a FIFO, a socket, a device).
     fn kind(&self, path: &Path) -> &'static str {
-        if let Some(k) = self.kinds.lock().ok().and_then(|m| m.get(path).copied()) {
+        if let Some(k) = self
+            .kinds
+            .lock()
+            .ok()
+            .and_then(|m| m.get(path.as_os_str()).copied())
+        {
             return k;
         }
         let k = match std::fs::metadata(path) {
@@ -183,7 +233,7 @@ impl FileHashes {
             Ok(_) => "o",
         };
         if let Ok(mut m) = self.kinds.lock() {
-            m.insert(path.to_path_buf(), k);
+            m.insert(path.as_os_str().to_owned(), k);
         }
         k
     }

@@ -22,6 +22,7 @@ pub(crate) mod exec;
 pub(crate) mod observe;
 pub(crate) mod preprocessed;
 pub(crate) mod share;
+pub(crate) mod stat_memo;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
