@@ -167,11 +167,14 @@ fn main() {
             std::fs::write(dir.join("k.cu"), format!("// edited\n{text}"))
                 .unwrap_or_else(|e| fail(&e.to_string()));
             let (edit, re) = build(&tk, &input, &dir, observe, &home);
+            let against = if with_nvcc {
+                format!("{:.2}× nvcc --threads 2 {nvcc:.2} s", cold / nvcc)
+            } else {
+                "nvcc not run".to_owned()
+            };
             println!(
-                "rep {rep} observe={observe:3}: cold {cold:6.2} s ({:.2}× nvcc --threads 2 \
-                 {nvcc:.2} s), no-op {noop:.3} s ({} processes), comment edit {edit:.2} s \
-                 ({:.3}× cold, {} jobs compiled)",
-                cold / nvcc,
+                "rep {rep} observe={observe:3}: cold {cold:6.2} s ({against}), no-op {noop:.3} s \
+                 ({} processes), comment edit {edit:.2} s ({:.3}× cold, {} jobs compiled)",
                 rn.processes_started,
                 edit / cold,
                 re.jobs_run
@@ -187,7 +190,10 @@ fn main() {
     for (i, side) in ["off (before)", "on (after)"].iter().enumerate() {
         let cold: Vec<String> = rows
             .iter()
-            .map(|(n, s)| format!("{:.2}", s[i].0 / n))
+            .map(|(n, s)| match with_nvcc {
+                true => format!("{:.2}", s[i].0 / n),
+                false => "-".to_owned(),
+            })
             .collect();
         let noop: Vec<String> = rows.iter().map(|(_, s)| format!("{:.3}", s[i].1)).collect();
         let edit: Vec<String> = rows
