@@ -508,7 +508,7 @@ pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
 }
 
 /// The `-frandom-seed` archbuild gives nvcc for a source (`0x` and 8 hex digits of its path
-/// relative to the package). Without one, cicc names the internal-linkage symbols of a source
+/// relative to the package; CUDA 13 and newer, `gives_seed`). Without one, cicc names the internal-linkage symbols of a source
 /// whose first external definition is a template after the process and the time
 /// (`_INTERNAL_b172d92f_4_t_cu_5a7daca2_17224`): every run, and every arch of one build, would
 /// name them differently — PTX no cache reproduces, and a host library registering an internal
@@ -519,11 +519,15 @@ pub(crate) fn random_seed(package_relative_source: &Path) -> String {
     format!("0x{}", &k.hex()[..8])
 }
 
-/// Whether a flag of the build already gives nvcc a seed (`-frandom-seed`, either spelling).
-fn seed_in_flags(s: &Settings) -> bool {
-    s.all_nvcc_flags()
-        .iter()
-        .any(|f| f.trim_start_matches('-').starts_with("frandom-seed"))
+/// Whether archbuild gives this compile a seed: nvcc has `-frandom-seed` from CUDA 13 on (12.6
+/// has none; later 12.x releases are not assumed to), and a flag of the build may set its own
+/// (either spelling).
+fn gives_seed(tk: &Toolkit, s: &Settings) -> bool {
+    tk.version() >= archbuild_arch::CudaVersion::new(13, 0)
+        && !s
+            .all_nvcc_flags()
+            .iter()
+            .any(|f| f.trim_start_matches('-').starts_with("frandom-seed"))
 }
 
 fn device_command(
@@ -541,7 +545,7 @@ fn device_command(
         format!("-arch=compute_{}", arch.sm_name()).into(),
     ];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
-    if !seed_in_flags(s) {
+    if gives_seed(tk, s) {
         args.push(format!("-frandom-seed={}", random_seed(&source)).into());
     }
     args.extend(include_flags(s));
