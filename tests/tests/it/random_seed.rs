@@ -17,13 +17,15 @@ template __global__ void tk<3>(int *);
 template __global__ void tk<5>(int *);
 "#;
 
-fn build(dir: &Path, out: &str, flag: Option<&str>) -> BuildReport {
+/// A build of `t.cu` into `out`, with `flag`, through the cache in `dir/cache` or with none.
+fn build(dir: &Path, out: &str, flag: Option<&str>, cache: bool) -> BuildReport {
     let mut b = archbuild_tests::build();
     if let Some(f) = flag {
         b.flag(f);
     }
     b.manifest_dir(dir)
-        .cache(false)
+        .cache_dir(dir.join("cache"))
+        .cache(cache)
         .out_dir(dir.join(out))
         .file("t.cu")
         .archs("8.0 8.6 compute_86")
@@ -59,8 +61,8 @@ fn internal_symbols_are_named_alike_in_every_arch_and_every_build() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("t.cu"), SOURCE).unwrap();
-    let first = build(d, "first", None);
-    let second = build(d, "second", None);
+    let first = build(d, "first", None, false);
+    let second = build(d, "second", None, false);
     let bytes = |r: &BuildReport| std::fs::read(&r.modules[0].fatbin).unwrap();
     let (a, b) = (bytes(&first), bytes(&second));
     let ids = internal_names(&a);
@@ -73,7 +75,7 @@ fn internal_symbols_are_named_alike_in_every_arch_and_every_build() {
     );
 
     // A seed of the user's own is the one nvcc gets.
-    let own = build(d, "own", Some("-frandom-seed=7"));
+    let own = build(d, "own", Some("-frandom-seed=7"), false);
     for j in &own.jobs {
         let command = j.command.as_deref().unwrap_or_default();
         if command.contains("-ptx") {
@@ -81,5 +83,21 @@ fn internal_symbols_are_named_alike_in_every_arch_and_every_build() {
             assert!(command.contains("-frandom-seed=7"), "{command}");
         }
     }
-    assert_eq!(internal_names(&bytes(&own)).len(), 1);
+    let own = bytes(&own);
+    assert_eq!(internal_names(&own).len(), 1);
+    assert!(own != a, "the user's seed names the symbols otherwise");
+
+    // The seed is keyed: after a cached build with archbuild's seed, one with the user's
+    // compiles again and equals its cache-off build, and archbuild's is served again after.
+    let cached = build(d, "cached", None, true);
+    assert!(bytes(&cached) == a);
+    let theirs = build(d, "cached", Some("-frandom-seed=7"), true);
+    assert!(
+        theirs.jobs_run > 0,
+        "served archbuild's seed for the user's: {theirs}"
+    );
+    assert!(bytes(&theirs) == own, "differs from the cache-off build");
+    let again = build(d, "cached", None, true);
+    assert_eq!(again.jobs_run, 0, "{again}");
+    assert!(bytes(&again) == a);
 }
