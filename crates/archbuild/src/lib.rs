@@ -66,6 +66,7 @@ pub use toolkit::Toolkit;
 /// The build cache, as `cargo archbuild cache` sees it.
 pub mod cache {
     pub use crate::plan::evict::{cache_dir, max_bytes};
+    pub use crate::plan::stat_memo::path as stat_memo_path;
     pub use crate::report::CacheEviction;
 }
 

@@ -28,6 +28,12 @@ pub(crate) const SETTLED: Duration = Duration::from_secs(2);
 /// The memo's file in the cache directory.
 const FILE: &str = "stat-memo.json";
 
+/// The memo's file in the cache directory `cache_dir`: a file the build reads and replaces,
+/// so `compile -o` refuses to name it.
+pub fn path(cache_dir: &Path) -> PathBuf {
+    cache_dir.join(FILE)
+}
+
 /// Entries kept at most; past it, a build that learned something keeps what it used.
 const MAX_ENTRIES: usize = 200_000;
 
@@ -93,7 +99,7 @@ impl StatMemo {
 
     /// [`StatMemo::load`] with another settle window (tests).
     fn load_settling(cache_dir: &Path, settled: Duration) -> Self {
-        let file = cache_dir.join(FILE);
+        let file = path(cache_dir);
         let entries = std::fs::read(&file)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())

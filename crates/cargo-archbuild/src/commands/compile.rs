@@ -144,13 +144,16 @@ fn variant_group(text: &str) -> Result<(&str, Vec<&str>), CliError> {
 
 /// `compile k.cu -o k.cu` would replace the source with the fat binary, `-I inc -o
 /// inc/h.cuh` a header, and `-o` naming the launcher or the host compiler a program the build
-/// runs; the record written beside OUT must not replace any of them either.
+/// runs, or the stat memo the build keeps in its cache; the record written beside OUT must not
+/// replace any of them either.
 fn refuse_output_that_is_an_input(
     args: &CompileArgs,
     option_files: &[PathBuf],
     (headers, programs): (&[PathBuf], &[PathBuf]),
 ) -> Result<(), CliError> {
     let record = archbuild::record::record_path(&args.output);
+    let home = archbuild::config::Home::from_env(&cli_env());
+    let memo = archbuild::cache::stat_memo_path(home.cache_dir());
     for out in [args.output.as_path(), record.as_path()] {
         let inputs = args
             .files
@@ -170,7 +173,8 @@ fn refuse_output_that_is_an_input(
                 programs
                     .iter()
                     .map(|p| (p.as_path(), "program the build runs")),
-            );
+            )
+            .chain([(memo.as_path(), "stat memo the build reads and replaces")]);
         files::refuse_input_as_output(out, inputs)?;
     }
     Ok(())

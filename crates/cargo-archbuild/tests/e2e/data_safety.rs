@@ -278,6 +278,39 @@ fn an_output_that_is_a_program_the_build_runs_is_refused_and_kept() {
 }
 
 #[test]
+fn an_output_that_is_the_stat_memo_the_build_keeps_is_refused_and_kept() {
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let k = fixture_source("kernels.cu");
+    let compile_to = |out: &Path| {
+        run(cli()
+            .timeout(LIMIT)
+            .current_dir(dir.path())
+            .env("ARCHBUILD_CACHE_DIR", &cache)
+            .arg("compile")
+            .arg(&k)
+            .args(["--archs", "8.6", "-o"])
+            .arg(out))
+    };
+    let (code, _, err) = compile_to(&dir.path().join("k.fatbin"));
+    assert_eq!(code, 0, "{err}");
+    // The fixture's files are older than the memo's settle window once this test has run a
+    // build, but a checkout made just now may not be: write a memo if the build did not.
+    let memo = cache.join("stat-memo.json");
+    if !memo.exists() {
+        std::fs::write(&memo, b"{}").unwrap();
+    }
+    let kept = std::fs::read(&memo).unwrap();
+    let (code, _, err) = compile_to(&memo);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("writing it would replace the stat memo the build reads and replaces"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&memo).unwrap(), kept);
+}
+
+#[test]
 fn a_failed_merge_leaves_an_existing_output_untouched_and_creates_nothing() {
     let dir = scratch();
     let k = fixture_source("kernels.cu");
