@@ -60,10 +60,20 @@ fn set<'a>(var: &'a str, value: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
 /// `second` first on `PATH`, the cache on or off, written under `out`, with `vars` besides.
 fn build_with(
     f: &Fake,
+    toolkits: (&Path, &Path),
+    how: (&str, bool, &str),
+    vars: &[(&str, &str)],
+) -> archbuild::Result<BuildReport> {
+    builder(f, toolkits, how, vars).try_compile("k")
+}
+
+/// [`build_with`]'s build, not yet run (to set more on it).
+fn builder(
+    f: &Fake,
     (first, second): (&Path, &Path),
     (archs, cache, out): (&str, bool, &str),
     vars: &[(&str, &str)],
-) -> archbuild::Result<BuildReport> {
+) -> Build {
     let mut all = vec![
         ("CUDA_HOME", first.display().to_string()),
         (
@@ -83,7 +93,7 @@ fn build_with(
         .out_dir(f.dir.path().join(out))
         .quiet(true)
         .file("kernels/add.cu");
-    b.try_compile("k")
+    b
 }
 
 /// With CUDA 13.5 at `CUDA_HOME` and 13.0 on `PATH`, asking for `13.0` builds with 13.0 — not
@@ -98,24 +108,7 @@ fn switching_versions_never_serves_the_other_versions_entries() {
     let new = toolkit(&f, "cuda-13.5", "13.5.37");
     let old = toolkit(&f, "cuda-13.0", "13.0.88");
     let build = |version: Option<&str>, cache: bool, out: &str| {
-        let env = Env::from_vars([
-            ("CUDA_HOME", new.display().to_string()),
-            (
-                "PATH",
-                format!("{}:/usr/bin:/bin", old.join("bin").display()),
-            ),
-            ("ARCHBUILD_ARCHS", "8.6 9.0+PTX".into()),
-            ("ARCHBUILD_COMPRESSION", "none".into()),
-            ("ARCHBUILD_CACHE", if cache { "on" } else { "off" }.into()),
-        ]);
-        let mut b = Build::new();
-        b.env(env)
-            .home(Home::at(f.dir.path().join("home")))
-            .manifest_dir(f.pkg())
-            .cache_dir(f.dir.path().join("cache"))
-            .out_dir(f.dir.path().join(out))
-            .quiet(true)
-            .file("kernels/add.cu");
+        let mut b = builder(&f, (&new, &old), ("8.6 9.0+PTX", cache, out), &[]);
         if let Some(v) = version {
             b.toolkit_version(v);
         }
