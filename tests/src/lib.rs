@@ -145,6 +145,30 @@ pub fn fixture(name: &str, into: &Path) -> PathBuf {
     dir
 }
 
+/// A target directory for the cargo builds one test starts, under Cargo's scratch space for
+/// tests: kept between local runs (a rerun builds little), removed when the test ends under CI
+/// (`CI` set), whose machine's free disk varies and is not shared with a later run.
+pub struct TestTarget(PathBuf);
+
+impl TestTarget {
+    pub fn new(dir: PathBuf) -> Self {
+        std::fs::create_dir_all(&dir).expect("test target directory");
+        Self(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestTarget {
+    fn drop(&mut self) {
+        if std::env::var_os("CI").is_some() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 /// Copies a directory tree (without `target/` directories).
 pub fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap_or_else(|e| panic!("create {}: {e}", dst.display()));

@@ -188,16 +188,16 @@ fn alone(dir: &Path, edit: impl FnOnce(&Path)) {
     .unwrap();
 }
 
-/// `cargo ARGS` on it, with the test toolkit and a target directory of `target`'s name.
+/// `cargo ARGS` on it, with the test toolkit and a target directory of `target`'s name (kept
+/// between local runs, removed at the end under CI).
 fn cargo_alone(dir: &Path, args: &[&str], target: &str) -> std::process::Output {
+    let target =
+        archbuild_tests::TestTarget::new(Path::new(env!("CARGO_TARGET_TMPDIR")).join(target));
     archbuild_tests::cargo(dir, args)
         .env("ARCHBUILD_HOME", dir.join("home"))
         .env("NVCC", archbuild_tests::tool("nvcc"))
         .env("CARGO_NET_OFFLINE", "true")
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(target),
-        )
+        .env("CARGO_TARGET_DIR", target.path())
         .output()
         .unwrap()
 }

@@ -71,8 +71,8 @@ fn all_blocks(repo: &Path) -> Vec<Block> {
         .collect()
 }
 
-/// A copy of the repository whose `target/` outlives the test (reruns build little).
-fn repo_copy(into: &Path) -> PathBuf {
+/// A copy of the repository whose `target/` is `target` (outliving the test, but for CI).
+fn repo_copy(into: &Path, target: &Path) -> PathBuf {
     let root = archbuild_tests::repo_root();
     let copy = into.join("repo");
     std::fs::create_dir_all(&copy).unwrap();
@@ -87,9 +87,7 @@ fn repo_copy(into: &Path) -> PathBuf {
             std::fs::copy(e.path(), copy.join(&name)).unwrap();
         }
     }
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-target");
-    std::fs::create_dir_all(&target).unwrap();
-    std::os::unix::fs::symlink(&target, copy.join("target")).unwrap();
+    std::os::unix::fs::symlink(target, copy.join("target")).unwrap();
     copy
 }
 
@@ -184,7 +182,10 @@ fn compile_rust(b: &Block, dir: &Path) {
 fn every_shell_and_rust_block_of_the_docs_runs() {
     archbuild_tests::toolkit();
     let tmp = tempfile::tempdir().unwrap();
-    let repo = repo_copy(tmp.path());
+    let target = archbuild_tests::TestTarget::new(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-target"),
+    );
+    let repo = repo_copy(tmp.path(), target.path());
     let rust = rust_crate(tmp.path());
     let (mut ran, mut compiled, mut skipped) = (0, 0, Vec::new());
     for b in all_blocks(&repo) {
