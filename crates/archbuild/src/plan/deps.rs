@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::paths::lexical;
 use crate::base::store::{Key, Ns, Store};
 use crate::plan::observe::Seen;
+use crate::plan::preprocessed::CLOCK;
 use crate::plan::stat_memo::{Stamp, StatMemo};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
@@ -122,9 +123,7 @@ struct FileFacts {
 /// (`-DSTAMP=__TIME__`), whose value is the time of the build, as a source's would be.
 pub(crate) fn clock_in_flags<'a>(words: impl IntoIterator<Item = &'a String>) -> Option<String> {
     words.into_iter().find_map(|w| {
-        let token = ["__DATE__", "__TIME__", "__TIMESTAMP__"]
-            .into_iter()
-            .find(|t| w.contains(t))?;
+        let token = CLOCK.iter().copied().find(|t| w.contains(t))?;
         Some(format!(
             "not cached, compiled on every build: the flag `{w}` uses `{token}`, whose value is \
              the time of the build"
@@ -137,7 +136,7 @@ pub(crate) fn clock_in_flags<'a>(words: impl IntoIterator<Item = &'a String>) ->
 /// backslash are joined first, as the preprocessor joins them.
 fn clock_token(text: &[u8]) -> Option<&'static str> {
     let named = |t: &[u8]| {
-        ["__DATE__", "__TIME__", "__TIMESTAMP__"]
+        CLOCK
             .iter()
             .any(|n| memchr::memmem::find(t, n.as_bytes()).is_some())
     };
@@ -194,8 +193,9 @@ impl FileHashes {
         let stamp = Stamp::of(&meta);
         if let Some(told) = self.memo.get(path, &stamp) {
             if let Some(key) = Key::from_hex(&told.hash) {
-                let clock = ["__DATE__", "__TIME__", "__TIMESTAMP__"]
-                    .into_iter()
+                let clock = CLOCK
+                    .iter()
+                    .copied()
                     .find(|t| told.clock.as_deref() == Some(t));
                 return Some(FileFacts { key, clock });
             }

@@ -508,8 +508,9 @@ pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
 }
 
 /// The `-frandom-seed` archbuild gives nvcc for a source (`0x` and 8 hex digits of its path
-/// relative to the package; CUDA 13 and newer, `gives_seed`). Without one, cicc names the internal-linkage symbols of a source
-/// whose first external definition is a template after the process and the time
+/// relative to the package; CUDA 13 and newer, `gives_seed`). Without one, cicc names the
+/// internal-linkage symbols of a source whose first external definition is a template after
+/// the process and the time
 /// (`_INTERNAL_b172d92f_4_t_cu_5a7daca2_17224`): every run, and every arch of one build, would
 /// name them differently — PTX no cache reproduces, and a host library registering an internal
 /// kernel by the name of one arch's image. With a seed the names are the same in every run

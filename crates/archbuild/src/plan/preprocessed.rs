@@ -26,7 +26,7 @@ const LOCATION: &[&str] = &[
 ];
 
 /// Macros whose value is the time of the build, not a file's content.
-const CLOCK: &[&str] = &["__DATE__", "__TIME__", "__TIMESTAMP__"];
+pub(crate) const CLOCK: &[&str] = &["__DATE__", "__TIME__", "__TIMESTAMP__"];
 
 /// What the flags ask the PTX to carry besides the code, least to most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
