@@ -1,6 +1,6 @@
-//! Builds the file-system observer (`src/plan/observe_shim.c`) as a shared library that the
+//! Builds the file-system observer (`src/cache/observe_shim.c`) as a shared library that the
 //! crate embeds: direct mode runs preprocessing with it in `LD_PRELOAD` and keys on every path
-//! the compiler looked at (`src/plan/observe.rs`). Only glibc Linux targets get one (nvcc runs
+//! the compiler looked at (`src/cache/observe.rs`). Only glibc Linux targets get one (nvcc runs
 //! nowhere else that `LD_PRELOAD` reaches); where it cannot be built, archbuild predicts those
 //! paths instead and says so under `-v`, so a missing C compiler never fails the build.
 
@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-const SHIM: &str = "src/plan/observe_shim.c";
+const SHIM: &str = "src/cache/observe_shim.c";
 
 fn main() {
     println!("cargo::rerun-if-changed={SHIM}");

@@ -21,13 +21,14 @@
 
 // The source is in folders, each using only the folders before it in this order (a test in
 // `crates/cargo-archbuild/tests/e2e/packaging.rs` keeps it): `base/` (environment, paths,
-// processes, the store), `toolkit/`, `headers/`, `config/`, `report/`, `plan/`, `host/`,
+// processes, the store), `toolkit/`, `headers/`, `config/`, `report/`, `cache/`, `plan/`, `host/`,
 // `prepare/`, `jobs/`, `output/`. At the root: this facade, the two builders (`builder.rs`,
 // `library.rs`), `run.rs` (a build, start to end), and `error.rs` with `ended.rs`, which every
 // folder may use. `docs/architecture.md` has the map.
 
 mod base;
 mod builder;
+pub mod cache;
 pub mod config;
 mod ended;
 mod error;
@@ -36,7 +37,6 @@ mod host;
 mod jobs;
 mod library;
 mod output;
-mod packaged;
 mod plan;
 mod prepare;
 mod report;
@@ -47,13 +47,13 @@ pub use archbuild_arch::{
     Arch, ArchList, ComputeCapability, CoverageGap, GapGroup, Target, TargetKind,
 };
 pub use builder::Build;
+pub use cache::record;
 pub use config::cc_flags::{configure_cc, configure_cc_with_toolkit};
 pub use config::Env;
 pub use error::{EmptyNarrowing, Ended, Error, ErrorKind, FleetIssue, Result};
 pub use headers::HeaderLibrary;
 pub use host::link::Cudart;
 pub use library::Library;
-pub use output::record;
 pub use report::compiler_output::{CompilerMessage, MessageKind};
 pub use report::warning::Warning;
 pub use report::{
@@ -62,13 +62,6 @@ pub use report::{
 };
 pub use run::{PlanListing, PlannedJob};
 pub use toolkit::Toolkit;
-
-/// The build cache, as `cargo archbuild cache` sees it.
-pub mod cache {
-    pub use crate::plan::evict::{cache_dir, max_bytes};
-    pub use crate::plan::stat_memo::path as stat_memo_path;
-    pub use crate::report::CacheEviction;
-}
 
 /// The README's examples, compiled (and run) as doctests so the crates.io page stays true.
 #[cfg(doctest)]

@@ -9,6 +9,7 @@ use std::time::{Instant, SystemTime};
 
 use crate::base::paths::write_if_changed;
 use crate::base::store::Store;
+use crate::cache::deps::Roots;
 use crate::config::archs::ArchSource;
 use crate::error::{Error, Result};
 use crate::jobs::keys::Facts;
@@ -17,7 +18,6 @@ use crate::output::codegen::{self, ModuleCode};
 use crate::output::prebuilt::{
     compression_text, left_over, take_prebuilt, verify_packaged, write_record, Taken,
 };
-use crate::plan::deps::Roots;
 use crate::plan::exec::Outcome;
 use crate::plan::{self, Module, Phase};
 use crate::prepare::spec::Spec;
@@ -96,7 +96,7 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
 /// (`packaged.rs`); then the usual build, which takes what of them matches and compiles the
 /// rest; with no toolkit, what matches unverified, or an error that says why not.
 pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
-    let stand_in = crate::packaged::stand_in(b)?;
+    let stand_in = crate::prepare::packaged::stand_in(b)?;
     if let Some(s) = &stand_in {
         let take = if s.docs { Take::Docs } else { Take::Matching };
         match compile_as(b, name, Some(&s.toolkit), take) {
@@ -393,7 +393,7 @@ fn conclude(
         .store
         .as_ref()
         .filter(|s| s.wrote())
-        .map(|s| crate::plan::evict::evict(s, p.cache_max, started))
+        .map(|s| crate::cache::evict::evict(s, p.cache_max, started))
         .filter(|e| e.entries > 0);
     if let Some(e) = cache_eviction.filter(|_| !p.quiet) {
         eprintln!("archbuild: {e}");

@@ -402,7 +402,7 @@ mod tests {
     }
 
     /// `none`, `off`, `0`, `false` and `no` switch off every switch, in any case: this flag
-    /// reader, the build cache (`plan/evict.rs`), the remote cache (`prepare/remote.rs`), the JIT cache
+    /// reader, the build cache (`cache/evict.rs`), the remote cache (`prepare/remote.rs`), the JIT cache
     /// and nvJitLink (the runtime's `env.rs`) all read `archbuild_config`'s one vocabulary.
     #[test]
     fn every_switch_reads_the_one_vocabulary() {

@@ -14,9 +14,9 @@ use std::time::{Instant, SystemTime};
 use super::{Failure, HostSideOut, JobOut, JobRunner, Status};
 use crate::base::process::Spawns;
 use crate::base::store::{Key, Ns, Store};
+use crate::cache::deps::{self, Lookup};
 use crate::host::steps::{self, HostFiles, HostSteps};
 use crate::jobs::keys;
-use crate::plan::deps::{self, Lookup};
 use crate::plan::{Job, Module, Phase};
 use crate::report::Served;
 
@@ -123,7 +123,7 @@ impl JobRunner<'_> {
         let (files, steps) = self.host_prepare(module, host_flags, &dir, Some(&self.spawns))?;
         let started = SystemTime::now();
         let mut preprocess = steps.preprocess.clone();
-        let log = crate::plan::observe::log_path(&files.deps);
+        let log = crate::cache::observe::log_path(&files.deps);
         self.settings.observation.wrap(&mut preprocess, &log);
         let ii = self.execute(&preprocess, &files.ii)?.bytes;
         let deps = self.read_deps(&files.deps, module);

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use archbuild_arch::Arch;
 
 use crate::base::store::{Key, KeyBuilder, Store};
+use crate::cache::deps::Roots;
 use crate::config::compiler_env::CompilerEnv;
-use crate::plan::deps::Roots;
 use crate::plan::{Module, Settings};
 use crate::toolkit::nvcc::Toolkit;
 

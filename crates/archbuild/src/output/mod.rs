@@ -10,4 +10,3 @@ pub(crate) mod host_stage;
 pub(crate) mod metadata;
 pub(crate) mod pack;
 pub(crate) mod prebuilt;
-pub mod record;

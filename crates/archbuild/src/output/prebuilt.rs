@@ -18,12 +18,12 @@ use archbuild_arch::Target;
 
 use crate::base::paths::write_if_changed;
 use crate::base::store::Key;
+use crate::cache::deps::{self, FileHashes, Roots};
+use crate::cache::observe::{Seen, Unobserved};
+use crate::cache::record::{display, record_path, PackagedSettings, Record};
 use crate::error::{Error, Result};
 use crate::jobs::keys::{self, Facts};
 use crate::jobs::JobRunner;
-use crate::output::record::{display, record_path, PackagedSettings, Record};
-use crate::plan::deps::{self, FileHashes, Roots};
-use crate::plan::observe::{Seen, Unobserved};
 use crate::plan::{self, Module};
 use crate::prepare::{Prebuilt, Prepared, Take};
 use crate::report::warning::Warning;

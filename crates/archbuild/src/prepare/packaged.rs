@@ -12,9 +12,9 @@ use std::path::Path;
 use archbuild_arch::{toolkit_plain_archs, CudaVersion, Target};
 
 use crate::base::env::Env;
+use crate::cache::record::Record;
 use crate::config::manifest::PackageConfig;
 use crate::error::Result;
-use crate::output::record::Record;
 use crate::prepare::spec::Spec;
 use crate::prepare::PREBUILT_VAR;
 use crate::toolkit::nvcc::Toolkit;

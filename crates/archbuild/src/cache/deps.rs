@@ -33,9 +33,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::paths::lexical;
 use crate::base::store::{Key, Ns, Store};
-use crate::plan::observe::Seen;
-use crate::plan::preprocessed::CLOCK;
-use crate::plan::stat_memo::{Stamp, StatMemo};
+use crate::cache::observe::Seen;
+use crate::cache::preprocessed::CLOCK;
+use crate::cache::stat_memo::{Stamp, StatMemo};
 
 /// Parses a make-style dependency file (`out: a.cu \` newline `  b.h`), resolving relative
 /// paths against `cwd`. Escaped spaces (`\ `) are kept in names.
@@ -144,7 +144,7 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
     let joined = if memchr::memmem::find(text, b"\\\n").is_some()
         || memchr::memmem::find(text, b"\\\r\n").is_some()
     {
-        spliced = crate::plan::preprocessed::join_lines(text);
+        spliced = crate::cache::preprocessed::join_lines(text);
         &spliced[..]
     } else {
         text
@@ -152,7 +152,7 @@ fn clock_token(text: &[u8]) -> Option<&'static str> {
     if !named(joined) {
         return None;
     }
-    crate::plan::preprocessed::uses_clock(text)
+    crate::cache::preprocessed::uses_clock(text)
 }
 
 impl FileHashes {
@@ -684,7 +684,7 @@ mod tests {
         let mk = Key::of(b"manifest");
         let deps = vec![src.clone(), h.clone()];
         let incs = vec![PathBuf::from("inc")];
-        let predicted = Seen::Predicted(crate::plan::observe::Unobserved::TurnedOff);
+        let predicted = Seen::Predicted(crate::cache::observe::Unobserved::TurnedOff);
         let rec = inputs(&r, &deps, &predicted, &incs, &FileHashes::default(), "860").unwrap();
         assert_eq!(rec.arch_list.as_deref(), Some("860"));
         let result = Key::of(b"result");
@@ -740,7 +740,7 @@ mod tests {
 #[cfg(test)]
 mod observed_tests {
     use super::*;
-    use crate::plan::observe::Unobserved;
+    use crate::cache::observe::Unobserved;
 
     #[test]
     fn an_observed_entry_holds_while_every_path_seen_is_as_it_was() {

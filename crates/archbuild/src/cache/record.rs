@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::base::store::Key;
+use crate::cache::deps::Inputs;
 use crate::error::{Error, Result};
-use crate::plan::deps::Inputs;
 
 /// The record's format version.
 const FORMAT: u32 = 1;

@@ -1,0 +1,301 @@
+//! The exact command lines of the jobs: cicc (nvcc -ptx), preprocessing, ptxas, and the host
+//! side of a library's cicc job.
+
+use super::*;
+use crate::base::process::Cmd;
+use crate::cache::observe;
+use crate::toolkit::nvcc::Toolkit;
+use archbuild_arch::Arch;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The cicc-phase command: PTX for `arch`, with its dependency list written to `depfile`.
+///
+/// Paths under the package directory are passed relative to it (the compile runs there), and
+/// cicc is told the source's relative path as its original path: nvcc would otherwise hand it
+/// the absolute one, which seeds the module ID in the names of internal-linkage device symbols
+/// (`_INTERNAL_<id>_…`) and would make two checkouts produce different PTX.
+pub(crate) fn cicc_command(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    device_command(tk, s, m, arch, "-ptx", out, depfile)
+}
+
+/// `cicc_command` that also keeps nvcc's intermediate files (the preprocessed device source)
+/// in `keep_dir`; the PTX is byte-identical.
+pub(crate) fn cicc_command_keep(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+    keep_dir: &Path,
+) -> Cmd {
+    let cmd = device_command(tk, s, m, arch, "-ptx", out, depfile);
+    let mut args = cmd.args.clone();
+    let at = args.len() - 3;
+    args.splice(
+        at..at,
+        [
+            OsString::from("--keep"),
+            "--keep-dir".into(),
+            keep_dir.as_os_str().to_owned(),
+        ],
+    );
+    Cmd { args, ..cmd }
+}
+
+/// The preprocessing nvcc runs before cicc for `arch` (`nvcc -E -arch=compute_XY`, the same
+/// `gcc -E` line as in `nvcc -ptx --dryrun`), with its dependency list.
+pub(crate) fn preprocess_command(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    device_command(tk, s, m, arch, "-E", out, depfile)
+}
+
+/// A group's members compiled before its source, in order, as `-include`s: together one
+/// translation unit, as if one file included them all.
+pub(crate) fn preincludes(m: &Module) -> &[PathBuf] {
+    match m.members.split_last() {
+        Some((last, rest)) if *last == m.source => rest,
+        _ => &[],
+    }
+}
+
+/// The `__CUDA_ARCH_LIST__` a module's device passes get (`Module::arch_list`).
+pub(crate) fn arch_list_macro(m: &Module) -> String {
+    m.arch_list.clone()
+}
+
+/// nvcc's `__CUDA_ARCH_LIST__` for a list: every virtual arch of it, ascending, as
+/// `750,860,900` (variants dropped, as nvcc writes it).
+pub(crate) fn arch_list_value(list: &archbuild_arch::ArchList) -> String {
+    let mut sms: Vec<u32> = list.targets().iter().map(|t| t.arch.cc.sm() * 10).collect();
+    sms.sort_unstable();
+    sms.dedup();
+    sms.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The include path of every compile of the build, device and host side alike: the user's
+/// `-I`s, then the header libraries' directories (before the toolkit's own, so a newer CCCL
+/// wins).
+pub(crate) fn include_flags(s: &Settings) -> Vec<OsString> {
+    let dirs = s
+        .includes
+        .iter()
+        .chain(s.header_libraries.iter().flat_map(|l| &l.dirs));
+    dirs.map(|d| {
+        let mut a = OsString::from("-I");
+        a.push(relative(&s.base_dir, d));
+        a
+    })
+    .collect()
+}
+
+/// A path as passed to the compiler: relative to the package directory when under it.
+pub(crate) fn relative(base: &Path, p: &Path) -> PathBuf {
+    let abs = crate::base::paths::lexical(&base.join(p));
+    match abs.strip_prefix(crate::base::paths::lexical(base)) {
+        Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+        Ok(_) => PathBuf::from("."),
+        Err(_) => abs,
+    }
+}
+
+/// The `-frandom-seed` archbuild gives nvcc for a source (`0x` and 8 hex digits of its path
+/// relative to the package; CUDA 13 and newer, `gives_seed`). Without one, cicc names the
+/// internal-linkage symbols of a source whose first external definition is a template after
+/// the process and the time
+/// (`_INTERNAL_b172d92f_4_t_cu_5a7daca2_17224`): every run, and every arch of one build, would
+/// name them differently — PTX no cache reproduces, and a host library registering an internal
+/// kernel by the name of one arch's image. With a seed the names are the same in every run
+/// and image; module IDs nvcc derives from a symbol (the usual case) do not change.
+pub(crate) fn random_seed(package_relative_source: &Path) -> String {
+    let k = crate::base::store::Key::of(package_relative_source.as_os_str().as_encoded_bytes());
+    format!("0x{}", &k.hex()[..8])
+}
+
+/// Whether archbuild gives this compile a seed: nvcc has `-frandom-seed` from CUDA 13 on (12.6
+/// has none; later 12.x releases are not assumed to), and a flag of the build may set its own
+/// (either spelling).
+fn gives_seed(tk: &Toolkit, s: &Settings) -> bool {
+    tk.version() >= archbuild_arch::CudaVersion::new(13, 0)
+        && !s
+            .all_nvcc_flags()
+            .iter()
+            .any(|f| f.trim_start_matches('-').starts_with("frandom-seed"))
+}
+
+fn device_command(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    arch: Arch,
+    phase: &str,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    let source = relative(&s.base_dir, &m.source);
+    let mut args: Vec<OsString> = vec![
+        phase.into(),
+        format!("-arch=compute_{}", arch.sm_name()).into(),
+    ];
+    args.extend(s.nvcc_flags.iter().map(OsString::from));
+    if gives_seed(tk, s) {
+        args.push(format!("-frandom-seed={}", random_seed(&source)).into());
+    }
+    args.extend(include_flags(s));
+    args.extend(s.defines.iter().map(|d| OsString::from(format!("-D{d}"))));
+    for f in preincludes(m) {
+        args.extend(["-include".into(), relative(&s.base_dir, f).into_os_string()]);
+    }
+    // nvcc defines `__CUDA_ARCH_LIST__` as the whole list in every device pass of a
+    // multi-arch compile; a one-target pass would get its own arch only, and CUB's inline
+    // namespace (`cub::_V_300500_SM_750_800`) would then name one kernel differently in every
+    // image. The host compiler's `-U`/`-D`, after nvcc's own `-D`, set nvcc's value.
+    let list = arch_list_macro(m);
+    if list.contains(',') {
+        args.extend([
+            "-Xcompiler".into(),
+            format!("-U{ARCH_LIST},-D{ARCH_LIST}={}", list.replace(',', "\\,")).into(),
+        ]);
+    }
+    if let Some(name) = (phase == "-ptx").then(|| cicc_path_arg(&source)).flatten() {
+        args.extend([
+            "-Xcicc".into(),
+            "--orig_src_path_name".into(),
+            "-Xcicc".into(),
+            name,
+        ]);
+    }
+    if phase == "-ptx" && m.host {
+        // cicc writes what the host compile includes (`host/steps.rs`); nvcc's own temp name
+        // for the included fat binary comes first on its command line, and cicc takes the
+        // last. The module ID goes to nvcc's temp file, which `--keep` keeps.
+        let side = HostSide::of(out);
+        let stem = m.source.file_stem().unwrap_or_default().to_string_lossy();
+        for (opt, value) in [
+            ("--stub_file_name", side.stub.as_os_str().to_owned()),
+            ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
+            ("--include_file_name", format!("{stem}.fatbin.c").into()),
+        ] {
+            let mut v = OsString::from(opt);
+            v.push(",");
+            v.push(value.to_string_lossy().replace(',', "\\,"));
+            args.extend(["-Xcicc".into(), v]);
+        }
+    }
+    args.extend(depfile_args(depfile));
+    args.extend([
+        "-o".into(),
+        out.as_os_str().to_owned(),
+        source.as_os_str().to_owned(),
+    ]);
+    // Preprocessing is not worth a launcher's round trip (and sccache would not cache it).
+    let launcher = if phase == "-ptx" && s.launch_cicc {
+        s.launcher.as_deref()
+    } else {
+        None
+    };
+    let mut cmd = Cmd::new(tk.nvcc())
+        .args(args)
+        .hermetic(s.compiler_env.vars());
+    // Through a launcher the compile may not run at all (a launcher's own cache hit reads
+    // the files it remembers, not the paths the preprocessor would try): nothing is observed,
+    // and direct mode predicts.
+    if launcher.is_none() {
+        s.observation.wrap(&mut cmd, &observe::log_path(depfile));
+    }
+    let mut cmd = cmd.with_launcher(launcher);
+    cmd.cwd = Some(s.base_dir.clone());
+    cmd
+}
+
+/// Where a host library source's cicc job writes its host-side files, beside its PTX.
+pub(crate) struct HostSide {
+    pub stub: PathBuf,
+    pub gen_c: PathBuf,
+}
+
+impl HostSide {
+    pub(crate) fn of(ptx: &Path) -> Self {
+        let with = |ext: &str| {
+            let mut p = ptx.as_os_str().to_owned();
+            p.push(ext);
+            PathBuf::from(p)
+        };
+        Self {
+            stub: with(".stub.c"),
+            gen_c: with(".cudafe1.c"),
+        }
+    }
+}
+
+/// The source's relative path as `-Xcicc`'s value: nvcc splits `-X` values on commas (`\,`
+/// keeps one) and hands cicc a command line split on white space (double quotes keep a path
+/// with spaces whole). A path with a character that would need more quoting than that (`"`,
+/// `$`, `` ` ``, `\`) gets no original path: nvcc's own, the absolute one, then names the
+/// internal symbols, which only costs sharing between checkouts.
+pub(crate) fn cicc_path_arg(source: &Path) -> Option<OsString> {
+    let s = source.to_str()?;
+    if s.contains(['"', '$', '`', '\\']) {
+        return None;
+    }
+    let escaped = s.replace(',', "\\,");
+    Some(if s.chars().any(char::is_whitespace) {
+        format!("\"{escaped}\"").into()
+    } else {
+        escaped.into()
+    })
+}
+
+/// Flags that make the compile write its dependency list. The host compiler's `-MD` on nvcc's
+/// device preprocessing pass (`-Xcompiler -MD,-MF,FILE`) lists exactly the files that pass —
+/// with this target's `__CUDA_ARCH__` — read, i.e. the inputs of the PTX, at no extra cost;
+/// nvcc's own `-MD` would add a host preprocessing pass. `-Xcompiler` splits on commas, so a
+/// path with a comma falls back to nvcc's `-MD -MF`. nvcc runs the host compiler through a
+/// shell, unquoted: the path is single-quoted for it, so a home, cache or `TMPDIR` with a
+/// space (or any character a shell reads) works.
+fn depfile_args(depfile: &Path) -> Vec<OsString> {
+    match depfile.to_str() {
+        Some(p) if !p.contains(',') => {
+            let quoted = format!("'{}'", p.replace('\'', "'\\''"));
+            vec!["-Xcompiler".into(), format!("-MD,-MF,{quoted}").into()]
+        }
+        _ => vec!["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()],
+    }
+}
+
+/// The ptxas-phase command: the cubin for `sm_XY` from `dir/in.ptx` to `dir/out.cubin`, run
+/// in `dir`. The command line is the same for every build of one target and flags, so a
+/// launcher that caches by command line and input (sccache) hits across builds; the cubin does
+/// not record file names.
+pub(crate) fn ptxas_command(tk: &Toolkit, s: &Settings, arch: Arch, dir: &Path) -> Cmd {
+    let mut args: Vec<OsString> = s.ptxas_pre.iter().map(OsString::from).collect();
+    args.extend([format!("-arch=sm_{}", arch.sm_name()).into(), "-m64".into()]);
+    args.extend(s.ptxas_flags.iter().map(OsString::from));
+    args.extend([PTXAS_IN.into(), "-o".into(), PTXAS_OUT.into()]);
+    let mut cmd = Cmd::new(tk.tool("ptxas"))
+        .args(args)
+        .hermetic(s.compiler_env.vars())
+        .with_launcher(s.launcher.as_deref());
+    cmd.cwd = Some(dir.to_path_buf());
+    cmd
+}
+
+const ARCH_LIST: &str = crate::cache::deps::ARCH_LIST_MACRO;
+
+/// The ptxas job's input and output file names inside its directory.
+pub(crate) const PTXAS_IN: &str = "in.ptx";
+pub(crate) const PTXAS_OUT: &str = "out.cubin";

@@ -1,0 +1,170 @@
+//! The job graph: modules, their cicc and ptxas jobs per target, who makes each (`Maker`),
+//! and the order they start in.
+
+use crate::config::archs::ResolvedArchs;
+use archbuild_arch::{Arch, Target, TargetKind};
+use std::path::PathBuf;
+
+/// One output fat binary: a source file, or a group compiled as one translation unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Module {
+    /// Name of the fat binary and of the generated Rust module.
+    pub name: String,
+    /// The file nvcc compiles (for a group: its last member).
+    pub source: PathBuf,
+    /// Files the user named, `source` last (a group's others are `-include`d before it).
+    pub members: Vec<PathBuf>,
+    pub archs: ResolvedArchs,
+    /// Its device passes' `__CUDA_ARCH_LIST__` (`750,860,900`): its list's, or, in a CI shard,
+    /// the whole list's (`shard_of`).
+    pub arch_list: String,
+    /// A source of a host library (`Library`): its cicc jobs also write the host stub and the
+    /// module ID its host side is compiled with (`host/steps.rs`).
+    pub host: bool,
+}
+
+/// The compile phase of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Phase {
+    /// `nvcc -ptx -arch=compute_XY`.
+    Cicc(Arch),
+    /// `ptxas -arch=sm_XY` on the cicc phase's PTX.
+    Ptxas(Arch),
+}
+
+impl Phase {
+    /// The compiler this phase runs, as reports name it.
+    pub(crate) fn kind(self) -> crate::report::JobPhase {
+        match self {
+            Phase::Cicc(_) => crate::report::JobPhase::Cicc,
+            Phase::Ptxas(_) => crate::report::JobPhase::Ptxas,
+        }
+    }
+}
+
+/// One job: a phase of one module, and the job it needs first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Job {
+    pub module: usize,
+    pub phase: Phase,
+    /// Which of the build's toolkits runs it.
+    pub maker: Maker,
+    pub dep: Option<usize>,
+    /// The targets this job's output is packed as.
+    pub targets: Vec<Target>,
+}
+
+impl Job {
+    /// `compute_89 (cicc)` / `sm_89 (ptxas)`.
+    pub(crate) fn label(&self) -> String {
+        match self.phase {
+            Phase::Cicc(a) => format!("compute_{}", a.sm_name()),
+            Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
+        }
+    }
+}
+
+/// Which toolkit runs a job (`docs/build.md` "Toolkit versions"): the build's; for the PTX
+/// images of a build with a PTX toolkit (`ptx-toolkit`), that one, in cicc jobs of their own (a
+/// cubin's PTX still comes from the build's toolkit); for the targets the build's toolkit
+/// cannot build, the legacy toolkit (`legacy-toolkit`), cicc and ptxas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Maker {
+    Build,
+    Ptx,
+    Legacy,
+}
+
+/// Every job of a build, cicc jobs first; `maker` says which toolkit makes each target. With a
+/// sharing rule, the cicc job of each arch of a class (`share.rs`) depends on the class's
+/// lowest arch of the module, whose PTX it may take: among the build toolkit's jobs only, the
+/// toolkit the rule is proven for.
+pub(crate) fn plan_jobs(
+    modules: &[Module],
+    share: Option<crate::plan::share::Rule>,
+    maker: &dyn Fn(Target) -> Maker,
+) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    let mut cicc_of = std::collections::HashMap::new();
+    for (m, module) in modules.iter().enumerate() {
+        for t in module.archs.list.targets() {
+            let maker = maker(*t);
+            let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {
+                jobs.push(Job {
+                    module: m,
+                    phase: Phase::Cicc(t.arch),
+                    maker,
+                    dep: None,
+                    targets: vec![],
+                });
+                jobs.len() - 1
+            });
+            if t.kind == TargetKind::Ptx {
+                jobs[id].targets.push(*t);
+            }
+        }
+    }
+    let cicc_count = jobs.len();
+    if let Some(rule) = share {
+        let mut lead_of = std::collections::HashMap::new();
+        let mut order: Vec<usize> = (0..cicc_count).collect();
+        order.sort_by_key(|&id| (jobs[id].module, jobs[id].maker, cicc_arch(&jobs[id])));
+        for id in order {
+            let arch = cicc_arch(&jobs[id]);
+            if jobs[id].maker != Maker::Build {
+                continue;
+            }
+            if let Some(class) = rule.class(arch) {
+                let key = (jobs[id].module, jobs[id].maker, class);
+                let lead = *lead_of.entry(key).or_insert(id);
+                if lead != id {
+                    jobs[id].dep = Some(lead);
+                }
+            }
+        }
+    }
+    for id in 0..cicc_count {
+        let (m, arch, by) = (jobs[id].module, cicc_arch(&jobs[id]), jobs[id].maker);
+        let cubin = Target::cubin(arch);
+        if modules[m].archs.list.contains(cubin) && maker(cubin) == by {
+            jobs.push(Job {
+                module: m,
+                phase: Phase::Ptxas(arch),
+                maker: by,
+                dep: Some(id),
+                targets: vec![Target::cubin(arch)],
+            });
+        }
+    }
+    jobs
+}
+
+fn cicc_arch(job: &Job) -> Arch {
+    match job.phase {
+        Phase::Cicc(a) | Phase::Ptxas(a) => a,
+    }
+}
+
+/// Start order, as a priority per job (higher first), for a short makespan without knowing
+/// durations: longest chain first — cicc jobs whose PTX other cicc jobs of their family may
+/// take, then cicc jobs that feed a ptxas job, then other cicc jobs, then ptxas jobs — and within each class the newest arch first, because newer targets
+/// compile slower (measured on `benches/inputs/bench_kernels.cu`: sm_90's ptxas job is the
+/// longest). The job that finishes the build is then a short one (an old arch's ptxas), not
+/// the newest arch's. Deterministic; it changes only when jobs run, never what they produce.
+pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
+    let feeds: std::collections::HashSet<usize> = jobs.iter().filter_map(|j| j.dep).collect();
+    let leads: std::collections::HashSet<usize> = jobs
+        .iter()
+        .filter(|j| matches!(j.phase, Phase::Cicc(_)))
+        .filter_map(|j| j.dep)
+        .collect();
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| match j.phase {
+            Phase::Cicc(a) if leads.contains(&i) => 30_000 + a.cc.sm(),
+            Phase::Cicc(a) if feeds.contains(&i) => 20_000 + a.cc.sm(),
+            Phase::Cicc(a) => 10_000 + a.cc.sm(),
+            Phase::Ptxas(a) => a.cc.sm(),
+        })
+        .collect()
+}

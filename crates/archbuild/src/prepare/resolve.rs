@@ -1,0 +1,664 @@
+//! A build's configuration resolved once, before anything runs, into one [`Prepared`].
+use super::setup;
+use std::path::PathBuf;
+
+use archbuild_arch::ComputeCapability;
+use archbuild_fatbin::CompressionChoice;
+
+use crate::base::env::Env;
+use crate::base::paths::Home;
+use crate::base::process::{Cmd, Spawns};
+use crate::config::archs::ResolvedArchs;
+use crate::config::manifest::PackageConfig;
+use crate::error::{Error, Result};
+use crate::plan::{Module, Settings};
+use crate::prepare::spec::Spec;
+use crate::toolkit::discover::{Discovery, Wanted};
+use crate::toolkit::nvcc::Toolkit;
+use crate::toolkit::releases::Requested;
+
+/// The variable naming a directory of prebuilt fat binaries (`docs/ci.md`).
+pub(crate) const PREBUILT_VAR: &str = "ARCHBUILD_PREBUILT";
+
+/// What resolving may do besides reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// A build: provisions the toolkit when asked, installs header libraries, asks a
+    /// sccache-dist cluster for its CPUs.
+    Build,
+    /// The plan of a build about to run (`Build::try_plan_to_build`, the CLI's): installs what
+    /// the build would, writes no output.
+    PlanToBuild,
+    /// A plan (`try_plan`): writes nothing; a toolkit or header library that is not there yet
+    /// is an error naming the build that would provision it.
+    Plan,
+    /// A build that takes a package's shipped fat binaries before any toolkit is looked for
+    /// (`docs/publishing.md`): its toolkit is the records' stand-in; installs nothing, runs
+    /// nothing, touches no network.
+    Packaged,
+}
+
+impl Mode {
+    /// Whether resolving may provision a toolkit and install header libraries.
+    fn installs(self) -> bool {
+        matches!(self, Mode::Build | Mode::PlanToBuild)
+    }
+}
+
+/// Where fat binaries made elsewhere come from, and so how they are checked
+/// (`output/prebuilt.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Prebuilt {
+    /// A CI run's (`Build::prebuilt`, `ARCHBUILD_PREBUILT`): made with this build's toolkit and
+    /// host compiler, every input compared.
+    Ci(PathBuf),
+    /// The package's own (`prebuilt` in `[package.metadata.archbuild]`): made by its author's
+    /// toolkit, the package's files and every setting compared.
+    Packaged(PathBuf),
+}
+
+/// Which fat binaries made elsewhere a build takes (`output/prebuilt.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Take {
+    /// Those whose record matches; a package's that `ARCHBUILD_VERIFY` samples is compiled
+    /// again and compared instead.
+    Matching,
+    /// Those whose record matches, none compiled again: no toolkit was found (each sampled one
+    /// with a warning).
+    Unverified,
+    /// Anything shipped, matching or not, and an empty fat binary for a module with none:
+    /// docs.rs (`DOCS_RS`), which has no toolkit and runs no kernel.
+    Docs,
+}
+
+impl Prebuilt {
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        match self {
+            Prebuilt::Ci(d) | Prebuilt::Packaged(d) => d,
+        }
+    }
+}
+
+/// Everything resolved before any compile runs.
+#[derive(Clone)]
+pub(crate) struct Prepared {
+    pub env: Env,
+    pub toolkit: Toolkit,
+    /// The toolkit of the PTX images, when the build asks for one of another release than
+    /// `toolkit` (`ptx-toolkit`); its cicc jobs make them (`plan::Maker::Ptx`).
+    pub ptx_toolkit: Option<Toolkit>,
+    /// The version `ptx-toolkit` asks for, as written: what a package's records are keyed by
+    /// (`keys::Facts::packaged`), since a dependent has no toolkit to fingerprint.
+    pub ptx_asked: Option<String>,
+    /// The toolkit that builds the targets `toolkit` cannot (`legacy-toolkit`: a CUDA 12 one
+    /// for sm_50–72), cicc and ptxas (`plan::Maker::Legacy`).
+    pub legacy_toolkit: Option<Toolkit>,
+
+    /// The version `legacy-toolkit` asks for, as written (`keys::Facts::packaged`).
+    pub legacy_asked: Option<String>,
+    pub archs: ResolvedArchs,
+    /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
+    pub arch_warnings: Vec<String>,
+    pub modules: Vec<Module>,
+    pub settings: Settings,
+    pub compression: CompressionChoice,
+    pub home: Home,
+    pub cache_on: bool,
+    /// The rule cicc runs are shared by, when they are (`plan/share.rs`).
+    pub share_cicc: Option<crate::plan::share::Rule>,
+    /// The build cache's size cap (read only when the cache is on).
+    pub cache_max: u64,
+    pub remote: Option<archbuild_config::RemoteConfig>,
+    /// The variant groups: the build script's, then Cargo.toml's.
+    pub groups: Vec<(String, Vec<String>)>,
+    /// `<OUT_DIR>` (`Build::out_dir`, else `OUT_DIR`); a build needs it, a plan does not.
+    pub out_root: Option<PathBuf>,
+    /// Where fat binaries made elsewhere are taken from (`Build::prebuilt`, else
+    /// `ARCHBUILD_PREBUILT`, else the package's `prebuilt`); never for a library, whose host
+    /// objects need every source's stub.
+    pub prebuilt: Option<Prebuilt>,
+    /// Which of them it takes (set by `run`; `Matching` when resolved).
+    pub take: Take,
+    /// Worker threads: `local_workers`, or with a sccache-dist cluster `ARCHBUILD_DIST_JOBS`,
+    /// else `local_workers` plus the cluster's CPUs.
+    pub workers: usize,
+    /// Processes at once on this machine (`Build::jobs`, `ARCHBUILD_JOBS`, the CPUs).
+    pub local_workers: usize,
+    /// sccache-dist through the launcher (`plan/dist.rs`); `Off` without sccache.
+    pub cluster: crate::plan::dist::Cluster,
+    pub on_job: Option<crate::prepare::spec::JobCallback>,
+    /// Whether to write the `include!` module.
+    pub rust_module: bool,
+    pub quiet: bool,
+    /// The build's one count of processes started; its compiler jobs count into it too.
+    pub spawns: Spawns,
+    pub watch: Vec<PathBuf>,
+    /// Which cache hits are compiled again and compared (`ARCHBUILD_VERIFY`).
+    pub verify: crate::config::verification::Verify,
+    /// A library build (`Library`, or Cargo.toml's `library`): its archive, host flags, runtime.
+    pub library: Option<crate::host::link::ResolvedLibrary>,
+}
+
+/// The job count with a sccache-dist cluster (`docs/environment.md`).
+pub(crate) const DIST_JOBS_VAR: &str = "ARCHBUILD_DIST_JOBS";
+
+/// Resolves everything a build needs, once.
+pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
+    let mut env = b.env.clone().unwrap_or_else(Env::process);
+    if let Some(on) = b.cargo_metadata {
+        env = env.with_cargo_metadata(on);
+    }
+    let manifest_dir = b
+        .manifest_dir
+        .clone()
+        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let base_dir = match &manifest_dir {
+        Some(d) => d.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
+        }
+    };
+    let mut watch = Vec::new();
+    let pkg = match &manifest_dir {
+        Some(d) if d.join("Cargo.toml").is_file() => {
+            watch.push(d.join("Cargo.toml"));
+            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
+        }
+        _ => None,
+    };
+    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(&env));
+    if let Some(c) = &b.cache_dir {
+        home = home.with_cache_dir(c.clone());
+    }
+    let cache_on = cache_switch(b, &env)?;
+    let cache_max = if cache_on {
+        crate::cache::evict::max_bytes(&env)?
+    } else {
+        0
+    };
+    let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
+    let spawns = Spawns::default();
+    let wanted = crate::toolkit::releases::requested(
+        b.toolkit_version.as_deref(),
+        &env,
+        pkg.as_ref().and_then(|p| p.toolkit.as_deref()),
+    )?;
+    let toolkit = toolkit(b, &env, &home, &spawns, mode, wanted.as_ref())?;
+    let devices = || {
+        crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
+            query_devices(&toolkit, &spawns)
+        })
+    };
+    let (legacy_asked, legacy_toolkit) =
+        legacy_toolkit(b, &env, &home, &spawns, mode, &toolkit, pkg.as_ref())?;
+    let builders = crate::config::archs::Builders {
+        main: &toolkit,
+        legacy: legacy_toolkit.as_ref(),
+    };
+    let archs = crate::config::archs::resolve_archs(
+        b.archs.as_deref(),
+        &env,
+        pkg.as_ref(),
+        builders,
+        &devices,
+    )?;
+    // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
+    let arch_warnings = archs.source.dialect().warnings(&archs.input);
+    let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
+    let headers = crate::headers::library::resolve_all(
+        pkg.as_ref().map_or(&[][..], |p| &p.headers),
+        &b.header_libraries,
+        &base_dir,
+        &env,
+        &home,
+        mode.installs(),
+        &mut crate::base::pypi::stderr_progress,
+    )?;
+    attach_headers(&mut settings, headers);
+    // Only a build runs compiles; a plan writes nothing into the home.
+    if matches!(mode, Mode::Build) {
+        settings.observation = crate::cache::observe::Observation::from_env(&env, home.root());
+    }
+    let fleet = crate::prepare::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
+    let compression = crate::prepare::fleet::compression(
+        setup::compression(b, &env, pkg.as_ref())?,
+        fleet.as_ref().map(|(f, _)| f),
+    );
+    let share_cicc = crate::plan::share::enabled(
+        b.share_cicc,
+        &env,
+        toolkit.version(),
+        &settings.all_nvcc_flags(),
+        settings.launch_cicc && settings.launcher.is_some(),
+    )?;
+    let verify = match &b.verify {
+        Some(v) => crate::config::verification::Verify::parse(
+            v,
+            "the build's verification (`.verify(...)`)",
+        )?,
+        None => crate::config::verification::Verify::from_env(&env)?,
+    };
+    let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
+    let whole = setup::shard_of(b, &env, &archs, builders, &devices)?;
+    settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
+    let (list_mode, mode_text) = crate::prepare::narrowing::resolve(b, &env, pkg.as_ref())?;
+    let mut modules = setup::modules(
+        b,
+        name,
+        pkg.as_ref(),
+        &base_dir,
+        (&archs, whole.as_ref()),
+        builders,
+        &devices,
+        list_mode
+            .narrows(&archs.source)
+            .then_some(mode_text.as_str()),
+    )?;
+    let (ptx_asked, ptx_toolkit) = ptx_toolkit(
+        b,
+        &env,
+        &home,
+        &spawns,
+        mode,
+        (&toolkit, fleet.as_ref().map(|(f, _)| f)),
+        pkg.as_ref(),
+    )?;
+    if let Some((ptx_tk, origin)) = &ptx_toolkit {
+        for m in &modules {
+            let ptx: Vec<_> = m
+                .archs
+                .list
+                .targets()
+                .iter()
+                .filter(|t| t.kind == archbuild_arch::TargetKind::Ptx)
+                .copied()
+                .collect();
+            ptx_tk.check_targets(&ptx, origin)?;
+        }
+    }
+    if let Some((f, origin)) = &fleet {
+        let ptx_tk = ptx_toolkit.as_ref().map(|(t, _)| t);
+        crate::prepare::fleet::check((f, origin), &modules, (builders, ptx_tk), compression)?;
+    }
+    settings.fleet = fleet.map(|(f, _)| f);
+    for m in &mut modules {
+        m.host = library.is_some();
+    }
+    // A build asks with its store (and remote) in `run.rs`; a plan asks here and writes nothing.
+    if matches!(mode, Mode::Plan | Mode::PlanToBuild) {
+        ptxas_line(&mut settings, &toolkit, &modules, None, &spawns);
+    }
+    // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
+    // stand-in is no file to watch.
+    if !toolkit.is_stand_in() {
+        watch.push(toolkit.nvcc().to_path_buf());
+    }
+    let groups = crate::report::variants::groups(
+        &b.variants,
+        pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
+    );
+    let out_root = b.out_dir.clone().or_else(|| env.path("OUT_DIR"));
+    let prebuilt = match library {
+        Some(_) => None,
+        None => b
+            .prebuilt
+            .clone()
+            .or_else(|| env.path(PREBUILT_VAR))
+            .map(Prebuilt::Ci)
+            .or_else(|| {
+                let packaged = b.packaged.unwrap_or(true);
+                let dir = pkg.as_ref().and_then(|p| p.prebuilt_dir());
+                dir.filter(|_| packaged).map(Prebuilt::Packaged)
+            }),
+    };
+    let local_workers = crate::plan::exec::parallelism(&env, b.jobs)?;
+    // sccache with a cluster: more jobs at once than this machine's CPUs, its own processes
+    // still at most `local_workers` (`JobRunner`'s local slots).
+    let cluster = match (&settings.launcher, settings.launch_cicc, mode) {
+        (Some(l), false, Mode::Build) => crate::plan::dist::status(l, settings.compiler_env.vars()),
+        _ => crate::plan::dist::Cluster::Off,
+    };
+    let workers = match &cluster {
+        crate::plan::dist::Cluster::Up { cpus, .. } => match env.var(DIST_JOBS_VAR) {
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Config {
+                    what: "job count",
+                    origin: DIST_JOBS_VAR.to_owned(),
+                    value: v.clone(),
+                    hint: "use a whole number of 1 or more, such as `24`, or leave it unset \
+                           for this machine's CPUs plus the cluster's"
+                        .to_owned(),
+                })?,
+            None => local_workers + *cpus as usize,
+        },
+        _ => local_workers,
+    };
+    Ok(Prepared {
+        env,
+        toolkit,
+        ptx_toolkit: ptx_toolkit.map(|(t, _)| t),
+        ptx_asked,
+        legacy_toolkit,
+        legacy_asked,
+        archs,
+        arch_warnings,
+        modules,
+        settings,
+        compression,
+        home,
+        cache_on,
+        share_cicc,
+        cache_max,
+        remote,
+        groups,
+        out_root,
+        prebuilt,
+        take: Take::Matching,
+        workers,
+        local_workers,
+        cluster,
+        on_job: b.on_job.clone(),
+        rust_module: !b.no_rust_module && library.is_none(),
+        quiet: b.quiet,
+        spawns,
+        watch,
+        verify,
+        library,
+    })
+}
+
+/// What a build says before it compiles: the arch list, when it is the portable default (in a
+/// build script as a Cargo warning, elsewhere on stderr), unless quiet.
+pub(crate) fn announce(p: &Prepared) {
+    if let Some(line) = p.archs.announcement().filter(|_| !p.quiet) {
+        if p.env.cargo_metadata() {
+            println!(
+                "{}",
+                p.env.syntax().line("warning", format!("archbuild: {line}"))
+            );
+        } else {
+            eprintln!("archbuild: {line}");
+        }
+    }
+}
+
+/// Adds the libraries to the settings: their include directories come after the user's and
+/// are probed (direct mode) like them.
+fn attach_headers(s: &mut Settings, libs: Vec<crate::headers::tree::Resolved>) {
+    let at = (s.includes.len() + s.flag_inputs.dirs.len()).min(s.probe_dirs.len());
+    let dirs: Vec<PathBuf> = libs.iter().flat_map(|l| l.dirs.clone()).collect();
+    s.probe_dirs.splice(at..at, dirs);
+    s.header_libraries = libs;
+}
+
+/// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
+/// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
+fn query_devices(tk: &Toolkit, spawns: &Spawns) -> Vec<ComputeCapability> {
+    if tk.is_stand_in() {
+        return Vec::new();
+    }
+    match Cmd::new(tk.tool("__nvcc_device_query")).output_counted(spawns) {
+        Ok(out) if out.status.success() => {
+            parse_device_query(&String::from_utf8_lossy(&out.stdout))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `__nvcc_device_query` prints the SM numbers of the visible GPUs without a newline (`90` on
+/// an H200, observed; comma-separated for several GPUs).
+fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
+    let mut ccs: Vec<ComputeCapability> = stdout
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse::<u32>().ok())
+        .filter(|&sm| sm >= 10)
+        .map(ComputeCapability::from_sm)
+        .collect();
+    ccs.sort();
+    ccs.dedup();
+    ccs
+}
+
+/// Whether the build cache is on: `Build::cache`, else `ARCHBUILD_CACHE` (on by default).
+fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
+    match (b.cache, env.var("ARCHBUILD_CACHE")) {
+        (Some(on), _) => Ok(on),
+        (None, None) => Ok(true),
+        (None, Some(v)) if archbuild_config::is_off(&v) => Ok(false),
+        (None, Some(v)) if archbuild_config::is_on(&v) => Ok(true),
+        (None, Some(v)) => Err(Error::Config {
+            what: "cache switch",
+            origin: "ARCHBUILD_CACHE".into(),
+            value: v,
+            hint: "use `off` (or `0`, `false`, `no`, `none`) to build without the cache, \
+                       `on` (or `1`, `true`, `yes`) or nothing to use it"
+                .into(),
+        }),
+    }
+}
+
+/// The ptxas flags nvcc gives for the build's flags (`prepare/ptxas_line.rs`), asked of the
+/// toolkit once and memoised; a toolkit that stands in for a package's records, or an nvcc
+/// whose plan has no ptxas line, leaves the table's derivation (`Settings::finish`).
+pub(crate) fn ptxas_line(
+    settings: &mut Settings,
+    toolkit: &Toolkit,
+    modules: &[crate::plan::Module],
+    store: Option<&crate::base::store::Store>,
+    spawns: &Spawns,
+) {
+    // No flag at all: nvcc gives ptxas none (the table's answer is exact), and a release build
+    // taking CI's fat binaries starts no process.
+    let flagless = settings.all_nvcc_flags().is_empty() && settings.explicit_ptxas.is_empty();
+    if toolkit.is_stand_in() || flagless {
+        return;
+    }
+    let Some(arch) = modules
+        .iter()
+        .flat_map(|m| m.archs.list.targets())
+        .find(|t| t.kind == archbuild_arch::TargetKind::Cubin)
+        .map(|t| t.arch)
+    else {
+        return;
+    };
+    if let Ok(line) = crate::prepare::ptxas_line::query(toolkit, settings, arch, store, spawns) {
+        settings.ptxas_pre = line.pre;
+        settings.ptxas_flags = line.post;
+    }
+}
+
+impl Prepared {
+    /// Which toolkit makes target `t`: the legacy toolkit what the build's cannot build, the
+    /// PTX toolkit the PTX images, the build's toolkit the rest.
+    pub(crate) fn maker(&self, t: archbuild_arch::Target) -> crate::plan::Maker {
+        let builders = crate::config::archs::Builders {
+            main: &self.toolkit,
+            legacy: self.legacy_toolkit.as_ref(),
+        };
+        match (builders.by_legacy(t), t.kind, &self.ptx_toolkit) {
+            (true, _, _) => crate::plan::Maker::Legacy,
+            (false, archbuild_arch::TargetKind::Ptx, Some(_)) => crate::plan::Maker::Ptx,
+            _ => crate::plan::Maker::Build,
+        }
+    }
+
+    /// The versions `ptx-toolkit` and `legacy-toolkit` ask for, as written.
+    pub(crate) fn asked(&self) -> (Option<&str>, Option<&str>) {
+        (self.ptx_asked.as_deref(), self.legacy_asked.as_deref())
+    }
+
+    /// The toolkit of a maker (the build's where the other is not set).
+    pub(crate) fn toolkit_of(&self, maker: crate::plan::Maker) -> &Toolkit {
+        let other = match maker {
+            crate::plan::Maker::Build => None,
+            crate::plan::Maker::Ptx => self.ptx_toolkit.as_ref(),
+            crate::plan::Maker::Legacy => self.legacy_toolkit.as_ref(),
+        };
+        other.unwrap_or(&self.toolkit)
+    }
+}
+
+/// The version `legacy-toolkit` asks for, and the toolkit of that version, found or
+/// provisioned as the build's toolkit is, when it is not the build's. A stand-in compiles
+/// nothing and needs none.
+fn legacy_toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    build_tk: &Toolkit,
+    pkg: Option<&PackageConfig>,
+) -> Result<(Option<String>, Option<Toolkit>)> {
+    use crate::toolkit::releases::{requested_as, Asked};
+    let wanted = requested_as(
+        Asked::LegacyToolkit,
+        b.legacy_toolkit_version.as_deref(),
+        env,
+        pkg.and_then(|p| p.legacy_toolkit.as_deref()),
+    )?;
+    let Some((version, origin)) = wanted else {
+        return Ok((None, None));
+    };
+    let asked = Some(version.to_string());
+    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+        return Ok((asked, None));
+    }
+    let mut spec = b.clone();
+    spec.toolkit = None;
+    let found = toolkit(&spec, env, home, spawns, mode, Some(&(version, origin)))?;
+    Ok((asked, Some(found)))
+}
+
+/// A value with the origin of the request that gave it.
+type Origined<T> = (T, String);
+
+/// The version `ptx-toolkit` asks for, and the toolkit that makes the PTX images with the
+/// origin of the request when that version is not the build's toolkit's: found, or provisioned
+/// as the build's toolkit is. A stand-in (a package's fat binaries) compiles nothing and needs
+/// none.
+fn ptx_toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    (build_tk, fleet): (&Toolkit, Option<&archbuild_arch::Fleet>),
+    pkg: Option<&PackageConfig>,
+) -> Result<(Option<String>, Option<Origined<Toolkit>>)> {
+    use crate::toolkit::releases::{asked_value, parse_asked, Asked};
+    let asked = asked_value(
+        Asked::PtxToolkit,
+        b.ptx_toolkit_version.as_deref(),
+        env,
+        pkg.and_then(|p| p.ptx_toolkit.as_deref()),
+    );
+    let Some((value, origin)) = asked else {
+        return Ok((None, None));
+    };
+    // `fleet`: the release the fleet's oldest driver JITs, when the build's is newer.
+    let value = match (value.trim(), fleet) {
+        ("fleet", Some(f)) => {
+            let Some(oldest) = f.members.iter().map(|m| m.driver).min() else {
+                return Ok((Some(value), None));
+            };
+            if oldest >= build_tk.version() {
+                return Ok((Some(value), None));
+            }
+            format!("{}.{}", oldest.major(), oldest.minor())
+        }
+        ("fleet", None) => {
+            return Err(Error::Config {
+                what: "PTX toolkit",
+                origin,
+                value,
+                hint: "`fleet` takes the version the fleet's oldest driver can JIT, so the build \
+                       needs a fleet: set `fleet = [\"8.6@13.0\"]` in \
+                       [package.metadata.archbuild], ARCHBUILD_FLEET or `Build::fleet`, or name \
+                       a version such as `13.0`"
+                    .to_owned(),
+            })
+        }
+        _ => value,
+    };
+    let (version, origin) = parse_asked(&value, origin)?;
+    let asked = Some(version.to_string());
+    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+        return Ok((asked, None));
+    }
+    // Not the caller's `.toolkit(...)`: that one is the build's, of another version.
+    let mut spec = b.clone();
+    spec.toolkit = None;
+    let found = toolkit(
+        &spec,
+        env,
+        home,
+        spawns,
+        mode,
+        Some(&(version, origin.clone())),
+    )?;
+    Ok((asked, Some((found, origin))))
+}
+
+/// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)
+/// now; of the version `wanted` asks for, if any.
+fn toolkit(
+    b: &Spec,
+    env: &Env,
+    home: &Home,
+    spawns: &Spawns,
+    mode: Mode,
+    wanted: Option<&(Requested, String)>,
+) -> Result<Toolkit> {
+    let wanted = wanted.map(|(version, origin)| Wanted {
+        version,
+        origin: origin.as_str(),
+    });
+    Ok(match &b.toolkit {
+        // The caller's toolkit is of another version than asked: an error, not a silent use.
+        Some(t) if !t.is_stand_in() && wanted.is_some_and(|w| !w.version.matches(t.release())) => {
+            let w = wanted.expect("checked");
+            return Err(Error::ToolkitVersionNotFound {
+                wanted: w.version.to_string(),
+                origin: w.origin.to_owned(),
+                found: format!(
+                    "the build's `.toolkit(...)` is CUDA {} ({})",
+                    t.release(),
+                    t.nvcc().display()
+                ),
+                fix: "give the build a toolkit of that version, or drop `.toolkit(...)` to let \
+                      archbuild find or provision one"
+                    .to_owned(),
+            });
+        }
+        // Queried by the caller, before this build: no process of this build.
+        Some(t) => t.clone(),
+        None => {
+            let provision = mode.installs() && b.provision.unwrap_or(false);
+            Discovery::new(home.clone()).locate_counted(
+                env,
+                wanted,
+                provision,
+                &mut crate::toolkit::provision::stderr_progress,
+                spawns,
+            )?
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_query_output() {
+        let cc = ComputeCapability::new;
+        assert_eq!(parse_device_query("90"), [cc(9, 0)]);
+        assert_eq!(parse_device_query("89,86,86\n"), [cc(8, 6), cc(8, 9)]);
+        assert_eq!(parse_device_query(""), []);
+    }
+}
