@@ -387,28 +387,8 @@ fn conclude(
         true => Some(write_rust_module(p, &modules, &p.groups, out_root, name)?),
         false => None,
     };
-    // Once per build, after everything is packed; a build that stored nothing adds nothing to
-    // evict for, and an unchanged rebuild stays a few milliseconds.
-    let cache_eviction = compiler
-        .store
-        .as_ref()
-        .filter(|s| s.wrote())
-        .map(|s| crate::cache::evict::evict(s, p.cache_max, started))
-        .filter(|e| e.entries > 0);
-    if let Some(e) = cache_eviction.filter(|_| !p.quiet) {
-        eprintln!("archbuild: {e}");
-    }
-    let remote_stats = remote.map(|r| r.stats());
-    // Build scripts show them as cargo warnings; other callers have them in the report (the
-    // CLI prints them with its own styling).
-    if let Some(stats) = remote_stats.as_ref().filter(|_| p.env.cargo_metadata()) {
-        for w in &stats.warnings {
-            println!(
-                "{}",
-                p.env.syntax().line("warning", format!("archbuild: {w}"))
-            );
-        }
-    }
+    let cache_eviction = evict(p, compiler, started);
+    let remote_stats = remote_stats(p, remote);
     let records: Vec<JobRecord> = done
         .iter()
         .enumerate()
@@ -471,6 +451,43 @@ fn conclude(
         }
     }
     Ok(report)
+}
+
+/// The cache capped once per build, after everything is packed; a build that stored nothing
+/// adds nothing to evict for, and an unchanged rebuild stays a few milliseconds.
+fn evict(
+    p: &Prepared,
+    compiler: &JobRunner<'_>,
+    started: SystemTime,
+) -> Option<crate::report::CacheEviction> {
+    let eviction = compiler
+        .store
+        .as_ref()
+        .filter(|s| s.wrote())
+        .map(|s| crate::cache::evict::evict(s, p.cache_max, started))
+        .filter(|e| e.entries > 0);
+    if let Some(e) = eviction.filter(|_| !p.quiet) {
+        eprintln!("archbuild: {e}");
+    }
+    eviction
+}
+
+/// The remote tier's statistics; its warnings become Cargo warnings in a build script, and
+/// stay in the report for other callers (the CLI prints them with its own styling).
+fn remote_stats(
+    p: &Prepared,
+    remote: Option<std::sync::Arc<archbuild_store::Remote>>,
+) -> Option<archbuild_store::RemoteStats> {
+    let stats = remote.map(|r| r.stats());
+    if let Some(stats) = stats.as_ref().filter(|_| p.env.cargo_metadata()) {
+        for w in &stats.warnings {
+            println!(
+                "{}",
+                p.env.syntax().line("warning", format!("archbuild: {w}"))
+            );
+        }
+    }
+    stats
 }
 
 /// Every job's output once all succeeded; `None` when the build should run once more (an

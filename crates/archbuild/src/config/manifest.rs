@@ -136,154 +136,241 @@ impl PackageConfig {
         let mut unknown: Vec<String> = Vec::new();
         let mut wrong: Vec<String> = Vec::new();
         for (key, value) in table {
-            let mut strings = || string_list(key, value).map_err(|e| wrong.push(e)).ok();
-            match key.as_str() {
-                "archs" => cfg.archs = strings().map(|v| v.join(" ")),
-                "fleet" => cfg.fleet = strings().map(|v| v.join(", ")),
-                "toolkit" => match value.as_str() {
-                    Some(v) => cfg.toolkit = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`toolkit` must be a string such as \"13.0\", \"13.0.88\" or \"12.x\" \
-                         (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
-                    )),
-                },
-                "ptx-toolkit" => match value.as_str() {
-                    Some(v) => cfg.ptx_toolkit = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`ptx-toolkit` must be a string such as \"13.0\" or \"13.0.88\" \
-                         (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
-                    )),
-                },
-                "legacy-toolkit" => match value.as_str() {
-                    Some(v) => cfg.legacy_toolkit = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`legacy-toolkit` must be a string such as \"12.x\" or \"12.9\", \
-                         found `{value}`"
-                    )),
-                },
-                "arch-list-mode" => match value.as_str() {
-                    Some(v) => cfg.arch_list_mode = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`arch-list-mode` must be a string: \"auto\", \"narrow\" or \
-                         \"override\", found `{value}`"
-                    )),
-                },
-                "kernels" => {
-                    cfg.kernels = strings()
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|k| dir.join(k))
-                        .collect()
-                }
-                "nvcc-flags" => cfg.nvcc_flags = strings().unwrap_or_default(),
-                "ptxas-flags" => cfg.ptxas_flags = strings().unwrap_or_default(),
-                "include" => {
-                    cfg.include = strings()
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|k| dir.join(k))
-                        .collect()
-                }
-                "defines" => cfg.defines = strings().unwrap_or_default(),
-                "host-flags" => cfg.host_flags = strings().unwrap_or_default(),
-                "library" | "cudart" => match value.as_str() {
-                    Some(v) if key == "library" => cfg.library = Some(v.to_owned()),
-                    Some(v) => cfg.cudart = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`{key}` must be a string such as \"flashattention\" or \"static\", \
-                         found `{value}`"
-                    )),
-                },
-                "prebuilt" | "prebuilt-budget" => match value.as_str() {
-                    Some(v) if key == "prebuilt" => cfg.prebuilt = Some(v.to_owned()),
-                    Some(v) => cfg.prebuilt_budget = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`{key}` must be a string such as \"prebuilt\" or \"8 MiB\", \
-                         found `{value}`"
-                    )),
-                },
-                "compression" => match value.as_str() {
-                    Some(v) => cfg.compression = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`compression` must be a string such as \"default\" or \"size\", \
-                         found `{value}`"
-                    )),
-                },
-                "remote-cache" | "remote-cache-mode" => match value.as_str() {
-                    Some(v) if key == "remote-cache" => cfg.remote_cache = Some(v.to_owned()),
-                    Some(v) => cfg.remote_cache_mode = Some(v.to_owned()),
-                    None => wrong.push(format!(
-                        "`{key}` must be a string such as \"redis://cache:6379/0\" or \
-                         \"read-only\", found `{value}`"
-                    )),
-                },
-                "variants" => match value.as_table() {
-                    Some(t) => {
-                        for (group, kernels) in t {
-                            match string_list(group, kernels) {
-                                Ok(k) => cfg.variants.push((group.clone(), k)),
-                                Err(e) => wrong.push(format!("in `variants`: {e}")),
-                            }
-                        }
-                    }
-                    None => wrong.push(
-                        "`variants` must be a table of group = [\"kernel\", …] (most \
-                         preferred first)"
-                            .into(),
-                    ),
-                },
-                "headers" => match value.as_table() {
-                    Some(t) => {
-                        for (name, lib) in t {
-                            match crate::headers::library::from_toml(name, lib, dir) {
-                                Ok(l) => cfg.headers.push(l),
-                                Err(e) => wrong.push(format!("in `headers`: {e}")),
-                            }
-                        }
-                    }
-                    None => wrong.push(
-                        "`headers` must be a table of name = \"version\" or name = { pypi, \
-                         version } / { path, rev }"
-                            .into(),
-                    ),
-                },
-                "file-archs" => match value.as_table() {
-                    Some(t) => {
-                        for (file, archs) in t {
-                            match string_list(file, archs) {
-                                Ok(list) => {
-                                    cfg.file_archs.insert(file.clone(), list.join(" "));
-                                }
-                                Err(e) => wrong.push(format!("in `file-archs`: {e}")),
-                            }
-                        }
-                    }
-                    None => wrong
-                        .push("`file-archs` must be a table of \"path\" = \"arch list\"".into()),
-                },
-                other => unknown.push(other.to_owned()),
+            let known = cfg.read_arch_key(key, value, &mut wrong)
+                || cfg.read_toolkit_key(key, value, &mut wrong)
+                || cfg.read_compile_key(key, value, dir, &mut wrong)
+                || cfg.read_library_key(key, value, &mut wrong)
+                || cfg.read_output_key(key, value, &mut wrong)
+                || cfg.read_kernel_table(key, value, dir, &mut wrong);
+            if !known {
+                unknown.push(key.to_owned());
             }
         }
         if !unknown.is_empty() {
-            let each: Vec<String> = unknown
-                .iter()
-                .map(|k| match closest_key(k) {
-                    Some(s) => format!("`{k}` (did you mean `{s}`?)"),
-                    None => format!("`{k}`"),
-                })
-                .collect();
-            wrong.push(format!(
-                "unknown key{} {}; known keys are {}",
-                if unknown.len() > 1 { "s" } else { "" },
-                each.join(", "),
-                KNOWN_KEYS.join(", ")
-            ));
+            wrong.push(unknown_keys_problem(&unknown));
         }
         if !wrong.is_empty() {
             return Err(bad(wrong.join("; ")));
         }
         Ok(Some(cfg))
     }
+
+    /// Reads a key choosing the arch list (`archs`, `fleet`, `arch-list-mode`, `file-archs`);
+    /// `false` when `key` is none of them.
+    fn read_arch_key(&mut self, key: &str, value: &toml::Value, wrong: &mut Vec<String>) -> bool {
+        match key {
+            "archs" => self.archs = strings(key, value, wrong).map(|v| v.join(" ")),
+            "fleet" => self.fleet = strings(key, value, wrong).map(|v| v.join(", ")),
+            "arch-list-mode" => match value.as_str() {
+                Some(v) => self.arch_list_mode = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`arch-list-mode` must be a string: \"auto\", \"narrow\" or \
+                     \"override\", found `{value}`"
+                )),
+            },
+            "file-archs" => match value.as_table() {
+                Some(t) => {
+                    for (file, archs) in t {
+                        match string_list(file, archs) {
+                            Ok(list) => {
+                                self.file_archs.insert(file.clone(), list.join(" "));
+                            }
+                            Err(e) => wrong.push(format!("in `file-archs`: {e}")),
+                        }
+                    }
+                }
+                None => {
+                    wrong.push("`file-archs` must be a table of \"path\" = \"arch list\"".into())
+                }
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads a key naming a CUDA version (`toolkit`, `ptx-toolkit`, `legacy-toolkit`); `false`
+    /// when `key` is none of them.
+    fn read_toolkit_key(
+        &mut self,
+        key: &str,
+        value: &toml::Value,
+        wrong: &mut Vec<String>,
+    ) -> bool {
+        match key {
+            "toolkit" => match value.as_str() {
+                Some(v) => self.toolkit = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`toolkit` must be a string such as \"13.0\", \"13.0.88\" or \"12.x\" \
+                     (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
+                )),
+            },
+            "ptx-toolkit" => match value.as_str() {
+                Some(v) => self.ptx_toolkit = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`ptx-toolkit` must be a string such as \"13.0\" or \"13.0.88\" \
+                     (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
+                )),
+            },
+            "legacy-toolkit" => match value.as_str() {
+                Some(v) => self.legacy_toolkit = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`legacy-toolkit` must be a string such as \"12.x\" or \"12.9\", \
+                     found `{value}`"
+                )),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads a key giving the sources and their compile flags (`kernels`, `include`,
+    /// `nvcc-flags`, `ptxas-flags`, `defines`); `false` when `key` is none of them.
+    fn read_compile_key(
+        &mut self,
+        key: &str,
+        value: &toml::Value,
+        dir: &Path,
+        wrong: &mut Vec<String>,
+    ) -> bool {
+        let paths = |wrong: &mut Vec<String>| -> Vec<PathBuf> {
+            strings(key, value, wrong)
+                .unwrap_or_default()
+                .iter()
+                .map(|k| dir.join(k))
+                .collect()
+        };
+        match key {
+            "kernels" => self.kernels = paths(wrong),
+            "include" => self.include = paths(wrong),
+            "nvcc-flags" => self.nvcc_flags = strings(key, value, wrong).unwrap_or_default(),
+            "ptxas-flags" => self.ptxas_flags = strings(key, value, wrong).unwrap_or_default(),
+            "defines" => self.defines = strings(key, value, wrong).unwrap_or_default(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads a key of a package built into a static library (`library`, `cudart`,
+    /// `host-flags`); `false` when `key` is none of them.
+    fn read_library_key(
+        &mut self,
+        key: &str,
+        value: &toml::Value,
+        wrong: &mut Vec<String>,
+    ) -> bool {
+        match key {
+            "host-flags" => self.host_flags = strings(key, value, wrong).unwrap_or_default(),
+            "library" | "cudart" => match value.as_str() {
+                Some(v) if key == "library" => self.library = Some(v.to_owned()),
+                Some(v) => self.cudart = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`{key}` must be a string such as \"flashattention\" or \"static\", \
+                     found `{value}`"
+                )),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads a key about where built fat binaries go (`compression`, `prebuilt`,
+    /// `prebuilt-budget`, `remote-cache`, `remote-cache-mode`); `false` when `key` is none of them.
+    fn read_output_key(&mut self, key: &str, value: &toml::Value, wrong: &mut Vec<String>) -> bool {
+        match key {
+            "compression" => match value.as_str() {
+                Some(v) => self.compression = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`compression` must be a string such as \"default\" or \"size\", \
+                     found `{value}`"
+                )),
+            },
+            "prebuilt" | "prebuilt-budget" => match value.as_str() {
+                Some(v) if key == "prebuilt" => self.prebuilt = Some(v.to_owned()),
+                Some(v) => self.prebuilt_budget = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`{key}` must be a string such as \"prebuilt\" or \"8 MiB\", \
+                     found `{value}`"
+                )),
+            },
+            "remote-cache" | "remote-cache-mode" => match value.as_str() {
+                Some(v) if key == "remote-cache" => self.remote_cache = Some(v.to_owned()),
+                Some(v) => self.remote_cache_mode = Some(v.to_owned()),
+                None => wrong.push(format!(
+                    "`{key}` must be a string such as \"redis://cache:6379/0\" or \
+                     \"read-only\", found `{value}`"
+                )),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// Reads a sub-table of what the kernels are built from (`variants`, `headers`); `false`
+    /// when `key` is neither.
+    fn read_kernel_table(
+        &mut self,
+        key: &str,
+        value: &toml::Value,
+        dir: &Path,
+        wrong: &mut Vec<String>,
+    ) -> bool {
+        match key {
+            "variants" => match value.as_table() {
+                Some(t) => {
+                    for (group, kernels) in t {
+                        match string_list(group, kernels) {
+                            Ok(k) => self.variants.push((group.clone(), k)),
+                            Err(e) => wrong.push(format!("in `variants`: {e}")),
+                        }
+                    }
+                }
+                None => wrong.push(
+                    "`variants` must be a table of group = [\"kernel\", …] (most \
+                     preferred first)"
+                        .into(),
+                ),
+            },
+            "headers" => match value.as_table() {
+                Some(t) => {
+                    for (name, lib) in t {
+                        match crate::headers::library::from_toml(name, lib, dir) {
+                            Ok(l) => self.headers.push(l),
+                            Err(e) => wrong.push(format!("in `headers`: {e}")),
+                        }
+                    }
+                }
+                None => wrong.push(
+                    "`headers` must be a table of name = \"version\" or name = { pypi, \
+                     version } / { path, rev }"
+                        .into(),
+                ),
+            },
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The problem reported for the table's unknown keys, each with the known key it likely meant.
+fn unknown_keys_problem(unknown: &[String]) -> String {
+    let each: Vec<String> = unknown
+        .iter()
+        .map(|k| match closest_key(k) {
+            Some(s) => format!("`{k}` (did you mean `{s}`?)"),
+            None => format!("`{k}`"),
+        })
+        .collect();
+    format!(
+        "unknown key{} {}; known keys are {}",
+        if unknown.len() > 1 { "s" } else { "" },
+        each.join(", "),
+        KNOWN_KEYS.join(", ")
+    )
+}
+
+/// [`string_list`], its problem recorded in `wrong`.
+fn strings(key: &str, value: &toml::Value, wrong: &mut Vec<String>) -> Option<Vec<String>> {
+    string_list(key, value).map_err(|e| wrong.push(e)).ok()
 }
 
 /// Every key of `[package.metadata.archbuild]`.

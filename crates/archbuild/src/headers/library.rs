@@ -143,6 +143,18 @@ fn resolve(
     may_write: bool,
     progress: &mut dyn FnMut(&InstallEvent),
 ) -> Result<Resolved> {
+    check_declaration(lib)?;
+    match &lib.source {
+        Source::Pypi { package, version } => {
+            resolve_pypi(lib, package, version, env, home, may_write, progress)
+        }
+        Source::Path { dir, rev } => resolve_path(lib, dir, rev.as_deref(), home, may_write),
+    }
+}
+
+/// Refuses what is wrong whatever the source: `sha256` on a directory, an include directory
+/// outside the library.
+fn check_declaration(lib: &HeaderLibrary) -> Result<()> {
     let name = &lib.name;
     if let (Some(s), Source::Path { .. }) = (&lib.sha256, &lib.source) {
         return Err(bad(
@@ -165,106 +177,133 @@ fn resolve(
             ));
         }
     }
-    match &lib.source {
-        Source::Pypi { package, version } => {
-            let installed = match may_write {
-                true => install::install(
-                    env,
-                    home,
-                    package,
-                    version,
-                    lib.sha256.as_deref(),
-                    progress,
-                )?,
-                false => install::find_installed(home, package, version, lib.sha256.as_deref())?
-                    .ok_or_else(|| {
-                        bad(
-                            name,
-                            format!("`{package}` {version} is not installed yet, and a plan installs nothing"),
-                            "run the build once (`cargo build`, or `cargo archbuild build`), which installs it into archbuild's home",
-                        )
-                    })?,
-            };
-            let rel: Vec<String> = if lib.include.is_empty() {
-                known_layout(package, &installed.dir).map_err(|layouts| {
-                    let known: Vec<&str> = KNOWN_PACKAGES.iter().map(|k| k.0).collect();
-                    bad(
-                        name,
-                        if layouts.is_empty() {
-                            format!(
-                                "archbuild does not know where `{package}` keeps its headers \
-                                 (it knows {})",
-                                known.join(", ")
-                            )
-                        } else {
-                            format!(
-                                "`{package}` {version} has none of the layouts archbuild knows \
-                                 ({layouts})"
-                            )
-                        },
-                        format!(
-                            "say where they are with `include = \"dir/inside/the/wheel\"` \
-                             (`.include(...)`); the wheel is installed in {}: {}",
-                            installed.dir.display(),
-                            top_level(&installed.dir)
-                        ),
-                    )
-                })?
-            } else {
-                lib.include
-                    .iter()
-                    .map(|i| i.to_string_lossy().into_owned())
-                    .collect()
-            };
-            let dirs = existing(name, &installed.dir, &rel)?;
-            Ok(Resolved {
-                name: name.clone(),
-                pin: format!("pypi:{package}=={version}"),
-                content: installed.content,
-                dirs,
-                rel_dirs: rel,
-            })
-        }
-        Source::Path { dir, rev } => {
-            if !dir.is_dir() {
-                return Err(bad(
-                    name,
-                    format!("`{}` is not a directory", dir.display()),
-                    "point `path` at the library's include directory (relative paths: to the \
-                     package directory), or fetch the library there",
-                ));
-            }
-            if let Some(rev) = rev {
-                check_rev(name, dir, rev)?;
-            }
-            let rel: Vec<String> = if lib.include.is_empty() {
-                vec![".".to_owned()]
-            } else {
-                lib.include
-                    .iter()
-                    .map(|i| i.to_string_lossy().into_owned())
-                    .collect()
-            };
-            let dirs = existing(name, dir, &rel)?;
-            let content = tree::local_content(home, &dirs, may_write).map_err(|e| {
+    Ok(())
+}
+
+/// A PyPI library: its wheel installed (or found installed), and its include directories.
+fn resolve_pypi(
+    lib: &HeaderLibrary,
+    package: &str,
+    version: &str,
+    env: &Env,
+    home: &Home,
+    may_write: bool,
+    progress: &mut dyn FnMut(&InstallEvent),
+) -> Result<Resolved> {
+    let name = &lib.name;
+    let installed = match may_write {
+        true => install::install(
+            env,
+            home,
+            package,
+            version,
+            lib.sha256.as_deref(),
+            progress,
+        )?,
+        false => install::find_installed(home, package, version, lib.sha256.as_deref())?
+            .ok_or_else(|| {
                 bad(
                     name,
-                    format!("cannot read its headers: {e}"),
-                    "check the directory's permissions",
+                    format!("`{package}` {version} is not installed yet, and a plan installs nothing"),
+                    "run the build once (`cargo build`, or `cargo archbuild build`), which installs it into archbuild's home",
                 )
-            })?;
-            Ok(Resolved {
-                name: name.clone(),
-                pin: rev.as_ref().map_or_else(
-                    || "path".to_owned(),
-                    |r| format!("git:{}", r.to_lowercase()),
-                ),
-                content,
-                dirs,
-                rel_dirs: rel,
-            })
-        }
+            })?,
+    };
+    let rel: Vec<String> = if lib.include.is_empty() {
+        wheel_layout(name, package, version, &installed.dir)?
+    } else {
+        declared_include(lib)
+    };
+    let dirs = existing(name, &installed.dir, &rel)?;
+    Ok(Resolved {
+        name: name.clone(),
+        pin: format!("pypi:{package}=={version}"),
+        content: installed.content,
+        dirs,
+        rel_dirs: rel,
+    })
+}
+
+/// The include directories archbuild knows for `package`'s wheel installed in `root`, for a
+/// library that names none.
+fn wheel_layout(name: &str, package: &str, version: &str, root: &Path) -> Result<Vec<String>> {
+    known_layout(package, root).map_err(|layouts| {
+        let known: Vec<&str> = KNOWN_PACKAGES.iter().map(|k| k.0).collect();
+        bad(
+            name,
+            if layouts.is_empty() {
+                format!(
+                    "archbuild does not know where `{package}` keeps its headers \
+                     (it knows {})",
+                    known.join(", ")
+                )
+            } else {
+                format!(
+                    "`{package}` {version} has none of the layouts archbuild knows \
+                     ({layouts})"
+                )
+            },
+            format!(
+                "say where they are with `include = \"dir/inside/the/wheel\"` \
+                 (`.include(...)`); the wheel is installed in {}: {}",
+                root.display(),
+                top_level(root)
+            ),
+        )
+    })
+}
+
+/// A directory library (a git checkout when `rev` is given): checked, and its headers hashed.
+fn resolve_path(
+    lib: &HeaderLibrary,
+    dir: &Path,
+    rev: Option<&str>,
+    home: &Home,
+    may_write: bool,
+) -> Result<Resolved> {
+    let name = &lib.name;
+    if !dir.is_dir() {
+        return Err(bad(
+            name,
+            format!("`{}` is not a directory", dir.display()),
+            "point `path` at the library's include directory (relative paths: to the \
+             package directory), or fetch the library there",
+        ));
     }
+    if let Some(rev) = rev {
+        check_rev(name, dir, rev)?;
+    }
+    let rel: Vec<String> = if lib.include.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        declared_include(lib)
+    };
+    let dirs = existing(name, dir, &rel)?;
+    let content = tree::local_content(home, &dirs, may_write).map_err(|e| {
+        bad(
+            name,
+            format!("cannot read its headers: {e}"),
+            "check the directory's permissions",
+        )
+    })?;
+    Ok(Resolved {
+        name: name.clone(),
+        pin: rev.map_or_else(
+            || "path".to_owned(),
+            |r| format!("git:{}", r.to_lowercase()),
+        ),
+        content,
+        dirs,
+        rel_dirs: rel,
+    })
+}
+
+/// The include directories the library names (`include`), as written.
+fn declared_include(lib: &HeaderLibrary) -> Vec<String> {
+    lib.include
+        .iter()
+        .map(|i| i.to_string_lossy().into_owned())
+        .collect()
 }
 
 fn existing(name: &str, root: &Path, rel: &[String]) -> Result<Vec<PathBuf>> {

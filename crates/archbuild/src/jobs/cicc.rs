@@ -120,6 +120,19 @@ impl JobRunner<'_> {
         self.compile(&job, pre, miss)
     }
 
+    /// A follower waiting for its lead's PTX: parked with what it found, its worker given back.
+    fn park(&self, j: usize, parked: Parked) -> Result<Option<JobOut>, Failure> {
+        if let Ok(mut m) = self.parked.lock() {
+            m.insert(j, parked);
+            return Ok(None);
+        }
+        Err(Failure {
+            command: format!("cicc job {j}"),
+            status: Status::NotStarted,
+            output: "the table of waiting jobs is poisoned".into(),
+        })
+    }
+
     /// A follower's cicc job, after its lead's: the cache as for any cicc job, else one
     /// preprocessing run, and the lead's PTX with `.target` rewritten when the preprocessed
     /// texts are byte-identical; otherwise its own compile.
@@ -188,15 +201,7 @@ impl JobRunner<'_> {
                 p,
                 lead_ii,
             };
-            if let Ok(mut m) = self.parked.lock() {
-                m.insert(j, parked);
-                return Ok(None);
-            }
-            return Err(Failure {
-                command: format!("cicc job {j}"),
-                status: Status::NotStarted,
-                output: "the table of waiting jobs is poisoned".into(),
-            });
+            return self.park(j, parked);
         };
         let shared = lead
             .bytes(store, Ns::Ptx)
@@ -206,25 +211,7 @@ impl JobRunner<'_> {
         let (Some(bytes), false) = (shared, module.host && host_side.is_none()) else {
             return self.compile(&job, Some((pk, p)), miss).map(Some);
         };
-        let output = lead
-            .log
-            .as_ref()
-            .map(|l| l.output.clone())
-            .or_else(|| lead.replayed.clone())
-            .unwrap_or_default();
-        let ran = Ran {
-            bytes,
-            seconds: p.seconds,
-            log: RunLog {
-                command: format!(
-                    "(no cicc run: the PTX of compute_{} with `.target sm_{}`; the preprocessed \
-                     source is identical)",
-                    lead_arch.sm_name(),
-                    arch.sm_name()
-                ),
-                output,
-            },
-        };
+        let ran = shared_run(lead, bytes, p.seconds, (lead_arch, arch));
         let mut key = None;
         let mut note = self.clock_in(job.side.roots, &p.deps);
         if let (Some(store), None) = (store, &note) {
@@ -747,4 +734,28 @@ fn compile_inputs_key(
         lead,
     )
     .finish()
+}
+
+/// A follower's run that ran no cicc: the lead's PTX retargeted, with the lead's compiler
+/// output, and a log line that says so.
+fn shared_run(lead: &JobOut, bytes: Vec<u8>, seconds: f64, (lead_arch, arch): (Arch, Arch)) -> Ran {
+    let output = lead
+        .log
+        .as_ref()
+        .map(|l| l.output.clone())
+        .or_else(|| lead.replayed.clone())
+        .unwrap_or_default();
+    Ran {
+        bytes,
+        seconds,
+        log: RunLog {
+            command: format!(
+                "(no cicc run: the PTX of compute_{} with `.target sm_{}`; the preprocessed \
+                 source is identical)",
+                lead_arch.sm_name(),
+                arch.sm_name()
+            ),
+            output,
+        },
+    }
 }

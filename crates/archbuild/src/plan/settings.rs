@@ -100,64 +100,7 @@ impl Settings {
                 _ => origin,
             };
             let name = f.split('=').next().unwrap_or(f);
-            const OWNED: &[&str] = &[
-                "-arch",
-                "--gpu-architecture",
-                "-code",
-                "--gpu-code",
-                "-gencode",
-                "--generate-code",
-                "-ptx",
-                "--ptx",
-                "-cubin",
-                "--cubin",
-                "-fatbin",
-                "--fatbin",
-                "-c",
-                "--compile",
-                "-o",
-                "--output-file",
-                "-M",
-                "-MD",
-                "-MF",
-                "-E",
-            ];
-            if OWNED.contains(&name) {
-                return Err(Error::Config {
-                    what: "nvcc flag",
-                    origin: origin.to_owned(),
-                    value: f.clone(),
-                    hint: "archbuild sets the phase, targets and outputs itself; set the \
-                           architectures with `.archs(...)` / ARCHBUILD_ARCHS and remove this flag"
-                        .into(),
-                });
-            }
-            let value = f.split_once('=').map(|(_, v)| v);
-            let rdc = match name {
-                "-rdc" | "--relocatable-device-code" => {
-                    let v = value
-                        .or_else(|| it.peek().map(|(_, s)| s.as_str()))
-                        .unwrap_or("");
-                    v.eq_ignore_ascii_case("true")
-                }
-                "-dc" | "--device-c" | "-dlink" | "--device-link" => true,
-                _ => false,
-            };
-            if rdc {
-                return Err(Error::Config {
-                    what: "nvcc flag",
-                    origin: origin.to_owned(),
-                    value: f.clone(),
-                    hint: "archbuild builds whole-program device code (each module one \
-                           translation unit, its cubins loaded as they are); relocatable device \
-                           code needs a device link, which archbuild does not do: remove the \
-                           flag and put the `extern` device functions a kernel calls in the \
-                           same module (one file, or several compiled as one with \
-                           `.module(\"name\", [files])`), or build that code with `nvcc -rdc=true \
-                           -dlink` yourself"
-                        .into(),
-                });
-            }
+            refuse_owned(name, f, it.peek().map(|(_, s)| s.as_str()), origin)?;
             match name {
                 "-G" | "--device-debug" => derived.extend(
                     ["-g", "--dont-merge-basicblocks", "--return-at-end"].map(String::from),
@@ -207,4 +150,66 @@ impl Settings {
         self.probe_dirs = dirs;
         Ok(self)
     }
+}
+
+/// Refuses a flag archbuild sets itself (the phase, targets, outputs) and relocatable device
+/// code, which needs a device link; `next` is the argument after `f`, for `-rdc true`.
+fn refuse_owned(name: &str, f: &str, next: Option<&str>, origin: &str) -> Result<()> {
+    const OWNED: &[&str] = &[
+        "-arch",
+        "--gpu-architecture",
+        "-code",
+        "--gpu-code",
+        "-gencode",
+        "--generate-code",
+        "-ptx",
+        "--ptx",
+        "-cubin",
+        "--cubin",
+        "-fatbin",
+        "--fatbin",
+        "-c",
+        "--compile",
+        "-o",
+        "--output-file",
+        "-M",
+        "-MD",
+        "-MF",
+        "-E",
+    ];
+    if OWNED.contains(&name) {
+        return Err(Error::Config {
+            what: "nvcc flag",
+            origin: origin.to_owned(),
+            value: f.to_owned(),
+            hint: "archbuild sets the phase, targets and outputs itself; set the \
+                   architectures with `.archs(...)` / ARCHBUILD_ARCHS and remove this flag"
+                .into(),
+        });
+    }
+    let value = f.split_once('=').map(|(_, v)| v);
+    let rdc = match name {
+        "-rdc" | "--relocatable-device-code" => {
+            let v = value.or(next).unwrap_or("");
+            v.eq_ignore_ascii_case("true")
+        }
+        "-dc" | "--device-c" | "-dlink" | "--device-link" => true,
+        _ => false,
+    };
+    if rdc {
+        return Err(Error::Config {
+            what: "nvcc flag",
+            origin: origin.to_owned(),
+            value: f.to_owned(),
+            hint: "archbuild builds whole-program device code (each module one \
+                   translation unit, its cubins loaded as they are); relocatable device \
+                   code needs a device link, which archbuild does not do: remove the \
+                   flag and put the `extern` device functions a kernel calls in the \
+                   same module (one file, or several compiled as one with \
+                   `.module(\"name\", [files])`), or build that code with `nvcc -rdc=true \
+                   -dlink` yourself"
+                .into(),
+        });
+    }
+    Ok(())
 }

@@ -11,7 +11,6 @@ use std::path::Path;
 
 use archbuild_arch::{toolkit_plain_archs, CudaVersion, Target};
 
-use crate::base::env::Env;
 use crate::cache::record::Record;
 use crate::config::manifest::PackageConfig;
 use crate::error::Result;
@@ -37,11 +36,7 @@ pub(crate) fn stand_in(b: &Spec) -> Result<Option<StandIn>> {
     if b.toolkit.is_some() || b.library.is_some() || b.packaged == Some(false) {
         return Ok(None);
     }
-    let env = b.env.clone().unwrap_or_else(Env::process);
-    let env = match b.cargo_metadata {
-        Some(on) => env.with_cargo_metadata(on),
-        None => env,
-    };
+    let env = crate::prepare::environment(b);
     let docs = env.var(DOCS_RS_VAR).is_some();
     if b.prebuilt.is_some() || env.var(PREBUILT_VAR).is_some() {
         return Ok(None);

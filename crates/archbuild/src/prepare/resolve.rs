@@ -10,6 +10,7 @@ use crate::base::paths::Home;
 use crate::base::process::{Cmd, Spawns};
 use crate::config::archs::ResolvedArchs;
 use crate::config::manifest::PackageConfig;
+use crate::config::verification::Verify;
 use crate::error::{Error, Result};
 use crate::plan::{Module, Settings};
 use crate::prepare::spec::Spec;
@@ -144,53 +145,25 @@ pub(crate) const DIST_JOBS_VAR: &str = "ARCHBUILD_DIST_JOBS";
 
 /// Resolves everything a build needs, once.
 pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
-    let mut env = b.env.clone().unwrap_or_else(Env::process);
-    if let Some(on) = b.cargo_metadata {
-        env = env.with_cargo_metadata(on);
-    }
-    let manifest_dir = b
-        .manifest_dir
-        .clone()
-        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
-    let base_dir = match &manifest_dir {
-        Some(d) => d.clone(),
-        None => {
-            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
-        }
-    };
-    let mut watch = Vec::new();
-    let pkg = match &manifest_dir {
-        Some(d) if d.join("Cargo.toml").is_file() => {
-            watch.push(d.join("Cargo.toml"));
-            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
-        }
-        _ => None,
-    };
-    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(&env));
-    if let Some(c) = &b.cache_dir {
-        home = home.with_cache_dir(c.clone());
-    }
-    let cache_on = cache_switch(b, &env)?;
-    let cache_max = if cache_on {
-        crate::cache::evict::max_bytes(&env)?
-    } else {
-        0
-    };
+    let env = environment(b);
+    let (base_dir, pkg, mut watch) = package(b, &env)?;
+    let (home, cache_on, cache_max) = home_and_cache(b, &env)?;
     let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
     let spawns = Spawns::default();
-    let wanted = crate::toolkit::releases::requested(
-        b.toolkit_version.as_deref(),
-        &env,
-        pkg.as_ref().and_then(|p| p.toolkit.as_deref()),
-    )?;
-    let toolkit = toolkit(b, &env, &home, &spawns, mode, wanted.as_ref())?;
+    let finder = Finder {
+        b,
+        env: &env,
+        home: &home,
+        spawns: &spawns,
+        mode,
+    };
+    let toolkit = main_toolkit(&finder, pkg.as_ref())?;
     let devices = || {
         crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
             query_devices(&toolkit, &spawns)
         })
     };
-    let (legacy_asked, legacy_toolkit) =
-        legacy_toolkit(b, &env, &home, &spawns, mode, &toolkit, pkg.as_ref())?;
+    let (legacy_asked, legacy_toolkit) = legacy_toolkit(&finder, &toolkit, pkg.as_ref())?;
     let builders = crate::config::archs::Builders {
         main: &toolkit,
         legacy: legacy_toolkit.as_ref(),
@@ -204,21 +177,13 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     )?;
     // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
     let arch_warnings = archs.source.dialect().warnings(&archs.input);
-    let mut settings = setup::settings(b, &env, pkg.as_ref(), &base_dir)?;
-    let headers = crate::headers::library::resolve_all(
-        pkg.as_ref().map_or(&[][..], |p| &p.headers),
-        &b.header_libraries,
-        &base_dir,
-        &env,
-        &home,
-        mode.installs(),
-        &mut crate::base::pypi::stderr_progress,
-    )?;
-    attach_headers(&mut settings, headers);
-    // Only a build runs compiles; a plan writes nothing into the home.
-    if matches!(mode, Mode::Build) {
-        settings.observation = crate::cache::observe::Observation::from_env(&env, home.root());
-    }
+    let sources = Sources {
+        b,
+        env: &env,
+        pkg: pkg.as_ref(),
+        base_dir: &base_dir,
+    };
+    let mut settings = compile_settings(&sources, &home, mode)?;
     let fleet = crate::prepare::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
     let compression = crate::prepare::fleet::compression(
         setup::compression(b, &env, pkg.as_ref())?,
@@ -231,55 +196,18 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         &settings.all_nvcc_flags(),
         settings.launch_cicc && settings.launcher.is_some(),
     )?;
-    let verify = match &b.verify {
-        Some(v) => crate::config::verification::Verify::parse(
-            v,
-            "the build's verification (`.verify(...)`)",
-        )?,
-        None => crate::config::verification::Verify::from_env(&env)?,
-    };
+    let verify = verification(b, &env)?;
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
-    let whole = setup::shard_of(b, &env, &archs, builders, &devices)?;
-    settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(&archs).list);
-    let (list_mode, mode_text) = crate::prepare::narrowing::resolve(b, &env, pkg.as_ref())?;
-    let mut modules = setup::modules(
-        b,
-        name,
-        pkg.as_ref(),
-        &base_dir,
-        (&archs, whole.as_ref()),
+    let mut modules = modules(&sources, name, (&archs, builders), &devices, &mut settings)?;
+    let ptx_of = (&toolkit, fleet.as_ref().map(|(f, _)| f));
+    let (ptx_asked, ptx_toolkit) = ptx_toolkit(&finder, ptx_of, pkg.as_ref())?;
+    check_toolkits(
+        &modules,
         builders,
-        &devices,
-        list_mode
-            .narrows(&archs.source)
-            .then_some(mode_text.as_str()),
+        ptx_toolkit.as_ref(),
+        fleet.as_ref(),
+        compression,
     )?;
-    let (ptx_asked, ptx_toolkit) = ptx_toolkit(
-        b,
-        &env,
-        &home,
-        &spawns,
-        mode,
-        (&toolkit, fleet.as_ref().map(|(f, _)| f)),
-        pkg.as_ref(),
-    )?;
-    if let Some((ptx_tk, origin)) = &ptx_toolkit {
-        for m in &modules {
-            let ptx: Vec<_> = m
-                .archs
-                .list
-                .targets()
-                .iter()
-                .filter(|t| t.kind == archbuild_arch::TargetKind::Ptx)
-                .copied()
-                .collect();
-            ptx_tk.check_targets(&ptx, origin)?;
-        }
-    }
-    if let Some((f, origin)) = &fleet {
-        let ptx_tk = ptx_toolkit.as_ref().map(|(t, _)| t);
-        crate::prepare::fleet::check((f, origin), &modules, (builders, ptx_tk), compression)?;
-    }
     settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
         m.host = library.is_some();
@@ -290,9 +218,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     }
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
     // stand-in is no file to watch.
-    if !toolkit.is_stand_in() {
-        watch.push(toolkit.nvcc().to_path_buf());
-    }
+    watch.extend((!toolkit.is_stand_in()).then(|| toolkit.nvcc().to_path_buf()));
     let groups = crate::report::variants::groups(
         &b.variants,
         pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
@@ -300,43 +226,9 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let out_root = b.out_dir.clone().or_else(|| env.path("OUT_DIR"));
     let prebuilt = match library {
         Some(_) => None,
-        None => b
-            .prebuilt
-            .clone()
-            .or_else(|| env.path(PREBUILT_VAR))
-            .map(Prebuilt::Ci)
-            .or_else(|| {
-                let packaged = b.packaged.unwrap_or(true);
-                let dir = pkg.as_ref().and_then(|p| p.prebuilt_dir());
-                dir.filter(|_| packaged).map(Prebuilt::Packaged)
-            }),
+        None => prebuilt_source(b, &env, pkg.as_ref()),
     };
-    let local_workers = crate::plan::exec::parallelism(&env, b.jobs)?;
-    // sccache with a cluster: more jobs at once than this machine's CPUs, its own processes
-    // still at most `local_workers` (`JobRunner`'s local slots).
-    let cluster = match (&settings.launcher, settings.launch_cicc, mode) {
-        (Some(l), false, Mode::Build) => crate::plan::dist::status(l, settings.compiler_env.vars()),
-        _ => crate::plan::dist::Cluster::Off,
-    };
-    let workers = match &cluster {
-        crate::plan::dist::Cluster::Up { cpus, .. } => match env.var(DIST_JOBS_VAR) {
-            Some(v) => v
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| Error::Config {
-                    what: "job count",
-                    origin: DIST_JOBS_VAR.to_owned(),
-                    value: v.clone(),
-                    hint: "use a whole number of 1 or more, such as `24`, or leave it unset \
-                           for this machine's CPUs plus the cluster's"
-                        .to_owned(),
-                })?,
-            None => local_workers + *cpus as usize,
-        },
-        _ => local_workers,
-    };
+    let (workers, local_workers, cluster) = workers(b, &env, &settings, mode)?;
     Ok(Prepared {
         env,
         toolkit,
@@ -369,6 +261,197 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         verify,
         library,
     })
+}
+
+/// The directory relative paths start from (the package's, else the current one), the
+/// package's `[package.metadata.archbuild]` table, and the files that table was read from.
+fn package(b: &Spec, env: &Env) -> Result<(PathBuf, Option<PackageConfig>, Vec<PathBuf>)> {
+    let manifest_dir = b
+        .manifest_dir
+        .clone()
+        .or_else(|| env.path("CARGO_MANIFEST_DIR"));
+    let base_dir = match &manifest_dir {
+        Some(d) => d.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| Error::io("find", "the current directory", e))?
+        }
+    };
+    let mut watch = Vec::new();
+    let pkg = match &manifest_dir {
+        Some(d) if d.join("Cargo.toml").is_file() => {
+            watch.push(d.join("Cargo.toml"));
+            PackageConfig::from_manifest(&d.join("Cargo.toml"))?
+        }
+        _ => None,
+    };
+    Ok((base_dir, pkg, watch))
+}
+
+/// archbuild's home (with the build's cache directory), whether the build cache is on, and its
+/// size cap (read only when it is).
+fn home_and_cache(b: &Spec, env: &Env) -> Result<(Home, bool, u64)> {
+    let mut home = b.home.clone().unwrap_or_else(|| Home::from_env(env));
+    if let Some(c) = &b.cache_dir {
+        home = home.with_cache_dir(c.clone());
+    }
+    let cache_on = cache_switch(b, env)?;
+    let cache_max = if cache_on {
+        crate::cache::evict::max_bytes(env)?
+    } else {
+        0
+    };
+    Ok((home, cache_on, cache_max))
+}
+
+/// The environment a build reads: the build script's `Env`, else the process's, with Cargo's
+/// directives on or off as the build asks.
+pub(crate) fn environment(b: &Spec) -> Env {
+    let env = b.env.clone().unwrap_or_else(Env::process);
+    match b.cargo_metadata {
+        Some(on) => env.with_cargo_metadata(on),
+        None => env,
+    }
+}
+
+/// The modules' targets checked against the toolkits that make them: the PTX targets against
+/// the PTX toolkit, and every target against the fleet's driver floors.
+fn check_toolkits(
+    modules: &[Module],
+    builders: crate::config::archs::Builders<'_>,
+    ptx_toolkit: Option<&(Toolkit, String)>,
+    fleet: Option<&(archbuild_arch::Fleet, String)>,
+    compression: CompressionChoice,
+) -> Result<()> {
+    if let Some((ptx_tk, origin)) = ptx_toolkit {
+        check_ptx_targets(ptx_tk, origin, modules)?;
+    }
+    if let Some((f, origin)) = fleet {
+        let ptx_tk = ptx_toolkit.map(|(t, _)| t);
+        crate::prepare::fleet::check((f, origin), modules, (builders, ptx_tk), compression)?;
+    }
+    Ok(())
+}
+
+/// Every module's PTX targets checked against the PTX toolkit that makes them.
+fn check_ptx_targets(ptx_tk: &Toolkit, origin: &str, modules: &[Module]) -> Result<()> {
+    for m in modules {
+        let ptx: Vec<_> = m
+            .archs
+            .list
+            .targets()
+            .iter()
+            .filter(|t| t.kind == archbuild_arch::TargetKind::Ptx)
+            .copied()
+            .collect();
+        ptx_tk.check_targets(&ptx, origin)?;
+    }
+    Ok(())
+}
+
+/// Where a build's settings are read from: the build script's, the environment, the package's
+/// table, and the directory relative paths start from.
+struct Sources<'a> {
+    b: &'a Spec,
+    env: &'a Env,
+    pkg: Option<&'a PackageConfig>,
+    base_dir: &'a std::path::Path,
+}
+
+/// The modules with their arch lists (narrowed when the list mode asks), and the value of
+/// `__CUDA_ARCH_LIST__` into `settings`: the whole list's, also in a CI shard.
+fn modules(
+    s: &Sources<'_>,
+    name: &str,
+    (archs, builders): (&ResolvedArchs, crate::config::archs::Builders<'_>),
+    devices: crate::config::archs::DeviceQuery<'_>,
+    settings: &mut Settings,
+) -> Result<Vec<Module>> {
+    let whole = setup::shard_of(s.b, s.env, archs, builders, devices)?;
+    settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(archs).list);
+    let (list_mode, mode_text) = crate::prepare::narrowing::resolve(s.b, s.env, s.pkg)?;
+    setup::modules(
+        s.b,
+        name,
+        s.pkg,
+        s.base_dir,
+        (archs, whole.as_ref()),
+        builders,
+        devices,
+        list_mode
+            .narrows(&archs.source)
+            .then_some(mode_text.as_str()),
+    )
+}
+
+/// The settings every compile shares, with the header libraries (installed when `mode`
+/// installs) and, for a build, the observer of what the preprocessing reads.
+fn compile_settings(s: &Sources<'_>, home: &Home, mode: Mode) -> Result<Settings> {
+    let mut settings = setup::settings(s.b, s.env, s.pkg, s.base_dir)?;
+    let headers = crate::headers::library::resolve_all(
+        s.pkg.map_or(&[][..], |p| &p.headers),
+        &s.b.header_libraries,
+        s.base_dir,
+        s.env,
+        home,
+        mode.installs(),
+        &mut crate::base::pypi::stderr_progress,
+    )?;
+    attach_headers(&mut settings, headers);
+    // Only a build runs compiles; a plan writes nothing into the home.
+    if matches!(mode, Mode::Build) {
+        settings.observation = crate::cache::observe::Observation::from_env(s.env, home.root());
+    }
+    Ok(settings)
+}
+
+/// Where fat binaries made elsewhere come from: `Build::prebuilt`, else `ARCHBUILD_PREBUILT`,
+/// else the package's `prebuilt` (unless `Build::packaged(false)`).
+fn prebuilt_source(b: &Spec, env: &Env, pkg: Option<&PackageConfig>) -> Option<Prebuilt> {
+    b.prebuilt
+        .clone()
+        .or_else(|| env.path(PREBUILT_VAR))
+        .map(Prebuilt::Ci)
+        .or_else(|| {
+            let packaged = b.packaged.unwrap_or(true);
+            let dir = pkg.and_then(|p| p.prebuilt_dir());
+            dir.filter(|_| packaged).map(Prebuilt::Packaged)
+        })
+}
+
+/// The worker threads, the processes at once on this machine, and the sccache-dist cluster.
+/// With a cluster, more jobs run at once than this machine has CPUs, its own processes still
+/// at most `local_workers` (`JobRunner`'s local slots).
+fn workers(
+    b: &Spec,
+    env: &Env,
+    settings: &Settings,
+    mode: Mode,
+) -> Result<(usize, usize, crate::plan::dist::Cluster)> {
+    let local_workers = crate::plan::exec::parallelism(env, b.jobs)?;
+    let cluster = match (&settings.launcher, settings.launch_cicc, mode) {
+        (Some(l), false, Mode::Build) => crate::plan::dist::status(l, settings.compiler_env.vars()),
+        _ => crate::plan::dist::Cluster::Off,
+    };
+    let workers = match &cluster {
+        crate::plan::dist::Cluster::Up { cpus, .. } => match env.var(DIST_JOBS_VAR) {
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Config {
+                    what: "job count",
+                    origin: DIST_JOBS_VAR.to_owned(),
+                    value: v.clone(),
+                    hint: "use a whole number of 1 or more, such as `24`, or leave it unset \
+                           for this machine's CPUs plus the cluster's"
+                        .to_owned(),
+                })?,
+            None => local_workers + *cpus as usize,
+        },
+        _ => local_workers,
+    };
+    Ok((workers, local_workers, cluster))
 }
 
 /// What a build says before it compiles: the arch list, when it is the portable default (in a
@@ -502,23 +585,37 @@ impl Prepared {
     }
 }
 
+/// The build's toolkit: the caller's, or the one found of the version `toolkit` asks for.
+fn main_toolkit(f: &Finder<'_>, pkg: Option<&PackageConfig>) -> Result<Toolkit> {
+    let wanted = crate::toolkit::releases::requested(
+        f.b.toolkit_version.as_deref(),
+        f.env,
+        pkg.and_then(|p| p.toolkit.as_deref()),
+    )?;
+    toolkit(f, f.b.toolkit.as_ref(), wanted.as_ref())
+}
+
+/// Which cache hits are compiled again and compared: `Build::verify`, else `ARCHBUILD_VERIFY`.
+fn verification(b: &Spec, env: &Env) -> Result<Verify> {
+    match &b.verify {
+        Some(v) => Verify::parse(v, "the build's verification (`.verify(...)`)"),
+        None => Verify::from_env(env),
+    }
+}
+
 /// The version `legacy-toolkit` asks for, and the toolkit of that version, found or
 /// provisioned as the build's toolkit is, when it is not the build's. A stand-in compiles
 /// nothing and needs none.
 fn legacy_toolkit(
-    b: &Spec,
-    env: &Env,
-    home: &Home,
-    spawns: &Spawns,
-    mode: Mode,
+    f: &Finder<'_>,
     build_tk: &Toolkit,
     pkg: Option<&PackageConfig>,
 ) -> Result<(Option<String>, Option<Toolkit>)> {
     use crate::toolkit::releases::{requested_as, Asked};
     let wanted = requested_as(
         Asked::LegacyToolkit,
-        b.legacy_toolkit_version.as_deref(),
-        env,
+        f.b.legacy_toolkit_version.as_deref(),
+        f.env,
         pkg.and_then(|p| p.legacy_toolkit.as_deref()),
     )?;
     let Some((version, origin)) = wanted else {
@@ -528,9 +625,7 @@ fn legacy_toolkit(
     if build_tk.is_stand_in() || version.matches(build_tk.release()) {
         return Ok((asked, None));
     }
-    let mut spec = b.clone();
-    spec.toolkit = None;
-    let found = toolkit(&spec, env, home, spawns, mode, Some(&(version, origin)))?;
+    let found = toolkit(f, None, Some(&(version, origin)))?;
     Ok((asked, Some(found)))
 }
 
@@ -542,19 +637,15 @@ type Origined<T> = (T, String);
 /// as the build's toolkit is. A stand-in (a package's fat binaries) compiles nothing and needs
 /// none.
 fn ptx_toolkit(
-    b: &Spec,
-    env: &Env,
-    home: &Home,
-    spawns: &Spawns,
-    mode: Mode,
+    f: &Finder<'_>,
     (build_tk, fleet): (&Toolkit, Option<&archbuild_arch::Fleet>),
     pkg: Option<&PackageConfig>,
 ) -> Result<(Option<String>, Option<Origined<Toolkit>>)> {
     use crate::toolkit::releases::{asked_value, parse_asked, Asked};
     let asked = asked_value(
         Asked::PtxToolkit,
-        b.ptx_toolkit_version.as_deref(),
-        env,
+        f.b.ptx_toolkit_version.as_deref(),
+        f.env,
         pkg.and_then(|p| p.ptx_toolkit.as_deref()),
     );
     let Some((value, origin)) = asked else {
@@ -562,8 +653,8 @@ fn ptx_toolkit(
     };
     // `fleet`: the release the fleet's oldest driver JITs, when the build's is newer.
     let value = match (value.trim(), fleet) {
-        ("fleet", Some(f)) => {
-            let Some(oldest) = f.members.iter().map(|m| m.driver).min() else {
+        ("fleet", Some(fleet)) => {
+            let Some(oldest) = fleet.members.iter().map(|m| m.driver).min() else {
                 return Ok((Some(value), None));
             };
             if oldest >= build_tk.version() {
@@ -591,34 +682,32 @@ fn ptx_toolkit(
         return Ok((asked, None));
     }
     // Not the caller's `.toolkit(...)`: that one is the build's, of another version.
-    let mut spec = b.clone();
-    spec.toolkit = None;
-    let found = toolkit(
-        &spec,
-        env,
-        home,
-        spawns,
-        mode,
-        Some(&(version, origin.clone())),
-    )?;
+    let found = toolkit(f, None, Some(&(version, origin.clone())))?;
     Ok((asked, Some((found, origin))))
 }
 
-/// The toolkit the caller queried, or the one found (and, for a build, provisioned when asked)
-/// now; of the version `wanted` asks for, if any.
-fn toolkit(
-    b: &Spec,
-    env: &Env,
-    home: &Home,
-    spawns: &Spawns,
+/// What finding a toolkit needs: the build, its environment and home, its one count of
+/// processes, and what resolving may do.
+struct Finder<'a> {
+    b: &'a Spec,
+    env: &'a Env,
+    home: &'a Home,
+    spawns: &'a Spawns,
     mode: Mode,
+}
+
+/// The toolkit the caller queried (`given`), or the one found (and, for a build, provisioned
+/// when asked) now; of the version `wanted` asks for, if any.
+fn toolkit(
+    f: &Finder<'_>,
+    given: Option<&Toolkit>,
     wanted: Option<&(Requested, String)>,
 ) -> Result<Toolkit> {
     let wanted = wanted.map(|(version, origin)| Wanted {
         version,
         origin: origin.as_str(),
     });
-    Ok(match &b.toolkit {
+    Ok(match given {
         // The caller's toolkit is of another version than asked: an error, not a silent use.
         Some(t) if !t.is_stand_in() && wanted.is_some_and(|w| !w.version.matches(t.release())) => {
             let w = wanted.expect("checked");
@@ -638,13 +727,13 @@ fn toolkit(
         // Queried by the caller, before this build: no process of this build.
         Some(t) => t.clone(),
         None => {
-            let provision = mode.installs() && b.provision.unwrap_or(false);
-            Discovery::new(home.clone()).locate_counted(
-                env,
+            let provision = f.mode.installs() && f.b.provision.unwrap_or(false);
+            Discovery::new(f.home.clone()).locate_counted(
+                f.env,
                 wanted,
                 provision,
                 &mut crate::toolkit::provision::stderr_progress,
-                spawns,
+                f.spawns,
             )?
         }
     })

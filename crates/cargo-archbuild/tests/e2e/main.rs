@@ -25,6 +25,7 @@ mod messages;
 mod packaging;
 mod publish;
 mod remote_credentials;
+mod repository;
 mod request;
 mod scaffold;
 mod snapshots;
