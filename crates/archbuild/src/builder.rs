@@ -24,6 +24,7 @@ use crate::base::paths::Home;
 use crate::error::Result;
 use crate::prepare::spec::{JobCallback, Spec};
 use crate::report::{BuildReport, JobRecord};
+use crate::toolkit::makers::Maker;
 use crate::toolkit::nvcc::Toolkit;
 
 /// Builds CUDA kernels into fat binaries. See the module docs and `docs/build.md`.
@@ -273,7 +274,7 @@ impl Build {
     /// `ARCHBUILD_TOOLKIT_VERSION` and Cargo.toml's `toolkit`; a bad value is the build's
     /// error.
     pub fn toolkit_version(&mut self, version: &str) -> &mut Self {
-        self.spec.toolkit_version = Some(version.to_owned());
+        self.spec.toolkit_versions[Maker::Build] = Some(version.to_owned());
         self
     }
 
@@ -284,7 +285,7 @@ impl Build {
     /// which toolkit made each image. Overrides `ARCHBUILD_PTX_TOOLKIT_VERSION` and
     /// Cargo.toml's `ptx-toolkit`.
     pub fn ptx_toolkit_version(&mut self, version: &str) -> &mut Self {
-        self.spec.ptx_toolkit_version = Some(version.to_owned());
+        self.spec.toolkit_versions[Maker::Ptx] = Some(version.to_owned());
         self
     }
 
@@ -295,7 +296,7 @@ impl Build {
     /// and the report say which toolkit made each image. Overrides
     /// `ARCHBUILD_LEGACY_TOOLKIT_VERSION` and Cargo.toml's `legacy-toolkit`.
     pub fn legacy_toolkit_version(&mut self, version: &str) -> &mut Self {
-        self.spec.legacy_toolkit_version = Some(version.to_owned());
+        self.spec.toolkit_versions[Maker::Legacy] = Some(version.to_owned());
         self
     }
 

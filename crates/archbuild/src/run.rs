@@ -24,6 +24,7 @@ use crate::prepare::spec::Spec;
 use crate::prepare::{announce, resolve, Mode, Prepared, Take};
 use crate::report::warning::Warning;
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
+use crate::toolkit::makers::Maker;
 
 /// The commands a cold build would run (`Build::try_plan`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
                 Phase::Cicc(a) => (
                     JobPhase::Cicc,
                     plan::cicc_command(
-                        &p.toolkit,
+                        p.toolkits.main(),
                         &p.settings,
                         m,
                         a,
@@ -73,7 +74,12 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
                 ),
                 Phase::Ptxas(a) => (
                     JobPhase::Ptxas,
-                    plan::ptxas_command(&p.toolkit, &p.settings, a, &tmp.join(j.to_string())),
+                    plan::ptxas_command(
+                        p.toolkits.main(),
+                        &p.settings,
+                        a,
+                        &tmp.join(j.to_string()),
+                    ),
                 ),
             };
             PlannedJob {
@@ -161,7 +167,7 @@ fn failure_error(
     let tmp = compiler.tmp_dir();
     match crate::output::diag::cause(failures, tmp) {
         crate::output::diag::Cause::ToolkitBroken(detail) => Error::ToolkitBroken {
-            root: p.toolkit.root().to_path_buf(),
+            root: p.toolkits.main().root().to_path_buf(),
             detail,
         },
         crate::output::diag::Cause::DiskFull => {
@@ -229,9 +235,9 @@ fn attempt(
 ) -> Result<Option<BuildReport>> {
     let out = out_root.join(name);
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
-    let roots = crate::jobs::keys::roots(&p.settings, &p.toolkit);
+    let roots = crate::jobs::keys::roots(&p.settings, p.toolkits.main());
     // A stand-in toolkit compiles nothing: no cache, no remote, no network.
-    let cache_on = p.cache_on && !p.toolkit.is_stand_in();
+    let cache_on = p.cache_on && !p.toolkits.main().is_stand_in();
     // A cache on a full disk never stops a build: it runs without it, and says so once.
     let cache_dir = p.home.cache_dir().to_path_buf();
     let full = cache_on
@@ -243,13 +249,11 @@ fn attempt(
         .flatten();
     let store = cache_on.then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
     let (settings, spawns) = (&mut p.settings, &p.spawns);
-    crate::prepare::ptxas_line(settings, &p.toolkit, &p.modules, store.as_ref(), spawns);
-    let facts = match p.toolkit.is_stand_in() {
-        true => Facts::packaged(p.toolkit.release(), p.asked(), &p.settings, &roots),
-        false => {
-            let (ptx, legacy) = (p.ptx_toolkit.as_ref(), p.legacy_toolkit.as_ref());
-            Facts::gather(&p.toolkit, ptx, legacy, &p.settings, &roots, store.as_ref())
-        }
+    let main = p.toolkits.main();
+    crate::prepare::ptxas_line(settings, main, &p.modules, store.as_ref(), spawns);
+    let facts = match main.is_stand_in() {
+        true => Facts::packaged(main.release(), p.toolkits.asked(), &p.settings, &roots),
+        false => Facts::gather(&p.toolkits, &p.settings, &roots, store.as_ref()),
     };
     let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(&p));
     let mut taken = match p.prebuilt.clone() {
@@ -262,7 +266,7 @@ fn attempt(
             available,
         });
     }
-    if p.toolkit.is_stand_in() {
+    if p.toolkits.main().is_stand_in() {
         left_over(&mut p, &out, &roots, &mut taken)?;
     }
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc, &|t| p.maker(t));
@@ -300,7 +304,7 @@ fn attempt(
     let library = match &p.library {
         Some(lib) => {
             let stage = crate::output::host_stage::run(
-                &compiler, &p, &jobs, &done, &modules, lib, out_root, p.workers,
+                &compiler, &p, &jobs, &done, &modules, lib, out_root,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
                 return Err(e);
@@ -409,12 +413,12 @@ fn conclude(
         archs: p.archs.list.clone(),
         arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
-        toolkit: match p.toolkit.is_stand_in() {
-            true => format!("{} (packaged)", p.toolkit.release()),
-            false => p.toolkit.release().to_owned(),
+        toolkit: match p.toolkits.main().is_stand_in() {
+            true => format!("{} (packaged)", p.toolkits.main().release()),
+            false => p.toolkits.main().release().to_owned(),
         },
         compression: compression_text(p),
-        nvcc: p.toolkit.nvcc().to_path_buf(),
+        nvcc: p.toolkits.main().nvcc().to_path_buf(),
         programs: programs(p),
         jobs_planned: jobs.len(),
         jobs_run,
@@ -555,7 +559,7 @@ fn pack_all(
     for (m, module) in p.modules.iter().enumerate() {
         let store = compiler.store.as_ref();
         let Some((mut report, module_deps)) =
-            crate::output::pack::pack(module, m, jobs, done, p.compression, out, store, p.verify)?
+            crate::output::pack::pack(p, m, (jobs, done), out, store)?
         else {
             if retry {
                 return Ok(None);
@@ -569,7 +573,7 @@ fn pack_all(
             jobs.iter()
                 .filter(|j| j.module == m)
                 .find(|j| j.targets.iter().any(|t| t.to_string() == target))
-                .map_or(&p.toolkit, |j| p.toolkit_of(j.maker))
+                .map_or(p.toolkits.main(), |j| p.toolkits.of(j.maker))
                 .release()
                 .to_owned()
         };
@@ -685,17 +689,20 @@ fn is_system(p: &Path) -> bool {
 /// What the build runs (`BuildReport::programs`): the toolkit's nvcc and ptxas, the host
 /// compiler nvcc runs, and the launcher.
 fn programs(p: &Prepared) -> Vec<PathBuf> {
-    if p.toolkit.is_stand_in() {
+    if p.toolkits.main().is_stand_in() {
         return Vec::new();
     }
     let mut out = vec![
-        p.toolkit.nvcc().to_path_buf(),
-        p.toolkit.tool("ptxas"),
+        p.toolkits.main().nvcc().to_path_buf(),
+        p.toolkits.main().tool("ptxas"),
         crate::jobs::keys::host_compiler_path(&p.settings),
     ];
-    out.extend(p.ptx_toolkit.iter().map(|t| t.nvcc().to_path_buf()));
-    if let Some(t) = &p.legacy_toolkit {
-        out.extend([t.nvcc().to_path_buf(), t.tool("ptxas")]);
+    // The PTX toolkit runs cicc alone; the legacy one, cicc and ptxas.
+    for (maker, t) in p.toolkits.others() {
+        out.push(t.nvcc().to_path_buf());
+        if maker == Maker::Legacy {
+            out.push(t.tool("ptxas"));
+        }
     }
     out.extend(p.settings.launcher.iter().cloned());
     out

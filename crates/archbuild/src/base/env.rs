@@ -232,7 +232,10 @@ impl Env {
                 .filter_map(|k| k.to_str().map(str::to_owned))
                 .collect(),
             // The names only: each value is then read through `var_os`, observed.
-            #[allow(clippy::disallowed_methods)]
+            #[expect(
+                clippy::disallowed_methods,
+                reason = "the names only; each value is read through `var_os`, observed"
+            )]
             None => std::env::vars_os()
                 .filter_map(|(k, _)| k.into_string().ok())
                 .collect(),

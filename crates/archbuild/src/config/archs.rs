@@ -18,6 +18,7 @@ use archbuild_arch::{Arch, ArchList, ComputeCapability, Dialect, ListFacts};
 use crate::base::env::Env;
 use crate::config::manifest::PackageConfig;
 use crate::error::Result;
+use crate::toolkit::makers::Toolkits;
 use crate::toolkit::nvcc::Toolkit;
 
 /// Where the arch list came from.
@@ -85,43 +86,12 @@ impl ResolvedArchs {
 /// The compute capabilities `native` means (`toolkit/native.rs`), asked only when a list says `native`.
 pub(crate) type DeviceQuery<'a> = &'a dyn Fn() -> Result<Vec<ComputeCapability>>;
 
-/// The toolkits that build a list's targets: the build's, and the one that builds what it
-/// cannot (`legacy-toolkit`: a CUDA 12 toolkit for the archs CUDA 13 dropped).
-#[derive(Clone, Copy)]
-pub(crate) struct Builders<'a> {
-    pub main: &'a Toolkit,
-    pub legacy: Option<&'a Toolkit>,
-}
-
-impl Builders<'_> {
-    /// Whether the legacy toolkit builds `t`: one the build's toolkit cannot build.
-    pub(crate) fn by_legacy(&self, t: archbuild_arch::Target) -> bool {
-        self.legacy
-            .is_some_and(|l| !self.main.can_build(t) && l.can_build(t))
-    }
-
-    /// Checks every target: the legacy toolkit's are its own; the rest, the build toolkit's
-    /// (its error names the fix).
-    pub(crate) fn check_targets(
-        &self,
-        targets: &[archbuild_arch::Target],
-        origin: &str,
-    ) -> Result<()> {
-        let main: Vec<_> = targets
-            .iter()
-            .copied()
-            .filter(|t| !self.by_legacy(*t))
-            .collect();
-        self.main.check_targets(&main, origin)
-    }
-}
-
 /// Picks the arch list by the precedence above and checks it against the toolkit.
 pub(crate) fn resolve_archs(
     explicit: Option<&str>,
     env: &Env,
     manifest: Option<&PackageConfig>,
-    toolkit: Builders<'_>,
+    toolkit: &Toolkits,
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
     let (input, source) = choose_arch_list(explicit, env, || {
@@ -171,12 +141,12 @@ pub fn choose_arch_list<E>(
 pub(crate) fn parse_checked(
     input: &str,
     source: ArchSource,
-    toolkit: Builders<'_>,
+    toolkit: &Toolkits,
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
     let origin = source.to_string();
     let mut facts = BuildFacts {
-        toolkit: toolkit.main,
+        toolkit: toolkit.main(),
         devices,
     };
     let list = ArchList::resolve(input, &origin, &mut facts)?;
@@ -367,11 +337,8 @@ mod tests {
             asked.set(asked.get() + 1);
             Ok(vec![ComputeCapability::new(8, 6)])
         };
-        let builders = Builders {
-            main: &tk,
-            legacy: None,
-        };
-        let parse = |input: &str| parse_checked(input, ArchSource::Explicit, builders, &gpus);
+        let toolkits = Toolkits::new(tk);
+        let parse = |input: &str| parse_checked(input, ArchSource::Explicit, &toolkits, &gpus);
         // Words that merely contain the letters are not `native`: no device query for them.
         let err = parse("natives 8.6").unwrap_err();
         assert!(err.to_string().contains("unknown arch `natives`"), "{err}");

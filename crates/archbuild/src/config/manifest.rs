@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::toolkit::makers::{ByMaker, Maker};
 
 /// The settings of one package, with paths made absolute against its directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -51,12 +52,9 @@ pub struct PackageConfig {
     pub arch_list_mode: Option<String>,
     /// `fleet`: its members joined by `, ` (`prepare/fleet.rs`).
     pub fleet: Option<String>,
-    /// `toolkit`: the CUDA version the build asks for, `"13.0"` (`toolkit/releases.rs`).
-    pub toolkit: Option<String>,
-    /// `ptx-toolkit`: the CUDA version that makes the PTX images (`toolkit/releases.rs`).
-    pub ptx_toolkit: Option<String>,
-    /// `legacy-toolkit`: the CUDA version that builds the targets `toolkit` cannot.
-    pub legacy_toolkit: Option<String>,
+    /// `toolkit`, `ptx-toolkit` and `legacy-toolkit`: the CUDA version each maker is asked
+    /// for, `"13.0"` (`toolkit/releases.rs`, `toolkit/makers.rs`).
+    pub(crate) toolkits: ByMaker<Option<String>>,
     /// `remote-cache`: the shared cache's URL (`redis://…`, `webdav://…`, `s3://…`, `gha`, …).
     pub remote_cache: Option<String>,
     /// `remote-cache-mode`: `read-write` or `read-only`.
@@ -196,29 +194,23 @@ impl PackageConfig {
         value: &toml::Value,
         wrong: &mut Vec<String>,
     ) -> bool {
-        match key {
-            "toolkit" => match value.as_str() {
-                Some(v) => self.toolkit = Some(v.to_owned()),
-                None => wrong.push(format!(
-                    "`toolkit` must be a string such as \"13.0\", \"13.0.88\" or \"12.x\" \
-                     (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
-                )),
-            },
-            "ptx-toolkit" => match value.as_str() {
-                Some(v) => self.ptx_toolkit = Some(v.to_owned()),
-                None => wrong.push(format!(
-                    "`ptx-toolkit` must be a string such as \"13.0\" or \"13.0.88\" \
-                     (quoted: a TOML number loses `13.10`'s zero), found `{value}`"
-                )),
-            },
-            "legacy-toolkit" => match value.as_str() {
-                Some(v) => self.legacy_toolkit = Some(v.to_owned()),
-                None => wrong.push(format!(
-                    "`legacy-toolkit` must be a string such as \"12.x\" or \"12.9\", \
-                     found `{value}`"
-                )),
-            },
+        let (maker, examples) = match key {
+            "toolkit" => (
+                Maker::Build,
+                "\"13.0\", \"13.0.88\" or \"12.x\" (quoted: a TOML number loses `13.10`'s zero),",
+            ),
+            "ptx-toolkit" => (
+                Maker::Ptx,
+                "\"13.0\" or \"13.0.88\" (quoted: a TOML number loses `13.10`'s zero),",
+            ),
+            "legacy-toolkit" => (Maker::Legacy, "\"12.x\" or \"12.9\","),
             _ => return false,
+        };
+        match value.as_str() {
+            Some(v) => self.toolkits[maker] = Some(v.to_owned()),
+            None => wrong.push(format!(
+                "`{key}` must be a string such as {examples} found `{value}`"
+            )),
         }
         true
     }

@@ -247,7 +247,7 @@ impl JobRunner<'_> {
                 keep_log(store, &e.key, e.ran);
                 let (mk, list) = (&job.mk, &job.arch_list);
                 let read = (e.deps, e.seen);
-                self.record_manifest(job.side.roots, store, mk, read, &e.key, e.started, list);
+                self.record_manifest(job.side.roots, store, (mk, &e.key), read, e.started, list);
                 Ok(e.key)
             }
             Ok(()) => Err(NOT_STORED_HOST_SIDE.to_owned()),
@@ -327,7 +327,7 @@ impl JobRunner<'_> {
         }
         let host_side = cached_host_side(store, pk, job.module)?;
         let read = (&p.deps[..], &p.seen);
-        self.record_manifest(roots, store, &job.mk, read, pk, p.started, &job.arch_list);
+        self.record_manifest(roots, store, (&job.mk, pk), read, p.started, &job.arch_list);
         let deps = super::outside(roots, p.deps.clone());
         let mut out = JobOut::cached(Served::Preprocessed, *pk, deps).with_log(store);
         out.host_side = host_side;
@@ -602,18 +602,12 @@ impl JobRunner<'_> {
 
     /// Records a manifest entry unless an input is unreadable or changed while compiling (the
     /// output might then belong to the old content).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the toolkit's roots, the store, the entry's key, what it read, its result, when \
-                  it started and the arch list it records"
-    )]
     pub(super) fn record_manifest(
         &self,
         roots: &Roots,
         store: &Store,
-        mk: &Key,
+        (mk, result): (&Key, &Key),
         (deps, seen): (&[PathBuf], &Seen),
-        result: &Key,
         started: SystemTime,
         arch_list: &str,
     ) {

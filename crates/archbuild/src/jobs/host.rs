@@ -133,7 +133,7 @@ impl JobRunner<'_> {
         // The manifest maps this compile's inputs to `pk`, for direct mode next time.
         let remember = |store: &Store| {
             let read = (&deps[..], &seen);
-            self.record_manifest(&self.roots, store, &mk, read, &pk, started, &arch_list);
+            self.record_manifest(&self.roots, store, (&mk, &pk), read, started, &arch_list);
         };
         if let (Some(store), true) = (store, cacheable) {
             if let Some(bytes) = store.get(Ns::HostObj.dir(), &pk) {

@@ -14,6 +14,7 @@ use crate::base::store::{Key, KeyBuilder, Store};
 use crate::cache::deps::Roots;
 use crate::config::compiler_env::CompilerEnv;
 use crate::plan::{Module, Settings};
+use crate::toolkit::makers::{ByMaker, Maker, Toolkits};
 use crate::toolkit::nvcc::Toolkit;
 
 /// What the keys hold: `(field, stages, why)`. Stages: `cicc`, `ptxas`, `output` (prebuilt
@@ -65,27 +66,42 @@ pub(crate) enum Stage {
 #[derive(Debug, Clone)]
 pub(crate) struct Facts {
     toolkit: Key,
-    /// The PTX images' toolkit, when it is not the build's (`ptx-toolkit`).
-    ptx_toolkit: Option<Key>,
-    /// The toolkit of what the build's cannot build (`legacy-toolkit`).
-    legacy_toolkit: Option<Key>,
+    /// The other makers' toolkits where they are not the build's (`ptx-toolkit`,
+    /// `legacy-toolkit`).
+    others: ByMaker<Option<Key>>,
     host_compiler: String,
     flag_files: Vec<(String, String)>,
 }
 
 impl Facts {
+    /// The facts of a build: its toolkits by their content, the host compiler, the files its
+    /// flags name.
     pub(crate) fn gather(
+        toolkits: &Toolkits,
+        s: &Settings,
+        roots: &Roots,
+        store: Option<&Store>,
+    ) -> Self {
+        let fingerprint = |t: &Toolkit| crate::toolkit::fingerprint::toolkit(t, store);
+        Self {
+            others: ByMaker::from_fn(|m| match m {
+                Maker::Build => None,
+                _ => toolkits.found(m).map(fingerprint),
+            }),
+            ..Self::of_toolkit(toolkits.main(), s, roots, store)
+        }
+    }
+
+    /// The facts of the jobs one toolkit runs alone (another maker's side of a build).
+    pub(crate) fn of_toolkit(
         tk: &Toolkit,
-        ptx_tk: Option<&Toolkit>,
-        legacy_tk: Option<&Toolkit>,
         s: &Settings,
         roots: &Roots,
         store: Option<&Store>,
     ) -> Self {
         Self {
             toolkit: crate::toolkit::fingerprint::toolkit(tk, store),
-            ptx_toolkit: ptx_tk.map(|t| crate::toolkit::fingerprint::toolkit(t, store)),
-            legacy_toolkit: legacy_tk.map(|t| crate::toolkit::fingerprint::toolkit(t, store)),
+            others: ByMaker::default(),
             host_compiler: host_compiler_id(s, store),
             flag_files: flag_files(s, roots, store),
         }
@@ -98,15 +114,17 @@ impl Facts {
     /// dependent read from the same Cargo.toml.
     pub(crate) fn packaged(
         release: &str,
-        (ptx, legacy): (Option<&str>, Option<&str>),
+        asked: &ByMaker<Option<String>>,
         s: &Settings,
         roots: &Roots,
     ) -> Self {
-        let asked = |v: &str| Key::of(format!("asked {v}").as_bytes());
+        let key = |v: &String| Key::of(format!("asked {v}").as_bytes());
         Self {
             toolkit: Key::of(format!("release {release}").as_bytes()),
-            ptx_toolkit: ptx.map(asked),
-            legacy_toolkit: legacy.map(asked),
+            others: ByMaker::from_fn(|m| match m {
+                Maker::Build => None,
+                _ => asked[m].as_ref().map(key),
+            }),
             host_compiler: "the package author's".to_owned(),
             flag_files: flag_files(s, roots, None),
         }
@@ -201,11 +219,10 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         Stage::Output => "settings-output",
     });
     h.key("toolkit", &facts.toolkit);
-    if let (Stage::Output, Some(k)) = (stage, &facts.ptx_toolkit) {
-        h.key("ptx-toolkit", k);
-    }
-    if let (Stage::Output, Some(k)) = (stage, &facts.legacy_toolkit) {
-        h.key("legacy-toolkit", k);
+    for m in Maker::OTHERS {
+        if let (Stage::Output, Some(k)) = (stage, &facts.others[m]) {
+            h.key(m.setting(), k);
+        }
     }
     if cicc {
         h.str("host-compiler", &facts.host_compiler);

@@ -17,6 +17,7 @@ use crate::plan::exec::{run_graph, Input, Limiter, Outcome};
 use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::prepare::spec::JobCallback;
 use crate::report::{JobRecord, Served};
+use crate::toolkit::makers::{ByMaker, Maker};
 use crate::toolkit::nvcc::Toolkit;
 
 /// A job's output. Its bytes are read from the cache only when needed (packing), so a build
@@ -171,7 +172,7 @@ pub(super) struct OtherSide<'a> {
 impl<'a> OtherSide<'a> {
     pub(super) fn new(tk: &'a Toolkit, settings: &Settings, store: Option<&Store>) -> Self {
         let roots = keys::roots(settings, tk);
-        let facts = keys::Facts::gather(tk, None, None, settings, &roots, store);
+        let facts = keys::Facts::of_toolkit(tk, settings, &roots, store);
         Self {
             tk,
             cicc_base: keys::settings_key(settings, &facts, keys::Stage::Cicc).finish(),
@@ -213,10 +214,8 @@ pub(crate) struct JobRunner<'a> {
     /// cicc jobs whose PTX a follower may take: they keep their preprocessed text.
     pub(super) leads: HashSet<usize>,
     pub(super) facts: &'a keys::Facts,
-    /// The PTX toolkit's part, for the jobs it runs (`plan::Maker::Ptx`).
-    pub(super) ptx_side: Option<OtherSide<'a>>,
-    /// The legacy toolkit's part (`plan::Maker::Legacy`).
-    pub(super) legacy_side: Option<OtherSide<'a>>,
+    /// The PTX and legacy toolkits' parts, for the jobs they run (`plan::Maker`).
+    pub(super) others: ByMaker<Option<OtherSide<'a>>>,
     pub(super) verify: crate::config::verification::Verify,
     /// Cache hits compiled again and compared (`ARCHBUILD_VERIFY`); their processes are not
     /// the build's and are not counted.
@@ -239,7 +238,7 @@ impl<'a> JobRunner<'a> {
         store: Option<Store>,
         facts: &'a keys::Facts,
     ) -> Result<Self> {
-        let (tk, settings, modules, env) = (&p.toolkit, &p.settings, &p.modules[..], &p.env);
+        let (tk, settings, modules, env) = (p.toolkits.main(), &p.settings, &p.modules[..], &p.env);
         // Temp files go into the cache (same file system as the entries), or, when the cache
         // cannot be written (a read-only or full cache still serves its entries), the system's
         // temp directory.
@@ -263,9 +262,13 @@ impl<'a> JobRunner<'a> {
         };
         let cicc_base = keys::settings_key(settings, facts, keys::Stage::Cicc).finish();
         let ptxas_base = keys::settings_key(settings, facts, keys::Stage::Ptxas).finish();
-        let other = |tk: &'a Toolkit| OtherSide::new(tk, settings, store.as_ref());
-        let ptx_side = p.ptx_toolkit.as_ref().map(other);
-        let legacy_side = p.legacy_toolkit.as_ref().map(other);
+        let others = ByMaker::from_fn(|m| match m {
+            Maker::Build => None,
+            _ => p
+                .toolkits
+                .found(m)
+                .map(|tk| OtherSide::new(tk, settings, store.as_ref())),
+        });
         let memo = store.as_ref().map(|s| StatMemo::load(s.dir()));
         Ok(Self {
             tk,
@@ -288,8 +291,7 @@ impl<'a> JobRunner<'a> {
                 .filter_map(|j| j.dep)
                 .collect(),
             facts,
-            ptx_side,
-            legacy_side,
+            others,
             verify: p.verify,
             verified: AtomicUsize::new(0),
             mismatch: std::sync::Mutex::new(None),
@@ -448,11 +450,10 @@ impl<'a> JobRunner<'a> {
     /// Job `j`'s toolkit, with its facts, roots and settings keys: the PTX or the legacy
     /// toolkit's for the jobs they run, else the build's.
     pub(super) fn side(&self, j: usize) -> Side<'_> {
-        let other = match self.jobs.get(j).map(|job| job.maker) {
-            Some(crate::plan::Maker::Ptx) => self.ptx_side.as_ref(),
-            Some(crate::plan::Maker::Legacy) => self.legacy_side.as_ref(),
-            _ => None,
-        };
+        let other = self
+            .jobs
+            .get(j)
+            .and_then(|job| self.others[job.maker].as_ref());
         match other {
             Some(s) => Side {
                 tk: s.tk,

@@ -20,10 +20,6 @@ pub(crate) struct HostStage {
 }
 
 /// Builds every source's host object and the archive `lib<name>.a` in `out_root`.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the stage's inputs are the build's: its compiler, preparation, jobs, outputs and names"
-)]
 pub(crate) fn run(
     compiler: &JobRunner,
     p: &Prepared,
@@ -32,8 +28,8 @@ pub(crate) fn run(
     modules: &[ModuleReport],
     lib: &ResolvedLibrary,
     out_root: &Path,
-    workers: usize,
 ) -> Result<HostStage> {
+    let workers = p.workers;
     let n = p.modules.len();
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<HostObject>>>> =
@@ -77,7 +73,7 @@ pub(crate) fn run(
         out_root,
         &lib.archive,
         lib.cudart,
-        &p.toolkit,
+        p.toolkits.main(),
         p.env.syntax(),
     );
     if p.env.cargo_metadata() {

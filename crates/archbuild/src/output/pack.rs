@@ -19,6 +19,7 @@ use crate::base::store::{KeyBuilder, Ns, Store};
 use crate::error::{Error, Result};
 use crate::jobs::JobOut;
 use crate::plan::{Job, Module, Phase};
+use crate::prepare::Prepared;
 use crate::report::ModuleReport;
 
 #[derive(Serialize, Deserialize)]
@@ -44,20 +45,14 @@ struct Inputs<'a> {
 
 /// Packs module `m`. Returns its report and dependencies, or `None` when a cached output it
 /// needs has vanished or failed verification (the caller rebuilds).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the module, its jobs and outputs, and the build's four settings packing reads"
-)]
 pub(crate) fn pack(
-    module: &Module,
+    p: &Prepared,
     m: usize,
-    jobs: &[Job],
-    done: &[&JobOut],
-    compression: CompressionChoice,
+    (jobs, done): (&[Job], &[&JobOut]),
     out: &Path,
     store: Option<&Store>,
-    verify: crate::config::verification::Verify,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
+    let (module, verify, compression) = (&p.modules[m], p.verify, p.compression);
     let inputs = gather(module, m, jobs, done, compression, out, store);
     let report = |st: Stamp| ModuleReport {
         name: module.name.clone(),

@@ -78,7 +78,7 @@ fn check(
             )
         }
         (Prebuilt::Packaged(_), Some(shipped)) => {
-            let facts = Facts::packaged(&record.toolkit, p.asked(), &p.settings, roots);
+            let facts = Facts::packaged(&record.toolkit, p.toolkits.asked(), &p.settings, roots);
             let (key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
             if key != shipped.settings {
                 return Err(setting_differs(&shipped.items, &items));
@@ -423,12 +423,17 @@ pub(crate) fn write_record(
         return Ok(());
     };
     let path = record_path(&report.fatbin);
-    let facts = Facts::packaged(p.toolkit.release(), p.asked(), &p.settings, &compiler.roots);
+    let facts = Facts::packaged(
+        p.toolkits.main().release(),
+        p.toolkits.asked(),
+        &p.settings,
+        &compiler.roots,
+    );
     let (packaged_key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
     let packaged = PackagedSettings {
         settings: packaged_key,
         items,
-        toolkit_query: p.toolkit.query_text(),
+        toolkit_query: p.toolkits.main().query_text(),
     };
     let record = |fatbin_blake3: String| {
         let mut r = Record::new(
@@ -436,7 +441,7 @@ pub(crate) fn write_record(
             &report.targets,
             &report.made_by,
             settings_key.to_owned(),
-            p.toolkit.release(),
+            p.toolkits.main().release(),
             inputs.clone(),
             fatbin_blake3,
         );

@@ -6,9 +6,10 @@
 //! the CPU count, `ARCHBUILD_JOBS`, and available memory divided by the per-job estimate
 //! (`ARCHBUILD_JOB_MEMORY`, MiB; nvcc takes 3–5 GB per job on large kernels, 0.2 GB on small).
 //!
-//! Among ready jobs the one with the highest priority starts first (see `plan::priority`:
-//! longest expected chain first), which keeps both cores busy until short jobs at the end. After the first failure no new
-//! job starts; running ones finish so their diagnostics can be grouped.
+//! Among ready jobs the one with the highest priority starts first (`plan::priorities`: the
+//! longest chain of jobs first, and within a class the newest arch), so that no core idles behind
+//! one long chain at the end. After the first failure no new job starts; running ones finish
+//! so their diagnostics can be grouped.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};

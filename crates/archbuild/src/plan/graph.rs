@@ -2,6 +2,7 @@
 //! and the order they start in.
 
 use crate::config::archs::ResolvedArchs;
+use crate::toolkit::makers::Maker;
 use archbuild_arch::{Arch, Target, TargetKind};
 use std::path::PathBuf;
 
@@ -62,17 +63,6 @@ impl Job {
             Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
         }
     }
-}
-
-/// Which toolkit runs a job (`docs/build.md` "Toolkit versions"): the build's; for the PTX
-/// images of a build with a PTX toolkit (`ptx-toolkit`), that one, in cicc jobs of their own (a
-/// cubin's PTX still comes from the build's toolkit); for the targets the build's toolkit
-/// cannot build, the legacy toolkit (`legacy-toolkit`), cicc and ptxas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Maker {
-    Build,
-    Ptx,
-    Legacy,
 }
 
 /// Every job of a build, cicc jobs first; `maker` says which toolkit makes each target. With a
@@ -147,8 +137,8 @@ fn cicc_arch(job: &Job) -> Arch {
 
 /// Start order, as a priority per job (higher first), for a short makespan without knowing
 /// durations: longest chain first — cicc jobs whose PTX other cicc jobs of their family may
-/// take, then cicc jobs that feed a ptxas job, then other cicc jobs, then ptxas jobs — and within each class the newest arch first, because newer targets
-/// compile slower (measured on `benches/inputs/bench_kernels.cu`: sm_90's ptxas job is the
+/// take, then cicc jobs that feed a ptxas job, then other cicc jobs, then ptxas jobs — and
+/// within each class the newest arch first, because newer targets compile slower (measured on `benches/inputs/bench_kernels.cu`: sm_90's ptxas job is the
 /// longest). The job that finishes the build is then a short one (an old arch's ptxas), not
 /// the newest arch's. Deterministic; it changes only when jobs run, never what they produce.
 pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {

@@ -25,6 +25,8 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
+/// Which toolkit runs a job: the toolkit folder's, where a build's toolkits are one value.
+pub(crate) use crate::toolkit::makers::Maker;
 pub(crate) use commands::*;
 pub(crate) use graph::*;
 pub(crate) use settings::*;

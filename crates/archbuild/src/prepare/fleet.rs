@@ -20,7 +20,6 @@ use crate::error::{Error, FleetIssue, Result};
 use crate::plan::Module;
 use crate::prepare::spec::Spec;
 use crate::toolkit::native::SIMULATED_GPUS;
-use crate::toolkit::nvcc::Toolkit;
 
 /// The variable naming the fleet (`docs/environment.md`).
 pub(crate) const FLEET_VAR: &str = "ARCHBUILD_FLEET";
@@ -116,17 +115,12 @@ pub(crate) fn compression(
 pub(crate) fn check(
     (fleet, origin): (&Fleet, &str),
     modules: &[Module],
-    (builders, ptx_toolkit): (crate::config::archs::Builders<'_>, Option<&Toolkit>),
+    toolkits: &crate::toolkit::makers::Toolkits,
     compression: CompressionChoice,
 ) -> Result<()> {
-    let toolkit = builders.main;
     // Each image by its toolkit: the legacy one's where it builds the target, the PTX
     // toolkit's PTX (`ptx-toolkit`), else the build's.
-    let made = |t: archbuild_arch::Target| match (builders.legacy, t.kind) {
-        (Some(l), _) if builders.by_legacy(t) => l,
-        (_, TargetKind::Ptx) => ptx_toolkit.unwrap_or(toolkit),
-        _ => toolkit,
-    };
+    let made = |t: archbuild_arch::Target| toolkits.of(toolkits.maker(t));
     let stored = |c: Compression| match c {
         Compression::None => ImageCompression::None,
         Compression::Lz4 => ImageCompression::Lz4,
@@ -176,7 +170,7 @@ pub(crate) fn check(
     Err(Error::FleetCannotLoad {
         fleet: fleet.to_string(),
         origin: origin.to_owned(),
-        toolkit: toolkit.release().to_owned(),
+        toolkit: toolkits.main().release().to_owned(),
         issues,
     })
 }

@@ -1,5 +1,5 @@
 //! A build's configuration resolved once, before anything runs, into one [`Prepared`].
-use super::setup;
+use super::setup::{self, Sources};
 use std::path::PathBuf;
 
 use archbuild_arch::ComputeCapability;
@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::plan::{Module, Settings};
 use crate::prepare::spec::Spec;
 use crate::toolkit::discover::{Discovery, Wanted};
+use crate::toolkit::makers::{Maker, Toolkits};
 use crate::toolkit::nvcc::Toolkit;
 use crate::toolkit::releases::Requested;
 
@@ -84,19 +85,9 @@ impl Prebuilt {
 #[derive(Clone)]
 pub(crate) struct Prepared {
     pub env: Env,
-    pub toolkit: Toolkit,
-    /// The toolkit of the PTX images, when the build asks for one of another release than
-    /// `toolkit` (`ptx-toolkit`); its cicc jobs make them (`plan::Maker::Ptx`).
-    pub ptx_toolkit: Option<Toolkit>,
-    /// The version `ptx-toolkit` asks for, as written: what a package's records are keyed by
-    /// (`keys::Facts::packaged`), since a dependent has no toolkit to fingerprint.
-    pub ptx_asked: Option<String>,
-    /// The toolkit that builds the targets `toolkit` cannot (`legacy-toolkit`: a CUDA 12 one
-    /// for sm_50–72), cicc and ptxas (`plan::Maker::Legacy`).
-    pub legacy_toolkit: Option<Toolkit>,
-
-    /// The version `legacy-toolkit` asks for, as written (`keys::Facts::packaged`).
-    pub legacy_asked: Option<String>,
+    /// The build's toolkit, and the PTX (`ptx-toolkit`) and legacy (`legacy-toolkit`: a CUDA
+    /// 12 one for sm_50–72) toolkits with the versions asked for, by `plan::Maker`.
+    pub toolkits: Toolkits,
     pub archs: ResolvedArchs,
     /// Warnings about the list in its own dialect (a `TORCH_CUDA_ARCH_LIST` PyTorch rejects).
     pub arch_warnings: Vec<String>,
@@ -157,22 +148,19 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         spawns: &spawns,
         mode,
     };
-    let toolkit = main_toolkit(&finder, pkg.as_ref())?;
+    let main = main_toolkit(&finder, pkg.as_ref())?;
+    let (legacy_asked, legacy) = legacy_toolkit(&finder, &main, pkg.as_ref())?;
+    let toolkits = Toolkits::new(main).with(Maker::Legacy, legacy_asked, legacy);
     let devices = || {
         crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
-            query_devices(&toolkit, &spawns)
+            query_devices(toolkits.main(), &spawns)
         })
-    };
-    let (legacy_asked, legacy_toolkit) = legacy_toolkit(&finder, &toolkit, pkg.as_ref())?;
-    let builders = crate::config::archs::Builders {
-        main: &toolkit,
-        legacy: legacy_toolkit.as_ref(),
     };
     let archs = crate::config::archs::resolve_archs(
         b.archs.as_deref(),
         &env,
         pkg.as_ref(),
-        builders,
+        &toolkits,
         &devices,
     )?;
     // In the report's warnings (and so `cargo:warning` in build scripts, and the CLI's output).
@@ -192,33 +180,34 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let share_cicc = crate::plan::share::enabled(
         b.share_cicc,
         &env,
-        toolkit.version(),
+        toolkits.main().version(),
         &settings.all_nvcc_flags(),
         settings.launch_cicc && settings.launcher.is_some(),
     )?;
     let verify = verification(b, &env)?;
     let library = crate::host::link::resolve(b.library.as_ref(), pkg.as_ref(), name)?;
-    let mut modules = modules(&sources, name, (&archs, builders), &devices, &mut settings)?;
-    let ptx_of = (&toolkit, fleet.as_ref().map(|(f, _)| f));
-    let (ptx_asked, ptx_toolkit) = ptx_toolkit(&finder, ptx_of, pkg.as_ref())?;
-    check_toolkits(
-        &modules,
-        builders,
-        ptx_toolkit.as_ref(),
-        fleet.as_ref(),
-        compression,
-    )?;
+    let mut modules = modules(&sources, name, (&archs, &toolkits), &devices, &mut settings)?;
+    let ptx_of = (toolkits.main(), fleet.as_ref().map(|(f, _)| f));
+    let (ptx_asked, ptx) = ptx_toolkit(&finder, ptx_of, pkg.as_ref())?;
+    if let Some((ptx_tk, origin)) = &ptx {
+        check_ptx_targets(ptx_tk, origin, &modules)?;
+    }
+    let toolkits = toolkits.with(Maker::Ptx, ptx_asked, ptx.map(|(t, _)| t));
+    if let Some((f, origin)) = &fleet {
+        crate::prepare::fleet::check((f, origin), &modules, &toolkits, compression)?;
+    }
     settings.fleet = fleet.map(|(f, _)| f);
     for m in &mut modules {
         m.host = library.is_some();
     }
     // A build asks with its store (and remote) in `run.rs`; a plan asks here and writes nothing.
     if matches!(mode, Mode::Plan | Mode::PlanToBuild) {
-        ptxas_line(&mut settings, &toolkit, &modules, None, &spawns);
+        ptxas_line(&mut settings, toolkits.main(), &modules, None, &spawns);
     }
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
     // stand-in is no file to watch.
-    watch.extend((!toolkit.is_stand_in()).then(|| toolkit.nvcc().to_path_buf()));
+    let main = toolkits.main();
+    watch.extend((!main.is_stand_in()).then(|| main.nvcc().to_path_buf()));
     let groups = crate::report::variants::groups(
         &b.variants,
         pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
@@ -231,11 +220,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let (workers, local_workers, cluster) = workers(b, &env, &settings, mode)?;
     Ok(Prepared {
         env,
-        toolkit,
-        ptx_toolkit: ptx_toolkit.map(|(t, _)| t),
-        ptx_asked,
-        legacy_toolkit,
-        legacy_asked,
+        toolkits,
         archs,
         arch_warnings,
         modules,
@@ -313,25 +298,6 @@ pub(crate) fn environment(b: &Spec) -> Env {
     }
 }
 
-/// The modules' targets checked against the toolkits that make them: the PTX targets against
-/// the PTX toolkit, and every target against the fleet's driver floors.
-fn check_toolkits(
-    modules: &[Module],
-    builders: crate::config::archs::Builders<'_>,
-    ptx_toolkit: Option<&(Toolkit, String)>,
-    fleet: Option<&(archbuild_arch::Fleet, String)>,
-    compression: CompressionChoice,
-) -> Result<()> {
-    if let Some((ptx_tk, origin)) = ptx_toolkit {
-        check_ptx_targets(ptx_tk, origin, modules)?;
-    }
-    if let Some((f, origin)) = fleet {
-        let ptx_tk = ptx_toolkit.map(|(t, _)| t);
-        crate::prepare::fleet::check((f, origin), modules, (builders, ptx_tk), compression)?;
-    }
-    Ok(())
-}
-
 /// Every module's PTX targets checked against the PTX toolkit that makes them.
 fn check_ptx_targets(ptx_tk: &Toolkit, origin: &str, modules: &[Module]) -> Result<()> {
     for m in modules {
@@ -348,34 +314,23 @@ fn check_ptx_targets(ptx_tk: &Toolkit, origin: &str, modules: &[Module]) -> Resu
     Ok(())
 }
 
-/// Where a build's settings are read from: the build script's, the environment, the package's
-/// table, and the directory relative paths start from.
-struct Sources<'a> {
-    b: &'a Spec,
-    env: &'a Env,
-    pkg: Option<&'a PackageConfig>,
-    base_dir: &'a std::path::Path,
-}
-
 /// The modules with their arch lists (narrowed when the list mode asks), and the value of
 /// `__CUDA_ARCH_LIST__` into `settings`: the whole list's, also in a CI shard.
 fn modules(
     s: &Sources<'_>,
     name: &str,
-    (archs, builders): (&ResolvedArchs, crate::config::archs::Builders<'_>),
+    (archs, toolkits): (&ResolvedArchs, &Toolkits),
     devices: crate::config::archs::DeviceQuery<'_>,
     settings: &mut Settings,
 ) -> Result<Vec<Module>> {
-    let whole = setup::shard_of(s.b, s.env, archs, builders, devices)?;
+    let whole = setup::shard_of(s.b, s.env, archs, toolkits, devices)?;
     settings.arch_list = crate::plan::arch_list_value(&whole.as_ref().unwrap_or(archs).list);
     let (list_mode, mode_text) = crate::prepare::narrowing::resolve(s.b, s.env, s.pkg)?;
     setup::modules(
-        s.b,
+        s,
         name,
-        s.pkg,
-        s.base_dir,
         (archs, whole.as_ref()),
-        builders,
+        toolkits,
         devices,
         list_mode
             .narrows(&archs.source)
@@ -555,42 +510,18 @@ pub(crate) fn ptxas_line(
 }
 
 impl Prepared {
-    /// Which toolkit makes target `t`: the legacy toolkit what the build's cannot build, the
-    /// PTX toolkit the PTX images, the build's toolkit the rest.
-    pub(crate) fn maker(&self, t: archbuild_arch::Target) -> crate::plan::Maker {
-        let builders = crate::config::archs::Builders {
-            main: &self.toolkit,
-            legacy: self.legacy_toolkit.as_ref(),
-        };
-        match (builders.by_legacy(t), t.kind, &self.ptx_toolkit) {
-            (true, _, _) => crate::plan::Maker::Legacy,
-            (false, archbuild_arch::TargetKind::Ptx, Some(_)) => crate::plan::Maker::Ptx,
-            _ => crate::plan::Maker::Build,
-        }
-    }
-
-    /// The versions `ptx-toolkit` and `legacy-toolkit` ask for, as written.
-    pub(crate) fn asked(&self) -> (Option<&str>, Option<&str>) {
-        (self.ptx_asked.as_deref(), self.legacy_asked.as_deref())
-    }
-
-    /// The toolkit of a maker (the build's where the other is not set).
-    pub(crate) fn toolkit_of(&self, maker: crate::plan::Maker) -> &Toolkit {
-        let other = match maker {
-            crate::plan::Maker::Build => None,
-            crate::plan::Maker::Ptx => self.ptx_toolkit.as_ref(),
-            crate::plan::Maker::Legacy => self.legacy_toolkit.as_ref(),
-        };
-        other.unwrap_or(&self.toolkit)
+    /// Which toolkit makes target `t`.
+    pub(crate) fn maker(&self, t: archbuild_arch::Target) -> Maker {
+        self.toolkits.maker(t)
     }
 }
 
 /// The build's toolkit: the caller's, or the one found of the version `toolkit` asks for.
 fn main_toolkit(f: &Finder<'_>, pkg: Option<&PackageConfig>) -> Result<Toolkit> {
     let wanted = crate::toolkit::releases::requested(
-        f.b.toolkit_version.as_deref(),
+        f.b.toolkit_versions[Maker::Build].as_deref(),
         f.env,
-        pkg.and_then(|p| p.toolkit.as_deref()),
+        pkg.and_then(|p| p.toolkits[Maker::Build].as_deref()),
     )?;
     toolkit(f, f.b.toolkit.as_ref(), wanted.as_ref())
 }
@@ -611,12 +542,12 @@ fn legacy_toolkit(
     build_tk: &Toolkit,
     pkg: Option<&PackageConfig>,
 ) -> Result<(Option<String>, Option<Toolkit>)> {
-    use crate::toolkit::releases::{requested_as, Asked};
+    use crate::toolkit::releases::requested_as;
     let wanted = requested_as(
-        Asked::LegacyToolkit,
-        f.b.legacy_toolkit_version.as_deref(),
+        Maker::Legacy,
+        f.b.toolkit_versions[Maker::Legacy].as_deref(),
         f.env,
-        pkg.and_then(|p| p.legacy_toolkit.as_deref()),
+        pkg.and_then(|p| p.toolkits[Maker::Legacy].as_deref()),
     )?;
     let Some((version, origin)) = wanted else {
         return Ok((None, None));
@@ -641,12 +572,12 @@ fn ptx_toolkit(
     (build_tk, fleet): (&Toolkit, Option<&archbuild_arch::Fleet>),
     pkg: Option<&PackageConfig>,
 ) -> Result<(Option<String>, Option<Origined<Toolkit>>)> {
-    use crate::toolkit::releases::{asked_value, parse_asked, Asked};
+    use crate::toolkit::releases::{asked_value, parse_asked};
     let asked = asked_value(
-        Asked::PtxToolkit,
-        f.b.ptx_toolkit_version.as_deref(),
+        Maker::Ptx,
+        f.b.toolkit_versions[Maker::Ptx].as_deref(),
         f.env,
-        pkg.and_then(|p| p.ptx_toolkit.as_deref()),
+        pkg.and_then(|p| p.toolkits[Maker::Ptx].as_deref()),
     );
     let Some((value, origin)) = asked else {
         return Ok((None, None));

@@ -116,24 +116,28 @@ pub(crate) fn compression(
         })
 }
 
+/// Where a build's settings are read from: the build script's, the environment, the package's
+/// table, and the directory relative paths start from.
+pub(crate) struct Sources<'a> {
+    pub b: &'a Spec,
+    pub env: &'a Env,
+    pub pkg: Option<&'a PackageConfig>,
+    pub base_dir: &'a std::path::Path,
+}
+
 /// The modules of the build, with their files checked and their arch lists resolved: a
 /// per-file list narrowed to the requested one (a shard's whole list) when `narrowing` says
 /// so (`prepare/narrowing.rs`), with the mode's description for messages.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the build's spec, package and lists, and the facts a list's words need"
-)]
 pub(crate) fn modules(
-    b: &Spec,
+    s: &Sources<'_>,
     name: &str,
-    pkg: Option<&PackageConfig>,
-    base: &Path,
     // The build's list, and the whole list when it is a CI shard.
     (archs, whole): (&ResolvedArchs, Option<&ResolvedArchs>),
-    toolkit: crate::config::archs::Builders<'_>,
+    toolkit: &crate::toolkit::makers::Toolkits,
     devices: DeviceQuery<'_>,
     narrowing: Option<&str>,
 ) -> Result<Vec<Module>> {
+    let (b, pkg, base) = (s.b, s.pkg, s.base_dir);
     let mut specs = b.modules.clone();
     // Where the sources were named, for messages that point at the right place to fix.
     let from_manifest = specs.is_empty();
@@ -241,7 +245,7 @@ pub(crate) fn shard_of(
     b: &Spec,
     env: &Env,
     archs: &ResolvedArchs,
-    toolkit: crate::config::archs::Builders<'_>,
+    toolkit: &crate::toolkit::makers::Toolkits,
     devices: DeviceQuery<'_>,
 ) -> Result<Option<ResolvedArchs>> {
     use crate::config::archs::{parse_checked, ArchSource};

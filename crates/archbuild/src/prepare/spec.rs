@@ -36,12 +36,9 @@ pub(crate) struct Spec {
     /// Overrides `ARCHBUILD_VERIFY`.
     pub(crate) verify: Option<String>,
     pub(crate) toolkit: Option<Toolkit>,
-    /// `Build::toolkit_version`: overrides `ARCHBUILD_TOOLKIT_VERSION`.
-    pub(crate) toolkit_version: Option<String>,
-    /// `Build::ptx_toolkit_version`: overrides `ARCHBUILD_PTX_TOOLKIT_VERSION`.
-    pub(crate) ptx_toolkit_version: Option<String>,
-    /// `Build::legacy_toolkit_version`: overrides `ARCHBUILD_LEGACY_TOOLKIT_VERSION`.
-    pub(crate) legacy_toolkit_version: Option<String>,
+    /// `Build::toolkit_version`, `ptx_toolkit_version`, `legacy_toolkit_version`: the version
+    /// each maker is asked for, over its variable (`ARCHBUILD_TOOLKIT_VERSION`, …).
+    pub(crate) toolkit_versions: crate::toolkit::makers::ByMaker<Option<String>>,
     pub(crate) home: Option<Home>,
     pub(crate) manifest_dir: Option<PathBuf>,
     pub(crate) env: Option<Env>,

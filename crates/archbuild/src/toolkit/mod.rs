@@ -8,6 +8,7 @@
 
 pub(crate) mod discover;
 pub(crate) mod fingerprint;
+pub(crate) mod makers;
 pub(crate) mod native;
 pub(crate) mod nvcc;
 pub(crate) mod provision;

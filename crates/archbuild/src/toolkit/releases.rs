@@ -13,6 +13,7 @@
 //! PyPI's CUDA 12 wheels ship ptxas and libnvvm but no nvcc or cicc, so a CUDA 12 (or 11)
 //! toolkit is always one the user installed: [`install_hint`] says how.
 
+use crate::toolkit::makers::Maker;
 use std::fmt;
 
 /// One CUDA release and the wheels that make it.
@@ -334,7 +335,7 @@ pub(crate) fn requested(
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> crate::error::Result<Option<(Requested, String)>> {
-    requested_as(Asked::Toolkit, build, env, manifest)
+    requested_as(Maker::Build, build, env, manifest)
 }
 
 /// The variable naming the toolkit version that builds what the build's toolkit cannot.
@@ -343,44 +344,36 @@ pub const LEGACY_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_LEGACY_TOOLKIT_VERSION";
 /// The variable naming the toolkit version of a build's PTX images.
 pub const PTX_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_PTX_TOOLKIT_VERSION";
 
-/// Which toolkit a version is asked for: the build's, or its PTX images' (`ptx-toolkit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Asked {
-    Toolkit,
-    PtxToolkit,
-    LegacyToolkit,
-}
-
-impl Asked {
-    fn names(self) -> (&'static str, &'static str, &'static str) {
-        match self {
-            Asked::Toolkit => (
-                "the build's `.toolkit_version(...)`",
-                TOOLKIT_VERSION_VAR,
-                "Cargo.toml [package.metadata.archbuild] toolkit",
-            ),
-            Asked::PtxToolkit => (
-                "the build's `.ptx_toolkit_version(...)`",
-                PTX_TOOLKIT_VERSION_VAR,
-                "Cargo.toml [package.metadata.archbuild] ptx-toolkit",
-            ),
-            Asked::LegacyToolkit => (
-                "the build's `.legacy_toolkit_version(...)`",
-                LEGACY_TOOLKIT_VERSION_VAR,
-                "Cargo.toml [package.metadata.archbuild] legacy-toolkit",
-            ),
-        }
+/// Where each maker's version is asked for: the build script's setter, the variable, and
+/// the key of `[package.metadata.archbuild]`.
+fn names(maker: Maker) -> (&'static str, &'static str, &'static str) {
+    match maker {
+        Maker::Build => (
+            "the build's `.toolkit_version(...)`",
+            TOOLKIT_VERSION_VAR,
+            "Cargo.toml [package.metadata.archbuild] toolkit",
+        ),
+        Maker::Ptx => (
+            "the build's `.ptx_toolkit_version(...)`",
+            PTX_TOOLKIT_VERSION_VAR,
+            "Cargo.toml [package.metadata.archbuild] ptx-toolkit",
+        ),
+        Maker::Legacy => (
+            "the build's `.legacy_toolkit_version(...)`",
+            LEGACY_TOOLKIT_VERSION_VAR,
+            "Cargo.toml [package.metadata.archbuild] legacy-toolkit",
+        ),
     }
 }
 
-/// The version asked for the toolkit `asked` names, by the same precedence as [`requested`].
+/// The version asked for `maker`'s toolkit, by the same precedence as [`requested`].
 pub(crate) fn requested_as(
-    asked: Asked,
+    maker: Maker,
     build: Option<&str>,
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> crate::error::Result<Option<(Requested, String)>> {
-    let Some((value, origin)) = asked_value(asked, build, env, manifest) else {
+    let Some((value, origin)) = asked_value(maker, build, env, manifest) else {
         return Ok(None);
     };
     parse_asked(&value, origin).map(Some)
@@ -389,12 +382,12 @@ pub(crate) fn requested_as(
 /// The value asked for the toolkit `asked` names and where, as written, by the precedence of
 /// [`requested`].
 pub(crate) fn asked_value(
-    asked: Asked,
+    maker: Maker,
     build: Option<&str>,
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> Option<(String, String)> {
-    let (by_build, var, in_manifest) = asked.names();
+    let (by_build, var, in_manifest) = names(maker);
     if let Some(v) = build {
         Some((v.to_owned(), by_build.to_owned()))
     } else if let Some(v) = env.var(var) {
