@@ -16,6 +16,7 @@ use std::fmt;
 use archbuild_arch::{Arch, ArchList, ComputeCapability, Dialect, ListFacts};
 
 use crate::base::env::Env;
+use crate::base::layered::{Layer, Layered, Origin, Setting};
 use crate::config::manifest::PackageConfig;
 use crate::error::Result;
 use crate::toolkit::makers::Toolkits;
@@ -115,25 +116,33 @@ pub fn choose_arch_list<E>(
     // An explicit or Cargo.toml list is taken as written: a blank one is an error (as in
     // `explain ""`), not a silent default. Only a blank variable means "unset", so a CI matrix
     // can leave ARCHBUILD_ARCHS empty for the default.
-    if let Some(e) = explicit {
-        return Ok((e.to_owned(), ArchSource::Explicit));
-    }
-    if let Some(v) = env.var("ARCHBUILD_ARCHS") {
-        return Ok((v, ArchSource::Var("ARCHBUILD_ARCHS")));
-    }
-    if let Some(m) = manifest()? {
-        return Ok((m, ArchSource::Manifest));
-    }
-    Ok(if let Some(v) = env.var("TORCH_CUDA_ARCH_LIST") {
-        (v, ArchSource::Var("TORCH_CUDA_ARCH_LIST"))
-    } else if let Some(v) = env.var("CUDAARCHS") {
-        (
-            Dialect::CMake.to_archbuild(&v),
-            ArchSource::Var("CUDAARCHS"),
-        )
-    } else {
-        ("all-major".to_owned(), ArchSource::Default)
+    let Some(Layered { value, origin }) = ARCHS.resolve_lazily(explicit, env, manifest)? else {
+        return Ok(("all-major".to_owned(), ArchSource::Default));
+    };
+    let source = ArchSource::from(origin);
+    Ok(match source {
+        ArchSource::Var("CUDAARCHS") => (Dialect::CMake.to_archbuild(&value), source),
+        _ => (value, source),
     })
+}
+
+/// The arch list's layers, by the precedence above.
+const ARCHS: Setting = Setting(&[
+    Layer::Builder("the build's arch list (`.archs(...)` / `--archs`)"),
+    Layer::Variable("ARCHBUILD_ARCHS"),
+    Layer::Manifest("archs"),
+    Layer::Variable("TORCH_CUDA_ARCH_LIST"),
+    Layer::Variable("CUDAARCHS"),
+]);
+
+impl From<Origin> for ArchSource {
+    fn from(origin: Origin) -> Self {
+        match origin.0 {
+            Layer::Builder(_) => ArchSource::Explicit,
+            Layer::Variable(var) => ArchSource::Var(var),
+            Layer::Manifest(_) => ArchSource::Manifest,
+        }
+    }
 }
 
 /// Parses one list (from any source) and checks the toolkit can build every target. The GPUs

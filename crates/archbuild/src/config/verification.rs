@@ -2,7 +2,6 @@
 //! `Build::verify`): a share of them, chosen by each output's key so a rerun checks the same
 //! jobs. The check itself is the job runner's (`jobs/verify.rs`).
 
-use crate::base::env::Env;
 use crate::base::store::Key;
 use crate::error::{Error, Result};
 
@@ -18,14 +17,6 @@ pub(crate) struct Verify {
 }
 
 impl Verify {
-    /// `ARCHBUILD_VERIFY`, unset meaning off.
-    pub(crate) fn from_env(env: &Env) -> Result<Self> {
-        match env.var(VERIFY_VAR) {
-            None => Ok(Self::default()),
-            Some(v) => Self::parse(&v, VERIFY_VAR),
-        }
-    }
-
     pub(crate) fn parse(value: &str, origin: &str) -> Result<Self> {
         let v = value.trim().to_ascii_lowercase();
         let fraction = match v.as_str() {

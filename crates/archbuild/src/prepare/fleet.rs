@@ -14,6 +14,7 @@ use archbuild_arch::{
 use archbuild_fatbin::{Compression, CompressionChoice};
 
 use crate::base::env::Env;
+use crate::base::layered::{Layer, Layered, Setting};
 use crate::config::archs::ArchSource;
 use crate::config::manifest::PackageConfig;
 use crate::error::{Error, FleetIssue, Result};
@@ -34,18 +35,20 @@ pub(crate) fn resolve(
     pkg: Option<&PackageConfig>,
     devices: &dyn Fn() -> Result<Vec<ComputeCapability>>,
 ) -> Result<Option<(Fleet, String)>> {
-    let (text, origin) = if let Some(f) = &b.fleet {
-        (f.clone(), "the build's `.fleet(...)`".to_owned())
-    } else if let Some(f) = env.var(FLEET_VAR) {
-        (f, FLEET_VAR.to_owned())
-    } else if let Some(f) = pkg.and_then(|p| p.fleet.clone()) {
-        (
-            f,
-            "Cargo.toml [package.metadata.archbuild] fleet".to_owned(),
-        )
-    } else {
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's `.fleet(...)`"),
+        Layer::Variable(FLEET_VAR),
+        Layer::Manifest("fleet"),
+    ]);
+    let manifest = pkg.and_then(|p| p.fleet.as_deref());
+    let Some(Layered {
+        value: text,
+        origin,
+    }) = SETTING.resolve(b.fleet.as_deref(), env, manifest)
+    else {
         return Ok(None);
     };
+    let origin = origin.to_string();
     let mut fleet = Fleet::parse(&text, &origin)?;
     if fleet.native {
         let driver = native_driver(env).map_err(|why| Error::Config {

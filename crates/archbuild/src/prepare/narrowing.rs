@@ -13,6 +13,7 @@
 use archbuild_arch::{ArchList, Target};
 
 use crate::base::env::Env;
+use crate::base::layered::{Layer, Layered, Setting};
 use crate::config::archs::{ArchListMode, ArchSource, ResolvedArchs};
 use crate::config::manifest::PackageConfig;
 use crate::error::{EmptyNarrowing, Error, Result};
@@ -27,16 +28,15 @@ pub(crate) fn resolve(
     env: &Env,
     pkg: Option<&PackageConfig>,
 ) -> Result<(ArchListMode, String)> {
-    let (value, origin) = if let Some(m) = &b.arch_list_mode {
-        (m.clone(), "the build's `.arch_list_mode(...)`".to_owned())
-    } else if let Some(m) = env.var(ARCH_LIST_MODE_VAR) {
-        (m, ARCH_LIST_MODE_VAR.to_owned())
-    } else if let Some(m) = pkg.and_then(|p| p.arch_list_mode.clone()) {
-        (
-            m,
-            "Cargo.toml [package.metadata.archbuild] arch-list-mode".to_owned(),
-        )
-    } else {
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's `.arch_list_mode(...)`"),
+        Layer::Variable(ARCH_LIST_MODE_VAR),
+        Layer::Manifest("arch-list-mode"),
+    ]);
+    let manifest = pkg.and_then(|p| p.arch_list_mode.as_deref());
+    let Some(Layered { value, origin }) =
+        SETTING.resolve(b.arch_list_mode.as_deref(), env, manifest)
+    else {
         return Ok((
             ArchListMode::Auto,
             "the default arch-list mode `auto` narrows a list from the environment".to_owned(),
@@ -44,7 +44,7 @@ pub(crate) fn resolve(
     };
     let mode = ArchListMode::parse(&value).ok_or_else(|| Error::Config {
         what: "arch list mode",
-        origin: origin.clone(),
+        origin: origin.to_string(),
         value: value.clone(),
         hint: "use `auto` (narrow a list from the environment, the default), `narrow` (always \
                intersect per-file lists with the requested list) or `override` (per-file \

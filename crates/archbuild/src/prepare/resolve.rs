@@ -6,6 +6,7 @@ use archbuild_arch::ComputeCapability;
 use archbuild_fatbin::CompressionChoice;
 
 use crate::base::env::Env;
+use crate::base::layered::{Layer, Setting};
 use crate::base::paths::Home;
 use crate::base::process::{Cmd, Spawns};
 use crate::config::archs::ResolvedArchs;
@@ -463,15 +464,19 @@ fn parse_device_query(stdout: &str) -> Vec<ComputeCapability> {
 
 /// Whether the build cache is on: `Build::cache`, else `ARCHBUILD_CACHE` (on by default).
 fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
-    match (b.cache, env.var("ARCHBUILD_CACHE")) {
-        (Some(on), _) => Ok(on),
-        (None, None) => Ok(true),
-        (None, Some(v)) if archbuild_config::is_off(&v) => Ok(false),
-        (None, Some(v)) if archbuild_config::is_on(&v) => Ok(true),
-        (None, Some(v)) => Err(Error::Config {
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's `.cache(...)`"),
+        Layer::Variable("ARCHBUILD_CACHE"),
+    ]);
+    let given = b.cache.map(|on| if on { "on" } else { "off" });
+    match SETTING.resolve(given, env, None) {
+        None => Ok(true),
+        Some(v) if archbuild_config::is_off(&v.value) => Ok(false),
+        Some(v) if archbuild_config::is_on(&v.value) => Ok(true),
+        Some(v) => Err(Error::Config {
             what: "cache switch",
-            origin: "ARCHBUILD_CACHE".into(),
-            value: v,
+            origin: v.origin.to_string(),
+            value: v.value,
             hint: "use `off` (or `0`, `false`, `no`, `none`) to build without the cache, \
                        `on` (or `1`, `true`, `yes`) or nothing to use it"
                 .into(),
@@ -528,9 +533,13 @@ fn main_toolkit(f: &Finder<'_>, pkg: Option<&PackageConfig>) -> Result<Toolkit> 
 
 /// Which cache hits are compiled again and compared: `Build::verify`, else `ARCHBUILD_VERIFY`.
 fn verification(b: &Spec, env: &Env) -> Result<Verify> {
-    match &b.verify {
-        Some(v) => Verify::parse(v, "the build's verification (`.verify(...)`)"),
-        None => Verify::from_env(env),
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's verification (`.verify(...)`)"),
+        Layer::Variable(crate::config::verification::VERIFY_VAR),
+    ]);
+    match SETTING.resolve(b.verify.as_deref(), env, None) {
+        Some(v) => Verify::parse(&v.value, &v.origin.to_string()),
+        None => Ok(Verify::default()),
     }
 }
 

@@ -11,6 +11,7 @@ use std::str::FromStr;
 use archbuild_fatbin::CompressionChoice;
 
 use crate::base::env::Env;
+use crate::base::layered::{Layer, Layered, Setting};
 use crate::config::archs::{DeviceQuery, ResolvedArchs};
 use crate::config::manifest::PackageConfig;
 use crate::error::{Error, Result};
@@ -94,23 +95,21 @@ pub(crate) fn compression(
     env: &Env,
     pkg: Option<&PackageConfig>,
 ) -> Result<Option<CompressionChoice>> {
-    let (value, origin) = if let Some(c) = &b.compression {
-        (
-            c.clone(),
-            "the build's compression (`.compression(...)` / `--compression`)",
-        )
-    } else if let Some(c) = env.var("ARCHBUILD_COMPRESSION") {
-        (c, "ARCHBUILD_COMPRESSION")
-    } else if let Some(c) = pkg.and_then(|p| p.compression.clone()) {
-        (c, "Cargo.toml [package.metadata.archbuild] compression")
-    } else {
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's compression (`.compression(...)` / `--compression`)"),
+        Layer::Variable("ARCHBUILD_COMPRESSION"),
+        Layer::Manifest("compression"),
+    ]);
+    let manifest = pkg.and_then(|p| p.compression.as_deref());
+    let Some(Layered { value, origin }) = SETTING.resolve(b.compression.as_deref(), env, manifest)
+    else {
         return Ok(None);
     };
     CompressionChoice::from_str(&value)
         .map(Some)
         .map_err(|_| Error::Config {
             what: "compression",
-            origin: origin.to_owned(),
+            origin: origin.to_string(),
             value,
             hint: format!("use {}", archbuild_fatbin::COMPRESSION_WORDS),
         })
@@ -249,11 +248,18 @@ pub(crate) fn shard_of(
     devices: DeviceQuery<'_>,
 ) -> Result<Option<ResolvedArchs>> {
     use crate::config::archs::{parse_checked, ArchSource};
-    let (input, source) = match (&b.shard_of, env.var("ARCHBUILD_SHARD_OF")) {
-        (Some(list), _) => (list.clone(), ArchSource::Explicit),
-        (None, Some(list)) => (list, ArchSource::Var("ARCHBUILD_SHARD_OF")),
-        (None, None) => return Ok(None),
+    const SETTING: Setting = Setting(&[
+        Layer::Builder("the build's arch list (`.archs(...)` / `--archs`)"),
+        Layer::Variable("ARCHBUILD_SHARD_OF"),
+    ]);
+    let Some(Layered {
+        value: input,
+        origin,
+    }) = SETTING.resolve(b.shard_of.as_deref(), env, None)
+    else {
+        return Ok(None);
     };
+    let source = ArchSource::from(origin);
     let whole = parse_checked(&input, source.clone(), toolkit, devices)?;
     let outside: Vec<String> = archs
         .list

@@ -13,6 +13,7 @@
 //! PyPI's CUDA 12 wheels ship ptxas and libnvvm but no nvcc or cicc, so a CUDA 12 (or 11)
 //! toolkit is always one the user installed: [`install_hint`] says how.
 
+use crate::base::layered::{Layer, Setting};
 use crate::toolkit::makers::Maker;
 use std::fmt;
 
@@ -346,23 +347,23 @@ pub const PTX_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_PTX_TOOLKIT_VERSION";
 
 /// Where each maker's version is asked for: the build script's setter, the variable, and
 /// the key of `[package.metadata.archbuild]`.
-fn names(maker: Maker) -> (&'static str, &'static str, &'static str) {
+fn setting(maker: Maker) -> Setting {
     match maker {
-        Maker::Build => (
-            "the build's `.toolkit_version(...)`",
-            TOOLKIT_VERSION_VAR,
-            "Cargo.toml [package.metadata.archbuild] toolkit",
-        ),
-        Maker::Ptx => (
-            "the build's `.ptx_toolkit_version(...)`",
-            PTX_TOOLKIT_VERSION_VAR,
-            "Cargo.toml [package.metadata.archbuild] ptx-toolkit",
-        ),
-        Maker::Legacy => (
-            "the build's `.legacy_toolkit_version(...)`",
-            LEGACY_TOOLKIT_VERSION_VAR,
-            "Cargo.toml [package.metadata.archbuild] legacy-toolkit",
-        ),
+        Maker::Build => Setting(&[
+            Layer::Builder("the build's `.toolkit_version(...)`"),
+            Layer::Variable(TOOLKIT_VERSION_VAR),
+            Layer::Manifest("toolkit"),
+        ]),
+        Maker::Ptx => Setting(&[
+            Layer::Builder("the build's `.ptx_toolkit_version(...)`"),
+            Layer::Variable(PTX_TOOLKIT_VERSION_VAR),
+            Layer::Manifest("ptx-toolkit"),
+        ]),
+        Maker::Legacy => Setting(&[
+            Layer::Builder("the build's `.legacy_toolkit_version(...)`"),
+            Layer::Variable(LEGACY_TOOLKIT_VERSION_VAR),
+            Layer::Manifest("legacy-toolkit"),
+        ]),
     }
 }
 
@@ -387,14 +388,8 @@ pub(crate) fn asked_value(
     env: &crate::base::env::Env,
     manifest: Option<&str>,
 ) -> Option<(String, String)> {
-    let (by_build, var, in_manifest) = names(maker);
-    if let Some(v) = build {
-        Some((v.to_owned(), by_build.to_owned()))
-    } else if let Some(v) = env.var(var) {
-        Some((v, var.to_owned()))
-    } else {
-        manifest.map(|v| (v.to_owned(), in_manifest.to_owned()))
-    }
+    let found = setting(maker).resolve(build, env, manifest)?;
+    Some((found.value, found.origin.to_string()))
 }
 
 /// `value` as a version, or the error naming what is accepted.
