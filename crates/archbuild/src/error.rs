@@ -368,6 +368,14 @@ pub enum Error {
     )]
     PackagedRefused { reasons: String },
 
+    /// A package's shipped fat binaries do not match the build, and compiling them instead
+    /// failed: the reason they were refused first, then what compiling ran into.
+    #[error(
+        "the package's prebuilt fat binaries cannot be used: {reasons}. archbuild then tried to \
+         compile instead, which failed: {then}"
+    )]
+    PackagedRefusedThen { reasons: String, then: Box<Error> },
+
     /// A package's shipped fat binary differs from what its sources make (`ARCHBUILD_VERIFY`).
     #[error(
         "{} (module `{module}`) is not what its sources make: compiled again \
@@ -528,6 +536,8 @@ impl Error {
     /// The kind of this failure.
     pub fn kind(&self) -> ErrorKind {
         match self {
+            // What stopped the build is what compiling ran into.
+            Error::PackagedRefusedThen { then, .. } => then.kind(),
             Error::ToolkitNotFound { .. }
             | Error::ToolkitVersionNotFound { .. }
             | Error::ToolkitReleaseUnknown { .. }

@@ -336,4 +336,13 @@ fn a_package_and_offline_errors_name_the_fix() {
         setting: "CARGO_NET_OFFLINE",
     };
     insta::assert_snapshot!("offline", offline.to_string());
+    // The reason the package's files were refused comes first, whatever compiling then hit.
+    let then = Error::PackagedRefusedThen {
+        reasons: "`ops`: /src/k-0.1.0/prebuilt/ops.fatbin is not used: `kernels/ops.cu` changed \
+                  since it was built"
+            .into(),
+        then: Box::new(offline),
+    };
+    assert_eq!(then.kind(), ErrorKind::Toolkit);
+    insta::assert_snapshot!("packaged_refused_then", then.to_string());
 }

@@ -8,7 +8,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
 
 use crate::base::paths::write_if_changed;
-use crate::base::store::Store;
 use crate::cache::deps::Roots;
 use crate::config::archs::ArchSource;
 use crate::error::{Error, Result};
@@ -21,7 +20,7 @@ use crate::output::prebuilt::{
 use crate::plan::exec::Outcome;
 use crate::plan::{self, Module, Phase};
 use crate::prepare::spec::Spec;
-use crate::prepare::{announce, resolve, Mode, Prepared, Take};
+use crate::prepare::{announce, resolve, Mode, Prepared, Serve, Take};
 use crate::report::warning::Warning;
 use crate::report::{BuildReport, JobPhase, JobRecord, ModuleReport};
 use crate::toolkit::makers::Maker;
@@ -102,22 +101,31 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
 /// (`packaged.rs`); then the usual build, which takes what of them matches and compiles the
 /// rest; with no toolkit, what matches unverified, or an error that says why not.
 pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
-    let stand_in = crate::prepare::packaged::stand_in(b)?;
-    if let Some(s) = &stand_in {
-        let take = if s.docs { Take::Docs } else { Take::Matching };
-        match compile_as(b, name, Some(&s.toolkit), take) {
-            Ok(report) => return Ok(report),
-            // docs.rs takes anything: what fails there fails for a reason of its own.
-            Err(e) if s.docs => return Err(e),
-            // What does not match is compiled below, and says why.
-            Err(_) => {}
-        }
-    }
-    match (compile_as(b, name, None, Take::Matching), &stand_in) {
-        (Err(Error::ToolkitNotFound { .. }), Some(s)) => {
+    let Some(s) = crate::prepare::packaged::stand_in(b)? else {
+        return compile_as(b, name, None, Take::Matching);
+    };
+    let take = if s.docs { Take::Docs } else { Take::Matching };
+    let refused = match compile_as(b, name, Some(&s.toolkit), take) {
+        Ok(report) => return Ok(report),
+        // docs.rs takes anything: what fails there fails for a reason of its own.
+        Err(e) if s.docs => return Err(e),
+        Err(e) => e,
+    };
+    // What does not match is compiled, and says why; with no toolkit at all, what matches is
+    // taken unverified. Whatever stops the compile, the user reads first why the package's
+    // files were refused (a provisioning error alone would hide an edited kernel).
+    match compile_as(b, name, None, Take::Matching) {
+        Err(Error::ToolkitNotFound { .. }) => {
             compile_as(b, name, Some(&s.toolkit), Take::Unverified)
         }
-        (result, _) => result,
+        Err(then) => Err(Error::PackagedRefusedThen {
+            reasons: match refused {
+                Error::PackagedRefused { reasons } => reasons,
+                other => other.to_string(),
+            },
+            then: Box::new(then),
+        }),
+        ok => ok,
     }
 }
 
@@ -131,22 +139,21 @@ fn compile_as(
     // Cache entries used since then are this build's (or a concurrent one's): never evicted.
     let started = SystemTime::now();
     let start = Instant::now();
-    let mut p = match stand_in {
+    let p = match stand_in {
         Some(tk) => {
             let mut spec = b.clone();
             spec.toolkit = Some(tk.clone());
-            resolve(&spec, name, Mode::Packaged)?
+            resolve(&spec, name, Mode::Packaged(take))?
         }
         None => resolve(b, name, Mode::Build)?,
     };
-    p.take = take;
     let out_root = p.out_root.clone().ok_or(Error::NoOutDir)?;
     announce(&p);
     // A cache entry that vanished mid-build (`cache clean`, or a corrupt entry deleted when
     // packing) is not the build's fault: the second attempt recompiles exactly what is missing,
     // and a second vanishing is an error.
     for retry in [true, false] {
-        if let Some(report) = attempt(p.clone(), name, &out_root, retry, started, start)? {
+        if let Some(report) = attempt(&p, name, &out_root, retry, started, start)? {
             return Ok(report);
         }
     }
@@ -226,7 +233,7 @@ fn write_rust_module(
 
 /// One go at a build; `None` when a cache entry vanished under it and `retry` allows another.
 fn attempt(
-    mut p: Prepared,
+    p: &Prepared,
     name: &str,
     out_root: &Path,
     retry: bool,
@@ -236,40 +243,30 @@ fn attempt(
     let out = out_root.join(name);
     let order: Vec<String> = p.modules.iter().map(|m| m.name.clone()).collect();
     let roots = crate::jobs::keys::roots(&p.settings, p.toolkits.main());
-    // A stand-in toolkit compiles nothing: no cache, no remote, no network.
-    let cache_on = p.cache_on && !p.toolkits.main().is_stand_in();
-    // A cache on a full disk never stops a build: it runs without it, and says so once.
-    let cache_dir = p.home.cache_dir().to_path_buf();
-    let full = cache_on
-        .then(|| crate::base::paths::short_of_room(&cache_dir))
-        .flatten();
-    let cache_on = cache_on && full.is_none();
-    let remote = cache_on
-        .then(|| crate::prepare::remote::open(p.remote.clone()))
-        .flatten();
-    let store = cache_on.then(|| Store::new(p.home.cache_dir()).with_remote(remote.clone()));
-    let (settings, spawns) = (&mut p.settings, &p.spawns);
+    let store = p.cache.store.clone();
     let main = p.toolkits.main();
-    crate::prepare::ptxas_line(settings, main, &p.modules, store.as_ref(), spawns);
-    let facts = match main.is_stand_in() {
-        true => Facts::packaged(main.release(), p.toolkits.asked(), &p.settings, &roots),
-        false => Facts::gather(&p.toolkits, &p.settings, &roots, store.as_ref()),
+    let facts = match p.serve {
+        Serve::Shipped(_) => {
+            Facts::packaged(main.release(), p.toolkits.asked(), &p.settings, &roots)
+        }
+        Serve::Compile => Facts::gather(&p.toolkits, &p.settings, &roots, store.as_ref()),
     };
-    let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(&p));
-    let mut taken = match p.prebuilt.clone() {
-        Some(source) => take_prebuilt(&mut p, &source, &out, &settings_key, &roots)?,
-        None => Taken::default(),
+    let settings_key = crate::jobs::keys::output(&p.settings, &facts, &compression_text(p));
+    let mut taken = match &p.prebuilt {
+        Some(source) => take_prebuilt(p, source, &out, &settings_key, &roots)?,
+        None => Taken::none(p.modules.len()),
     };
-    if let Some(available) = full {
+    if let Some(available) = p.cache.full {
         taken.warnings.push(Warning::CacheFull {
-            dir: cache_dir.clone(),
+            dir: p.home.cache_dir().to_path_buf(),
             available,
         });
     }
-    if p.toolkits.main().is_stand_in() {
-        left_over(&mut p, &out, &roots, &mut taken)?;
+    // Shipped files only: what is left to compile is an error, or under docs.rs empty.
+    if let Serve::Shipped(_) = p.serve {
+        left_over(p, &out, &roots, &mut taken)?;
     }
-    let jobs = plan::plan_jobs(&p.modules, p.share_cicc, &|t| p.maker(t));
+    let jobs = plan::plan_jobs_of(&p.modules, &taken.compile, p.share_cicc, &|t| p.maker(t));
     // sccache (the launcher that runs cicc itself) and its cluster.
     let sccache = p
         .settings
@@ -281,15 +278,24 @@ fn attempt(
         sccache.as_deref(),
         p.settings.compiler_env.vars(),
     );
-    let compiler = JobRunner::new(&p, &jobs, store, &facts)?;
+    let compiler = JobRunner::new(p, &jobs, store, &facts)?;
     let outcomes = compiler.run(p.workers, p.on_job.as_ref());
     if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
         return Err(e);
     }
-    let Some(done) = finished(&outcomes, &jobs, &p, &compiler, retry)? else {
+    let Some(done) = finished(&outcomes, &jobs, p, &compiler, retry)? else {
         return Ok(None);
     };
-    let Some(packed) = pack_all(&p, &jobs, &done, &out, &compiler, &settings_key, retry)? else {
+    let Some(packed) = pack_all(
+        p,
+        (&jobs, &done),
+        &taken.compile,
+        &out,
+        &compiler,
+        &settings_key,
+        retry,
+    )?
+    else {
         return Ok(None);
     };
     // The package files compiled again to verify them: the same bytes, or an error.
@@ -304,7 +310,7 @@ fn attempt(
     let library = match &p.library {
         Some(lib) => {
             let stage = crate::output::host_stage::run(
-                &compiler, &p, &jobs, &done, &modules, lib, out_root,
+                &compiler, p, &jobs, &done, &modules, lib, out_root,
             )?;
             if let Some(e) = compiler.mismatch.lock().ok().and_then(|mut m| m.take()) {
                 return Err(e);
@@ -329,10 +335,10 @@ fn attempt(
         deps,
         library,
         taken,
-        remote,
+        remote: p.cache.remote.clone(),
         roots,
     };
-    conclude(&p, name, out_root, ran, started, start).map(Some)
+    conclude(p, name, out_root, ran, started, start).map(Some)
 }
 
 /// What an attempt that ran to the end made.
@@ -382,6 +388,7 @@ fn conclude(
     warnings.extend(crate::report::coverage::check(&mut modules, &p.groups));
     tell_cargo(
         p,
+        &taken.compile,
         &taken.names,
         p.prebuilt.as_ref().map(|s| s.dir()),
         &warnings,
@@ -413,9 +420,9 @@ fn conclude(
         archs: p.archs.list.clone(),
         arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
-        toolkit: match p.toolkits.main().is_stand_in() {
-            true => format!("{} (packaged)", p.toolkits.main().release()),
-            false => p.toolkits.main().release().to_owned(),
+        toolkit: match p.serve {
+            Serve::Shipped(_) => format!("{} (packaged)", p.toolkits.main().release()),
+            Serve::Compile => p.toolkits.main().release().to_owned(),
         },
         compression: compression_text(p),
         nvcc: p.toolkits.main().nvcc().to_path_buf(),
@@ -545,8 +552,8 @@ struct Packed {
 /// vanished or was corrupt (and is now deleted) and the build should run once more.
 fn pack_all(
     p: &Prepared,
-    jobs: &[plan::Job],
-    done: &[&JobOut],
+    (jobs, done): (&[plan::Job], &[&JobOut]),
+    compile: &[bool],
     out: &Path,
     compiler: &JobRunner,
     settings_key: &str,
@@ -556,7 +563,8 @@ fn pack_all(
         modules: Vec::new(),
         deps: Vec::new(),
     };
-    for (m, module) in p.modules.iter().enumerate() {
+    let compiled = p.modules.iter().enumerate().filter(|(m, _)| compile[*m]);
+    for (m, module) in compiled {
         let store = compiler.store.as_ref();
         let Some((mut report, module_deps)) =
             crate::output::pack::pack(p, m, (jobs, done), out, store)?
@@ -607,6 +615,7 @@ fn pack_all(
 /// every file to watch (system headers are hashed for the cache but not watched).
 fn tell_cargo(
     p: &Prepared,
+    compiled: &[bool],
     prebuilt_used: &[String],
     prebuilt_dir: Option<&Path>,
     warnings: &[Warning],
@@ -628,10 +637,13 @@ fn tell_cargo(
     for w in warnings {
         println!("{}", syntax.line("warning", format!("archbuild: {w}")));
     }
-    let watch = p
-        .watch
-        .iter()
-        .chain(p.modules.iter().flat_map(|m| m.members.iter()));
+    let watch = p.watch.iter().chain(
+        p.modules
+            .iter()
+            .zip(compiled)
+            .filter(|(_, c)| **c)
+            .flat_map(|(m, _)| m.members.iter()),
+    );
     for path in watch.chain(deps.iter().filter(|d| !is_system(d))) {
         println!("{}", syntax.line("rerun-if-changed", path.display()));
     }
@@ -689,7 +701,7 @@ fn is_system(p: &Path) -> bool {
 /// What the build runs (`BuildReport::programs`): the toolkit's nvcc and ptxas, the host
 /// compiler nvcc runs, and the launcher.
 fn programs(p: &Prepared) -> Vec<PathBuf> {
-    if p.toolkits.main().is_stand_in() {
+    if let Serve::Shipped(_) = p.serve {
         return Vec::new();
     }
     let mut out = vec![

@@ -169,25 +169,36 @@ pub(crate) struct Taken {
     pub(crate) refused: Vec<(String, PathBuf, String)>,
     /// How many package files were compiled again and found equal.
     pub(crate) verified: usize,
+    /// Per module of the build (by its index), whether it is still to be compiled.
+    pub(crate) compile: Vec<bool>,
+}
+
+impl Taken {
+    /// Nothing taken: every one of `modules` modules is compiled.
+    pub(crate) fn none(modules: usize) -> Self {
+        Self {
+            compile: vec![true; modules],
+            ..Self::default()
+        }
+    }
 }
 
 /// Takes every module whose fat binary in `source` matches this build (sources, flags,
-/// targets) out of `p.modules`, writing it as the module's output; the others stay to compile,
+/// targets), writing it as the module's output; the others stay to compile (`Taken::compile`),
 /// each with a warning saying why its file was not used. As `p.take` says, a matching package
 /// file sampled by `ARCHBUILD_VERIFY` stays to compile too (then compared), and under docs.rs
 /// anything shipped is taken and an empty fat binary stands in for the rest.
 pub(crate) fn take_prebuilt(
-    p: &mut Prepared,
+    p: &Prepared,
     source: &Prebuilt,
     out: &Path,
     settings_key: &str,
     roots: &Roots,
 ) -> Result<Taken> {
     let hashes = FileHashes::default();
-    let mut taken = Taken::default();
+    let mut taken = Taken::none(p.modules.len());
     let mut chosen = Vec::new();
-    let mut rest = Vec::new();
-    for module in std::mem::take(&mut p.modules) {
+    for (m, module) in p.modules.iter().enumerate() {
         let targets = module.archs.list.target_names();
         let fatbin = source.dir().join(format!("{}.fatbin", module.name));
         match check(
@@ -202,22 +213,21 @@ pub(crate) fn take_prebuilt(
             Ok((bytes, record)) => {
                 let packaged = matches!(source, Prebuilt::Packaged(_));
                 let sampled = packaged && p.verify.samples(&Key::of(&bytes));
-                match (sampled, p.take) {
+                match (sampled, p.take()) {
                     (true, Take::Matching) => {
                         taken.to_verify.push((module.name.clone(), fatbin, bytes));
-                        rest.push(module);
                     }
                     (true, Take::Unverified) => {
                         taken.warnings.push(Warning::PackagedUnverified {
                             module: module.name.clone(),
                             fatbin,
                         });
-                        chosen.push((module, bytes, Some(record)));
+                        chosen.push((m, bytes, Some(record)));
                     }
-                    _ => chosen.push((module, bytes, Some(record))),
+                    _ => chosen.push((m, bytes, Some(record))),
                 }
             }
-            Err(why) if p.take == Take::Docs => {
+            Err(why) if p.take() == Take::Docs => {
                 let shipped = std::fs::read(&fatbin).ok();
                 taken.warnings.push(Warning::Docs {
                     module: module.name.clone(),
@@ -225,7 +235,7 @@ pub(crate) fn take_prebuilt(
                     reason: Some(why),
                 });
                 let record = Record::read(&record_path(&fatbin)).ok();
-                chosen.push((module, shipped.unwrap_or_default(), record));
+                chosen.push((m, shipped.unwrap_or_default(), record));
             }
             Err(why) => {
                 taken.warnings.push(Warning::PrebuiltRejected {
@@ -234,12 +244,13 @@ pub(crate) fn take_prebuilt(
                     reason: why.clone(),
                 });
                 taken.refused.push((module.name.clone(), fatbin, why));
-                rest.push(module);
             }
         }
     }
-    for (module, bytes, record) in chosen {
-        let (report, inputs) = use_prebuilt(&module, out, &bytes, record.as_ref(), roots)?;
+    for (m, bytes, record) in chosen {
+        let module = &p.modules[m];
+        taken.compile[m] = false;
+        let (report, inputs) = use_prebuilt(module, out, &bytes, record.as_ref(), roots)?;
         let fatbin = source.dir().join(format!("{}.fatbin", module.name));
         taken.deps.push(record_path(&fatbin));
         taken.deps.push(fatbin);
@@ -247,27 +258,24 @@ pub(crate) fn take_prebuilt(
         taken.names.push(module.name.clone());
         taken.modules.push(report);
     }
-    p.modules = rest;
     Ok(taken)
 }
 
 /// What a build with a stand-in toolkit (which compiles nothing) does with the modules left
 /// over: under docs.rs, an empty fat binary for each (with a warning); otherwise an error that
 /// says why each was not taken (the caller then looks for a toolkit).
-pub(crate) fn left_over(
-    p: &mut Prepared,
-    out: &Path,
-    roots: &Roots,
-    taken: &mut Taken,
-) -> Result<()> {
-    if p.modules.is_empty() {
+pub(crate) fn left_over(p: &Prepared, out: &Path, roots: &Roots, taken: &mut Taken) -> Result<()> {
+    if !taken.compile.contains(&true) {
         return Ok(());
     }
-    if p.take != Take::Docs {
+    if p.take() != Take::Docs {
         return Err(refused(taken));
     }
-    for module in std::mem::take(&mut p.modules) {
-        let (report, _) = use_prebuilt(&module, out, &[], None, roots)?;
+    for (m, module) in p.modules.iter().enumerate() {
+        if !std::mem::replace(&mut taken.compile[m], false) {
+            continue;
+        }
+        let (report, _) = use_prebuilt(module, out, &[], None, roots)?;
         taken.warnings.push(Warning::Docs {
             module: module.name.clone(),
             fatbin: None,

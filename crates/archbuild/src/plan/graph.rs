@@ -74,9 +74,21 @@ pub(crate) fn plan_jobs(
     share: Option<crate::plan::share::Rule>,
     maker: &dyn Fn(Target) -> Maker,
 ) -> Vec<Job> {
+    plan_jobs_of(modules, &vec![true; modules.len()], share, maker)
+}
+
+/// The jobs of the modules `compile` marks (the others are served from prebuilt files); a
+/// job's `module` is its index in `modules`.
+pub(crate) fn plan_jobs_of(
+    modules: &[Module],
+    compile: &[bool],
+    share: Option<crate::plan::share::Rule>,
+    maker: &dyn Fn(Target) -> Maker,
+) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
-    for (m, module) in modules.iter().enumerate() {
+    let marked = modules.iter().enumerate().filter(|(m, _)| compile[*m]);
+    for (m, module) in marked {
         for t in module.archs.list.targets() {
             let maker = maker(*t);
             let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {

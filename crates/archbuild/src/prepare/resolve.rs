@@ -37,8 +37,8 @@ pub(crate) enum Mode {
     Plan,
     /// A build that takes a package's shipped fat binaries before any toolkit is looked for
     /// (`docs/publishing.md`): its toolkit is the records' stand-in; installs nothing, runs
-    /// nothing, touches no network.
-    Packaged,
+    /// nothing, touches no network; `Take` says which files it takes.
+    Packaged(Take),
 }
 
 impl Mode {
@@ -82,6 +82,27 @@ impl Prebuilt {
     }
 }
 
+/// How a build gets its fat binaries, decided once when it is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Serve {
+    /// Compiles, with the toolkit found, what prebuilt files (CI's or the package's) do not
+    /// cover.
+    Compile,
+    /// Takes the package's shipped fat binaries with the toolkit their records describe (a
+    /// stand-in that runs nothing) and compiles nothing.
+    Shipped(Take),
+}
+
+/// The build cache as a build uses it, opened once: the store with its remote tier when the
+/// cache is on and its disk has room; a full disk never stops a build, which then runs
+/// without the cache and says so once (`full`, the bytes left).
+#[derive(Clone, Default)]
+pub(crate) struct OpenCache {
+    pub store: Option<crate::base::store::Store>,
+    pub remote: Option<std::sync::Arc<archbuild_store::Remote>>,
+    pub full: Option<u64>,
+}
+
 /// Everything resolved before any compile runs.
 #[derive(Clone)]
 pub(crate) struct Prepared {
@@ -96,12 +117,10 @@ pub(crate) struct Prepared {
     pub settings: Settings,
     pub compression: CompressionChoice,
     pub home: Home,
-    pub cache_on: bool,
     /// The rule cicc runs are shared by, when they are (`plan/share.rs`).
     pub share_cicc: Option<crate::plan::share::Rule>,
     /// The build cache's size cap (read only when the cache is on).
     pub cache_max: u64,
-    pub remote: Option<archbuild_config::RemoteConfig>,
     /// The variant groups: the build script's, then Cargo.toml's.
     pub groups: Vec<(String, Vec<String>)>,
     /// `<OUT_DIR>` (`Build::out_dir`, else `OUT_DIR`); a build needs it, a plan does not.
@@ -110,8 +129,10 @@ pub(crate) struct Prepared {
     /// `ARCHBUILD_PREBUILT`, else the package's `prebuilt`); never for a library, whose host
     /// objects need every source's stub.
     pub prebuilt: Option<Prebuilt>,
-    /// Which of them it takes (set by `run`; `Matching` when resolved).
-    pub take: Take,
+    /// Whether it compiles or takes the package's shipped files only.
+    pub serve: Serve,
+    /// The cache, opened for a build that compiles (none for a plan or shipped files).
+    pub cache: OpenCache,
     /// Worker threads: `local_workers`, or with a sccache-dist cluster `ARCHBUILD_DIST_JOBS`,
     /// else `local_workers` plus the cluster's CPUs.
     pub workers: usize,
@@ -152,9 +173,15 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let main = main_toolkit(&finder, pkg.as_ref())?;
     let (legacy_asked, legacy) = legacy_toolkit(&finder, &main, pkg.as_ref())?;
     let toolkits = Toolkits::new(main).with(Maker::Legacy, legacy_asked, legacy);
+    let serve = match mode {
+        Mode::Packaged(take) => Serve::Shipped(take),
+        _ => Serve::Compile,
+    };
+    // A stand-in toolkit runs nothing, its device query included.
     let devices = || {
-        crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || {
-            query_devices(toolkits.main(), &spawns)
+        crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || match serve {
+            Serve::Compile => query_devices(toolkits.main(), &spawns),
+            Serve::Shipped(_) => Vec::new(),
         })
     };
     let archs = crate::config::archs::resolve_archs(
@@ -201,14 +228,17 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     for m in &mut modules {
         m.host = library.is_some();
     }
-    // A build asks with its store (and remote) in `run.rs`; a plan asks here and writes nothing.
-    if matches!(mode, Mode::Plan | Mode::PlanToBuild) {
-        ptxas_line(&mut settings, toolkits.main(), &modules, None, &spawns);
-    }
+    let cache = match mode {
+        Mode::Build => open_cache(cache_on, &home, remote.as_ref()),
+        _ => OpenCache::default(),
+    };
     // What the build depends on is the toolkit found, not PATH (see `Env::var_os`); a
-    // stand-in is no file to watch.
-    let main = toolkits.main();
-    watch.extend((!main.is_stand_in()).then(|| main.nvcc().to_path_buf()));
+    // stand-in is no file to watch, and asks nvcc nothing.
+    if serve == Serve::Compile {
+        let store = cache.store.as_ref();
+        ptxas_line(&mut settings, toolkits.main(), &modules, store, &spawns);
+        watch.push(toolkits.main().nvcc().to_path_buf());
+    }
     let groups = crate::report::variants::groups(
         &b.variants,
         pkg.as_ref().map_or(&[][..], |p| p.variants.as_slice()),
@@ -228,14 +258,13 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         settings,
         compression,
         home,
-        cache_on,
         share_cicc,
         cache_max,
-        remote,
         groups,
         out_root,
         prebuilt,
-        take: Take::Matching,
+        serve,
+        cache,
         workers,
         local_workers,
         cluster,
@@ -410,6 +439,30 @@ fn workers(
     Ok((workers, local_workers, cluster))
 }
 
+/// The build cache opened for a build: the store with its remote tier (which connects only on
+/// a local miss) when the cache is on and its disk has room.
+fn open_cache(
+    cache_on: bool,
+    home: &Home,
+    remote: Option<&archbuild_config::RemoteConfig>,
+) -> OpenCache {
+    let full = cache_on
+        .then(|| crate::base::paths::short_of_room(home.cache_dir()))
+        .flatten();
+    if !cache_on || full.is_some() {
+        return OpenCache {
+            full,
+            ..OpenCache::default()
+        };
+    }
+    let remote = crate::prepare::remote::open(remote.cloned());
+    OpenCache {
+        store: Some(crate::base::store::Store::new(home.cache_dir()).with_remote(remote.clone())),
+        remote,
+        full: None,
+    }
+}
+
 /// What a build says before it compiles: the arch list, when it is the portable default (in a
 /// build script as a Cargo warning, elsewhere on stderr), unless quiet.
 pub(crate) fn announce(p: &Prepared) {
@@ -437,9 +490,6 @@ fn attach_headers(s: &mut Settings, libs: Vec<crate::headers::tree::Resolved>) {
 /// The GPUs of this machine, from the toolkit's `__nvcc_device_query` (what `nvcc
 /// -arch=native` uses). Empty when there is no GPU (it then fails with `CUDA_ERROR_NO_DEVICE`).
 fn query_devices(tk: &Toolkit, spawns: &Spawns) -> Vec<ComputeCapability> {
-    if tk.is_stand_in() {
-        return Vec::new();
-    }
     match Cmd::new(tk.tool("__nvcc_device_query")).output_counted(spawns) {
         Ok(out) if out.status.success() => {
             parse_device_query(&String::from_utf8_lossy(&out.stdout))
@@ -485,8 +535,8 @@ fn cache_switch(b: &Spec, env: &Env) -> Result<bool> {
 }
 
 /// The ptxas flags nvcc gives for the build's flags (`prepare/ptxas_line.rs`), asked of the
-/// toolkit once and memoised; a toolkit that stands in for a package's records, or an nvcc
-/// whose plan has no ptxas line, leaves the table's derivation (`Settings::finish`).
+/// toolkit once and memoised in `store` (a plan has none and writes nothing); an nvcc whose
+/// plan has no ptxas line leaves the table's derivation (`Settings::finish`).
 pub(crate) fn ptxas_line(
     settings: &mut Settings,
     toolkit: &Toolkit,
@@ -497,7 +547,7 @@ pub(crate) fn ptxas_line(
     // No flag at all: nvcc gives ptxas none (the table's answer is exact), and a release build
     // taking CI's fat binaries starts no process.
     let flagless = settings.all_nvcc_flags().is_empty() && settings.explicit_ptxas.is_empty();
-    if toolkit.is_stand_in() || flagless {
+    if flagless {
         return;
     }
     let Some(arch) = modules
@@ -515,6 +565,14 @@ pub(crate) fn ptxas_line(
 }
 
 impl Prepared {
+    /// Which of the fat binaries made elsewhere this build takes.
+    pub(crate) fn take(&self) -> Take {
+        match self.serve {
+            Serve::Compile => Take::Matching,
+            Serve::Shipped(take) => take,
+        }
+    }
+
     /// Which toolkit makes target `t`.
     pub(crate) fn maker(&self, t: archbuild_arch::Target) -> Maker {
         self.toolkits.maker(t)
@@ -562,7 +620,7 @@ fn legacy_toolkit(
         return Ok((None, None));
     };
     let asked = Some(version.to_string());
-    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+    if matches!(f.mode, Mode::Packaged(_)) || version.matches(build_tk.release()) {
         return Ok((asked, None));
     }
     let found = toolkit(f, None, Some(&(version, origin)))?;
@@ -618,7 +676,7 @@ fn ptx_toolkit(
     };
     let (version, origin) = parse_asked(&value, origin)?;
     let asked = Some(version.to_string());
-    if build_tk.is_stand_in() || version.matches(build_tk.release()) {
+    if matches!(f.mode, Mode::Packaged(_)) || version.matches(build_tk.release()) {
         return Ok((asked, None));
     }
     // Not the caller's `.toolkit(...)`: that one is the build's, of another version.
