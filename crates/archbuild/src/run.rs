@@ -30,9 +30,7 @@ use crate::toolkit::makers::Maker;
 pub struct PlanListing {
     /// The build's arch list.
     pub archs: String,
-    /// Where it came from, in words (as `BuildReport::arch_source`).
-    pub arch_source: String,
-    /// Where it came from.
+    /// Where it came from (in words, its `Display`).
     pub source: ArchSource,
     pub jobs: Vec<PlannedJob>,
 }
@@ -91,7 +89,6 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
         .collect();
     Ok(PlanListing {
         archs: p.archs.list.to_string(),
-        arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
         jobs: listing,
     })
@@ -418,7 +415,6 @@ fn conclude(
     let report = BuildReport {
         name: name.to_owned(),
         archs: p.archs.list.clone(),
-        arch_source: p.archs.source.to_string(),
         source: p.archs.source.clone(),
         toolkit: match p.serve {
             Serve::Shipped(_) => format!("{} (packaged)", p.toolkits.main().release()),

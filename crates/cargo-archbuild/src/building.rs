@@ -78,7 +78,7 @@ pub(crate) fn run_all(
                 p.label,
                 listing.jobs.len(),
                 listing.archs,
-                source_label(&listing.source)
+                cli_source(listing.source.clone())
             ),
         );
         default_used |= listing.source == ArchSource::Default;
@@ -86,7 +86,7 @@ pub(crate) fn run_all(
             messages::emit(&Message::BuildStarted {
                 package: &p.label,
                 archs: &listing.archs,
-                arch_source: &source_label(&listing.source),
+                arch_source: &cli_source(listing.source.clone()).to_string(),
                 jobs_planned: listing.jobs.len(),
             });
         }
@@ -311,7 +311,7 @@ fn check(
     gpus: &Gpus,
     shell: &Shell,
 ) -> Result<BuildOutcome, CliError> {
-    report.arch_source = source_label(&report.source);
+    report.source = cli_source(report.source);
     let mut modules_checked = Vec::new();
     let no_gpus = gpus.ccs().is_empty();
     for m in &report.modules {
@@ -397,11 +397,11 @@ pub(crate) fn print_summary(
     Ok(())
 }
 
-/// The build driver names a `--archs` list "the build's arch list (`.archs(...)` / `--archs`)";
-/// on the command line it is just `--archs`.
-fn source_label(source: &ArchSource) -> String {
+/// The build driver knows a `--archs` list as the build's own (`.archs(...)`); on the command
+/// line it is the flag.
+fn cli_source(source: ArchSource) -> ArchSource {
     match source {
-        ArchSource::Explicit => "--archs".into(),
-        other => other.to_string(),
+        ArchSource::Explicit => ArchSource::Flag("--archs"),
+        other => other,
     }
 }

@@ -193,7 +193,7 @@ fn a_blank_arch_list_is_an_error_from_every_source_that_is_not_a_variable() {
     // A blank variable still means "unset": the build uses the default list.
     std::fs::remove_file(tmp.path().join("Cargo.toml")).unwrap();
     let r = build().try_plan("kernels").unwrap();
-    assert!(r.arch_source.contains("default"), "{}", r.arch_source);
+    assert!(r.source.to_string().contains("default"), "{}", r.source);
 }
 
 #[test]

@@ -25,8 +25,10 @@ use crate::toolkit::nvcc::Toolkit;
 /// Where the arch list came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArchSource {
-    /// `Build::archs` in a build script, or the CLI's `--archs`.
+    /// `Build::archs` in a build script.
     Explicit,
+    /// A flag of the program that gave `Build::archs` its list, as it names it (`--archs`).
+    Flag(&'static str),
     /// An environment variable (`ARCHBUILD_ARCHS`, `TORCH_CUDA_ARCH_LIST`, `CUDAARCHS`).
     Var(&'static str),
     /// `[package.metadata.archbuild] archs`.
@@ -43,7 +45,7 @@ impl fmt::Display for ArchSource {
             ArchSource::Explicit => {
                 f.write_str("the build's arch list (`.archs(...)` / `--archs`)")
             }
-            ArchSource::Var(v) => f.write_str(v),
+            ArchSource::Var(v) | ArchSource::Flag(v) => f.write_str(v),
             ArchSource::Manifest => f.write_str("Cargo.toml [package.metadata.archbuild] archs"),
             ArchSource::FileOverride(file) => write!(f, "the arch override for `{file}`"),
             ArchSource::Default => f.write_str("the default (`all-major` of the toolkit)"),

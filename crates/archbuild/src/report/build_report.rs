@@ -175,10 +175,8 @@ pub struct BuildReport {
     pub name: String,
     /// The build's arch list (JSON: its canonical form).
     pub archs: ArchList,
-    /// Where it came from, in words (`ARCHBUILD_ARCHS`, the default, …).
-    pub arch_source: String,
-    /// Where it came from.
-    #[serde(skip)]
+    /// Where it came from (JSON `arch_source`: in words, `ARCHBUILD_ARCHS`, the default, …).
+    #[serde(rename = "arch_source", serialize_with = "in_words")]
     pub source: crate::config::archs::ArchSource,
     /// The toolkit release used, e.g. `13.5.37`.
     pub toolkit: String,
@@ -300,6 +298,11 @@ impl BuildReport {
     }
 }
 
+/// A value as its `Display` words, for JSON.
+fn in_words<S: serde::Serializer>(v: &impl fmt::Display, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
 impl fmt::Display for BuildReport {
     /// A short human summary, then one line per job that ran.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -309,7 +312,7 @@ impl fmt::Display for BuildReport {
             self.name,
             self.jobs_planned,
             self.archs,
-            self.arch_source,
+            self.source,
             self.jobs_run,
             self.cache_hits,
             self.processes_started,

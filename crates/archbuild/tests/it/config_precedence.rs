@@ -11,7 +11,7 @@ fn resolve(f: &Fake, api: bool, env: &[(&str, &str)]) -> (String, String) {
         b.archs("7.5");
     }
     let l = b.try_plan("k").unwrap();
-    (l.archs, l.arch_source)
+    (l.archs, l.source.to_string())
 }
 
 #[test]

@@ -578,7 +578,7 @@ fn a_torch_list_pytorch_rejects_is_a_warning_of_the_report_and_of_build_scripts(
         .file("kernels/add.cu")
         .try_compile("k")
         .unwrap();
-    assert_eq!(r.arch_source, "TORCH_CUDA_ARCH_LIST");
+    assert_eq!(r.source.to_string(), "TORCH_CUDA_ARCH_LIST");
     assert_eq!(r.archs.to_string(), "7.5 8.6");
     assert!(
         r.warnings
