@@ -3,8 +3,9 @@
 //! In this folder: `discover.rs` finds nvcc in one documented order, `provision.rs` installs the
 //! pinned toolkit from PyPI, `releases.rs` holds the releases it can provision and the version a
 //! build asks for, `nvcc.rs` queries a located toolkit (its release and targets),
-//! `fingerprint.rs` gives its programs' content identity for cache keys, and `native.rs` says
-//! which GPUs `native` means.
+//! `fingerprint.rs` gives its programs' content identity for cache keys, `native.rs` says
+//! which GPUs `native` means, and `makers.rs` holds a build's toolkits as one value keyed by
+//! what each makes (the build's, the PTX images', the legacy archs').
 
 pub(crate) mod discover;
 pub(crate) mod fingerprint;
@@ -22,17 +23,9 @@ pub use provision::{
     PINNED_WHEELS,
 };
 pub use releases::{
-    release_for, Release, Requested, LEGACY_TOOLKIT_VERSION_VAR, PTX_TOOLKIT_VERSION_VAR, RELEASES,
-    TOOLKIT_VERSION_VAR,
+    release_for, requested_by_env, Release, Requested, LEGACY_TOOLKIT_VERSION_VAR,
+    PTX_TOOLKIT_VERSION_VAR, RELEASES, TOOLKIT_VERSION_VAR,
 };
-
-/// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a
-/// toolkit outside a build (`cargo archbuild toolkit which`).
-pub fn requested_by_env(
-    env: &crate::base::env::Env,
-) -> crate::error::Result<Option<(Requested, String)>> {
-    releases::requested(None, env, None)
-}
 
 #[cfg(test)]
 mod versions_tests;

@@ -339,6 +339,14 @@ pub(crate) fn requested(
     requested_as(Maker::Build, build, env, manifest)
 }
 
+/// The version `ARCHBUILD_TOOLKIT_VERSION` asks for, with its origin, for tools that locate a
+/// toolkit outside a build (`cargo archbuild toolkit which`).
+pub fn requested_by_env(
+    env: &crate::base::env::Env,
+) -> crate::error::Result<Option<(Requested, String)>> {
+    requested(None, env, None)
+}
+
 /// The variable naming the toolkit version that builds what the build's toolkit cannot.
 pub const LEGACY_TOOLKIT_VERSION_VAR: &str = "ARCHBUILD_LEGACY_TOOLKIT_VERSION";
 
