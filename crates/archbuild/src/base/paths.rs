@@ -110,6 +110,19 @@ pub fn short_of_room(dir: &Path) -> Option<u64> {
         .filter(|free| *free < CACHE_ROOM)
 }
 
+/// The text of `## heading` in `docs/<file>` (up to the next `## `), for tests that hold a page
+/// to the code it describes.
+#[cfg(test)]
+pub(crate) fn doc_section(file: &str, heading: &str) -> String {
+    let path = format!("{}/../../docs/{file}", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let section = doc
+        .split(&format!("## {heading}"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/{file} has no section `## {heading}`"));
+    section.split("\n## ").next().unwrap_or(section).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,17 +149,4 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temp files left behind");
     }
-}
-
-/// The text of `## heading` in `docs/<file>` (up to the next `## `), for tests that hold a page
-/// to the code it describes.
-#[cfg(test)]
-pub(crate) fn doc_section(file: &str, heading: &str) -> String {
-    let path = format!("{}/../../docs/{file}", env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let section = doc
-        .split(&format!("## {heading}"))
-        .nth(1)
-        .unwrap_or_else(|| panic!("docs/{file} has no section `## {heading}`"));
-    section.split("\n## ").next().unwrap_or(section).to_owned()
 }
