@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """List-scheduling simulation of the cold `7.5 8.0 8.6 8.9 9.0+PTX` build of bench_kernels.cu
-on 2 workers (docs/build.md, "With one cicc run for several archs").
+on 2 workers (results/benchmarks.md, "With one cicc run for several archs").
 
 It replays archbuild's start order (plan::priorities: a class lead first, then cicc jobs newest arch first, then
-ptxas jobs newest first) with the job times measured on the GPU host
-(docs/gpu-results/session7-build-bench.log) and on the 2-core dev machine (strace of one cold
-`cargo archbuild compile`), then searches every start order for the best one, with the real
+ptxas jobs newest first) with the job times measured on the GPU host (build-bench.log in
+results/logs/2026-11-23-af0d7ce-noop-study-build-bench-runtime.tar.xz) and on the 2-core dev
+machine (strace of one cold `cargo archbuild compile`), then searches every start order for the best one, with the real
 times and with estimated ones (cicc 1.7x ptxas), and replays the latter with the real times.
 Takes about two minutes:  python3 benches/schedule_sim.py
 """

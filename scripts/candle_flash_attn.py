@@ -20,7 +20,7 @@ candle code is in this repository. The script
    the test binary and prints its path (to run on a GPU machine).
 
 With `--bundle DIR` it makes, instead, everything a GPU machine without Rust needs to run the
-crate's tests (such as the GPU host of `docs/gpu-results.md`): the crate's `build.rs` compiled as a
+crate's tests (such as the GPU host of `results/gpu.md`): the crate's `build.rs` compiled as a
 program, the test program's Rust half with its link recorded (`scripts/link_capture.py`: its
 objects and rlibs as one relocatable object, rustc's arguments), the kernels, CUTLASS's wheel, and `run.py`
 (`scripts/bundle_run.py`): `run.py build` runs the build script there, so archbuild builds the

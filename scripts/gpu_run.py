@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the GPU host's side of the runs that docs/gpu-results.md records: one scenario a call.
+"""Runs the GPU host's side of the runs that results/gpu.md records: one scenario a call.
 
 The GPU host has no Rust toolchain. Everything it runs is built (and stripped) on the
 development machine and carried over in a folder: `.gpu/` (`bin/`, and `runtime/` from
@@ -54,6 +54,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 from collections import namedtuple
@@ -1055,7 +1056,7 @@ def cfa_step(host, a, step):
         cfa_build(host, a, "build", root, a.home, out_path("cfa-build.log"), a.timeout)
     elif step == "watch":
         return cfa_watch(host, a)
-    elif step == "header-links":  # CUTLASS for a host preprocessor that lacked its directory (run 18)
+    elif step == "header-links":  # CUTLASS for a host preprocessor that lacked its directory (2026-11-25)
         headers = os.path.join(a.home, "headers", "nvidia-cutlass-4.2.0", "cutlass_library", "source", "include")
         for name in ("cute", "cutlass"):
             link = os.path.join("/usr/local/include", name)
@@ -1101,7 +1102,22 @@ def cfa_step(host, a, step):
     return 0
 
 
+def cfa_paths(a):
+    """The paths left unset on the command line, under --workdir (made absolute: `start` hands
+    them to a detached process)."""
+    work = os.path.abspath(a.workdir)
+    a.root = os.path.abspath(a.root or os.path.join(work, "cfa"))
+    a.home = os.path.abspath(a.home or os.path.join(work, "home1"))
+    a.second_root = os.path.abspath(a.second_root or os.path.join(work, "cfa2"))
+    a.second_home = os.path.abspath(a.second_home or os.path.join(work, "home2"))
+    a.remote = a.remote or "file://" + os.path.join(work, "cfa-remote")
+    a.cold_log = os.path.abspath(a.cold_log or os.path.join(work, "cold.log"))
+    a.done = os.path.abspath(a.done or os.path.join(work, "cold.done"))
+
+
 def cfa(host, a):
+    cfa_paths(a)
+    host.mkdir(os.path.abspath(a.workdir))
     unknown = set(a.steps) - set(CFA_STEPS)
     if unknown:
         sys.exit(f"cfa: unknown steps {sorted(unknown)}; known: {', '.join(CFA_STEPS)}")
@@ -1311,7 +1327,7 @@ def crate_step(host, a, step):
 
 
 def crate(host, a):
-    a.root = os.path.abspath(a.root)
+    a.root = os.path.abspath(a.root or os.path.join(a.workdir, "crate"))
     a.bench_log = a.bench_log or os.path.join(a.root, "bench.log")
     a.load_csv = a.load_csv or os.path.join(a.root, "load.csv")
     a.done = a.done or os.path.join(a.root, "run.done")
@@ -1360,7 +1376,7 @@ def configure_parser():
     p = scenario("acceptance", acceptance, "the examples, doctor, the runtime's GPU tests, gpu_acceptance, "
                  "load_bench: examples.log, acceptance.log, bench.log under $OUT")
     p.add_argument("--carry", default=".gpu", help="folder with bin/ and runtime/ (default: .gpu)")
-    p.add_argument("--prefix", default="", help="prefix of the three logs' names, e.g. session3-")
+    p.add_argument("--prefix", default="", help="prefix of the three logs' names, e.g. 2026-11-22-")
     p.add_argument("--skip-bench", action="store_true", help="acceptance only (load_bench takes ~4 device minutes)")
 
     p = scenario("runtime", runtime, "steps of the runtime bundle (gpu_bundle.sh) and its test binaries")
@@ -1481,17 +1497,20 @@ def configure_parser():
     p.add_argument("--steps", type=steps_list, required=True,
                    help="comma-separated, in order, of: " + ", ".join(CFA_STEPS))
     p.add_argument("--carry", default=".gpu13", help="folder with cfa-bundle.tar.xz, cargo-archbuild(.xz)")
-    p.add_argument("--root", default="/root/cfa")
-    p.add_argument("--home", default="/root/home1")
-    p.add_argument("--second-root", default="/root/cfa2")
-    p.add_argument("--second-home", default="/root/home2")
-    p.add_argument("--remote", default="file:///root/cfa-remote")
+    p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "archbuild-cfa"),
+                   help="where the defaults below lie; one path, so that a later call finds what `start` "
+                        "began (default: archbuild-cfa in the system's temporary directory)")
+    p.add_argument("--root", help="the unpacked bundle (default: WORKDIR/cfa)")
+    p.add_argument("--home", help="ARCHBUILD_HOME (default: WORKDIR/home1)")
+    p.add_argument("--second-root", help="the second home's copy (default: WORKDIR/cfa2)")
+    p.add_argument("--second-home", help="the second ARCHBUILD_HOME (default: WORKDIR/home2)")
+    p.add_argument("--remote", help="the shared remote (default: file://WORKDIR/cfa-remote)")
     p.add_argument("--archs", default="9.0")
     p.add_argument("--jobs", type=int, default=16)
     p.add_argument("--timeout", type=int, help="seconds per build")
     p.add_argument("--wait", type=int, default=540, help="seconds `watch` waits for the cold build")
-    p.add_argument("--cold-log", default="/root/cold.log")
-    p.add_argument("--done", default="/root/cold.done", help="the cold build's finish mark")
+    p.add_argument("--cold-log", help="the detached cold build's log (default: WORKDIR/cold.log)")
+    p.add_argument("--done", help="the cold build's finish mark (default: WORKDIR/cold.done)")
     p.add_argument("--mark-done", action="store_true",
                    help="build: the cold build `start` runs detached (log in --cold-log, then --done)")
     add_log(p, "cfa.log")
@@ -1502,7 +1521,10 @@ def configure_parser():
                    help="comma-separated, in order, of: " + ", ".join(CRATE_STEPS))
     p.add_argument("--carry", default="gpu-carry/i37", help="folder with fa.tar.xz, library_bench(.xz), "
                    "cargo-archbuild(.xz) (default: gpu-carry/i37)")
-    p.add_argument("--root", default="/root/i37", help="where it is unpacked and run (default: /root/i37)")
+    p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "archbuild-crate"),
+                   help="where --root lies by default; one path, so that a later call finds what `start` "
+                        "began (default: archbuild-crate in the system's temporary directory)")
+    p.add_argument("--root", help="where it is unpacked and run (default: WORKDIR/crate)")
     p.add_argument("--archs", default="8.0 8.9")
     p.add_argument("--jobs", type=int, default=nproc(), help="library_bench --jobs (default: this machine's cores)")
     p.add_argument("--archbuild-first", action="store_true", help="library_bench --archbuild-first")

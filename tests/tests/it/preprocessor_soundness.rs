@@ -227,9 +227,10 @@ fn a_comment_only_edit_next_to_literals_starts_no_compiler() {
 }
 
 /// A header stamped in the future (an archive unpacked from a machine whose clock is ahead, as
-/// on the GPU host of session 10): direct mode cannot record which content the result belongs
-/// to, but the next build still tries preprocessor mode, so a comment-only edit of the source
-/// starts no cicc. Before, no manifest was recorded and every later build compiled again.
+/// first suspected on the GPU host, `results/gpu.md`, 2026-11-25): direct mode cannot record
+/// which content the result belongs to, but the next build still tries preprocessor mode, so a
+/// comment-only edit of the source starts no cicc. Before, no manifest was recorded and every
+/// later build compiled again.
 #[test]
 fn a_header_stamped_in_the_future_still_lets_a_comment_only_edit_start_no_cicc() {
     let p = Project::new();

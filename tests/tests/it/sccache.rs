@@ -613,7 +613,7 @@ fn a_cicc_the_launcher_cannot_run_runs_here_and_its_note_says_why() {
 /// on every CUDA source of this repository that compiles (17: the two benchmark files, the
 /// examples, fixtures and the template), for plain, `+PTX` and arch-specific targets. The
 /// launcher passes every command through unchanged. (The same with CUDA 13.0.88 on the GPU
-/// host: `docs/gpu-results/session12-split-run14.log`.)
+/// host: `split-cicc.log` in `results/logs/2026-11-25-cf9c1b5-sccache-dist.tar.xz`.)
 #[test]
 fn split_cicc_jobs_make_nvccs_output_for_every_source_of_the_corpus() {
     let dir = tempfile::tempdir().unwrap();

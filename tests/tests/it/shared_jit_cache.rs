@@ -1,7 +1,7 @@
 //! The JIT cache's remote tier against a real Redis on 127.0.0.1: a PTX-only fat binary built
 //! by the real toolkit is JIT-compiled once on "machine A" (its own home); "machine B" (another
 //! home, the same remote and the same driver) loads it as a cached JIT without compiling. The
-//! driver is archbuild's simulated one (CI has no GPU); `docs/gpu-results.md` has the same on
+//! driver is archbuild's simulated one (CI has no GPU); `results/gpu.md` has the same on
 //! an H100/H200.
 
 use archbuild_arch::CudaVersion;
