@@ -13,7 +13,7 @@
 //! - PTX whose `.target` the GPU cannot run fails with 218 (`CUDA_ERROR_INVALID_PTX`); bytes
 //!   that are neither ELF, a fat binary nor PTX (no `.version` directive) fail with 200
 //!   (`CUDA_ERROR_INVALID_IMAGE`). Both codes were checked against the real 13.0 driver on an
-//!   H200 by `gpu_acceptance`, check 6 (`docs/gpu-results.md`);
+//!   H200 by `gpu_acceptance`, check 6 (`results/gpu.md`);
 //! - a whole fat binary: only its first container is read; a compatible cubin wins, else the
 //!   highest PTX whose arch the GPU can run is JIT-compiled (and fails with 222 if too new);
 //! - JIT produces a *simulated* cubin (a small text format this driver alone loads).

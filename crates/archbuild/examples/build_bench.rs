@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Default source: `benches/inputs/bench_kernels.cu` in this repository. Targets: sm_75, sm_80,
-//! sm_86, sm_89, sm_90 + compute_90 (the 5-SM + PTX set of `docs/build.md`). Measures, on the
+//! sm_86, sm_89, sm_90 + compute_90 (the 5-SM + PTX set of `results/benchmarks.md`). Measures, on the
 //! same machine in one run:
 //!
 //! 1. `nvcc --fatbin` with all targets (serial inside nvcc);
@@ -17,7 +17,7 @@
 //! 4. the default arch list (`all-major`): `nvcc --fatbin --threads 2`, then archbuild cold with
 //!    and without cicc sharing.
 //!
-//! Takes several minutes on 2 cores. Prints the figures and the ratios `docs/build.md` records.
+//! Takes several minutes on 2 cores. Prints the figures and the ratios `results/benchmarks.md` records.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -210,7 +210,7 @@ fn main() {
     );
     println!("archbuild all-major, no share {default_separate:8.2} s\n");
 
-    println!("ratios (targets in docs/build.md):");
+    println!("ratios (targets in results/benchmarks.md):");
     let each: Vec<String> = pairs.iter().map(|(t, c)| format!("{:.2}", c / t)).collect();
     println!(
         "  cold / nvcc --threads 2      {:.2}  (target <= 0.70; median of {reps}: {})",

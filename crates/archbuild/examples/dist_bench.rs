@@ -1,5 +1,5 @@
-//! One cold build of one file, timed, for the sccache-dist benchmark (`docs/build.md`,
-//! "Benchmark: sccache-dist"): the script around it pins this client to two cores, starts the
+//! One cold build of one file, timed, for the sccache-dist benchmark (`results/benchmarks.md`,
+//! "sccache-dist"): the script around it pins this client to two cores, starts the
 //! cluster (scheduler and build servers on their own cores) and sets
 //! `ARCHBUILD_COMPILER_LAUNCHER=sccache` for the distributed steps; every step of one script
 //! run prints here, and the script prints the ratios of that run.

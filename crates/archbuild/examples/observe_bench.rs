@@ -1,4 +1,4 @@
-//! What observing the preprocessor costs (issue 34): archbuild with its file-system observer
+//! What observing the preprocessor costs: archbuild with its file-system observer
 //! off ("before", the predicted probes) and on ("after"), next to `nvcc --fatbin --threads 2`,
 //! ratios from one run.
 //!
@@ -186,7 +186,7 @@ fn main() {
         }
         rows.push((nvcc, sides));
     }
-    println!("\nratios (issue 34: cold <= 0.85, no-op <= 0.05 s, comment edit <= 0.10 x cold):");
+    println!("\nratios (goals: cold <= 0.85, no-op <= 0.05 s, comment edit <= 0.10 x cold):");
     for (i, side) in ["off (before)", "on (after)"].iter().enumerate() {
         let cold: Vec<String> = rows
             .iter()

@@ -134,7 +134,7 @@ fn main() {
         re.jobs_run
     );
 
-    println!("\nratios (targets in docs/build.md):");
+    println!("\nratios (targets in results/benchmarks.md):");
     println!(
         "  machine B / machine A cold        {:.3}  (target <= 0.05, 0 processes)",
         second / cold

@@ -592,11 +592,17 @@ fn pack_all(
             .filter(|(_, ks)| ks.iter().any(|k| report.kernels.contains(k)))
             .cloned()
             .collect();
+        let cicc = |j: &&plan::Job| j.module == m && matches!(j.phase, Phase::Cicc(_));
+        let read = crate::output::prebuilt::module_read(
+            jobs.iter()
+                .zip(done)
+                .filter(|(j, _)| cicc(j))
+                .map(|(_, d)| d.read.as_ref()),
+        );
         write_record(
             compiler,
-            module,
+            (module, read.as_ref()),
             &report,
-            &module_deps,
             settings_key,
             p,
             module_groups,

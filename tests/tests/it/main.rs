@@ -39,5 +39,6 @@ mod servers_smoke;
 mod shared_cache;
 mod shared_jit_cache;
 mod signed_remote;
+mod stale_shipped;
 mod variants;
 mod verify;

@@ -329,7 +329,7 @@ const MAX_ENTRIES: usize = 4;
 
 /// Whether a recorded state still holds: a content hash against the content, a kind (`f`:
 /// looked at, never read) against what is there now.
-fn holds(hashes: &FileHashes, path: &Path, want: &str) -> bool {
+pub(crate) fn holds(hashes: &FileHashes, path: &Path, want: &str) -> bool {
     if want == "f" {
         hashes.kind(path) == "f"
     } else {
@@ -495,7 +495,7 @@ pub(crate) fn lookup(
         }
         if let Ok(deps) = matches(e, roots, hashes, arch_list) {
             if let Some(key) = Key::from_hex(&e.result) {
-                return Lookup::Hit(key, deps);
+                return Lookup::Hit(key, deps, Box::new(e.inputs.clone()));
             }
         }
     }
@@ -557,13 +557,46 @@ fn matches(
 /// What direct mode found.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Lookup {
-    /// The result key, with the dependencies' local paths.
-    Hit(Key, Vec<PathBuf>),
+    /// The result key, with the dependencies' local paths and the entry's inputs (what the
+    /// compile that made it read and probed).
+    Hit(Key, Vec<PathBuf>, Box<Inputs>),
     /// A manifest exists but no entry matches: the inputs (portable paths) that differ from the
     /// newest entry's; empty when the manifest has no entry (`mark_known`).
     Changed(Vec<String>),
     /// No manifest: this (source, flags, target) was never built here or remotely.
     Unknown,
+}
+
+#[cfg(test)]
+impl Lookup {
+    /// The result key and the dependencies' local paths of a hit.
+    pub(crate) fn hit(self) -> Option<(Key, Vec<PathBuf>)> {
+        match self {
+            Lookup::Hit(key, deps, _) => Some((key, deps)),
+            _ => None,
+        }
+    }
+}
+
+impl Inputs {
+    /// What several compiles read and probed together (a module's cicc jobs, for its record):
+    /// every dependency, and every probe of a path that is no dependency.
+    pub(crate) fn union<'a>(all: impl IntoIterator<Item = &'a Inputs>) -> Inputs {
+        let mut out = Inputs::default();
+        for i in all {
+            out.deps.extend(i.deps.iter().cloned());
+            out.probes.extend(i.probes.iter().cloned());
+            out.observed |= i.observed;
+        }
+        let read: std::collections::HashSet<String> =
+            out.deps.iter().map(|(p, _)| p.clone()).collect();
+        out.probes.retain(|(p, _)| !read.contains(p));
+        out.deps.sort();
+        out.deps.dedup();
+        out.probes.sort();
+        out.probes.dedup();
+        out
+    }
 }
 
 /// Records that these inputs produce `result`.

@@ -45,10 +45,10 @@ fn an_observed_entry_holds_while_every_path_seen_is_as_it_was() {
     let result = Key::of(b"r");
     record(&store, &mk, rec, &result);
     let look = || lookup(&store, &mk, &r, &FileHashes::default(), "860", true);
-    assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+    assert_eq!(look().hit(), Some((result, deps.clone())));
     // Only looked at: new content is no change, another kind of thing is.
     std::fs::write(&tool, "v2").unwrap();
-    assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+    assert_eq!(look().hit(), Some((result, deps.clone())));
     std::fs::remove_file(&tool).unwrap();
     std::fs::create_dir(&tool).unwrap();
     assert_eq!(look(), Lookup::Changed(vec!["b:tool".into()]));
@@ -58,7 +58,7 @@ fn an_observed_entry_holds_while_every_path_seen_is_as_it_was() {
     std::fs::write(&absent, "shadow").unwrap();
     assert_eq!(look(), Lookup::Changed(vec!["b:h.cuh".into()]));
     std::fs::remove_file(&absent).unwrap();
-    assert_eq!(look(), Lookup::Hit(result, deps.clone()));
+    assert_eq!(look().hit(), Some((result, deps.clone())));
     // Another arch list: the entry records it whatever the sources name.
     assert_eq!(
         lookup(&store, &mk, &r, &FileHashes::default(), "860,890", true),
@@ -85,8 +85,8 @@ fn a_build_that_observes_does_not_trust_a_predicted_entry() {
     record(&store, &mk, rec, &result);
     let hashes = FileHashes::default();
     assert_eq!(
-        lookup(&store, &mk, &r, &hashes, "860", false),
-        Lookup::Hit(result, deps)
+        lookup(&store, &mk, &r, &hashes, "860", false).hit(),
+        Some((result, deps))
     );
     assert_eq!(
         lookup(&store, &mk, &r, &hashes, "860", true),

@@ -228,12 +228,14 @@ impl JobRunner<'_> {
                 Err(why) => note = Some(why),
             }
         }
+        let read = self.read(&job, &p.deps, &p.seen);
         let deps = super::outside(job.side.roots, p.deps);
         let served = Served::Shared {
             lead: lead_arch,
             note,
         };
         let mut out = JobOut::fresh(served, key, ran, deps);
+        out.read = read;
         out.ii = Some(ii);
         out.host_side = host_side;
         Ok(Some(out))
@@ -271,7 +273,7 @@ impl JobRunner<'_> {
             self.observing(),
         ) {
             // An entry made by a version that did not know clocks is not served either.
-            Lookup::Hit(rk, deps)
+            Lookup::Hit(rk, deps, read)
                 if store.contains(ptx, &rk) && self.clock_in(roots, &deps).is_none() =>
             {
                 let Some(host_side) = cached_host_side(store, &rk, job.module) else {
@@ -280,12 +282,13 @@ impl JobRunner<'_> {
                 let deps = super::outside(roots, deps);
                 let mut out = JobOut::cached(Served::Hit, rk, deps).with_log(store);
                 out.host_side = host_side;
+                out.read = Some(*read);
                 Direct::Hit(Box::new(out))
             }
             Lookup::Unknown => Direct::Unknown,
             Lookup::Changed(inputs) => Direct::Known(Miss::from_lookup(inputs)),
             // A result whose sources use the clock is never served (`clock`); one gone is.
-            Lookup::Hit(rk, _) if !store.contains(ptx, &rk) => Direct::Known(Miss::Gone),
+            Lookup::Hit(rk, ..) if !store.contains(ptx, &rk) => Direct::Known(Miss::Gone),
             Lookup::Hit(..) => Direct::Known(Miss::Clock),
         }
     }
@@ -330,6 +333,7 @@ impl JobRunner<'_> {
         self.record_manifest(roots, store, (&job.mk, pk), read, p.started, &job.arch_list);
         let deps = super::outside(roots, p.deps.clone());
         let mut out = JobOut::cached(Served::Preprocessed, *pk, deps).with_log(store);
+        out.read = self.read(job, &p.deps, &p.seen);
         out.host_side = host_side;
         out.ii = Some(Key::of(&p.text));
         Some(out)
@@ -405,16 +409,10 @@ impl JobRunner<'_> {
                 }
                 // Through a launcher there is no preprocessed text: the key is the inputs'
                 // state, which direct mode alone can find again.
-                (None, None) => deps::inputs(
-                    roots,
-                    &deps,
-                    &seen,
-                    &self.settings.probe_dirs,
-                    &self.hashes,
-                    &job.arch_list,
-                )
-                .and_then(|i| serde_json::to_vec(&i).ok())
-                .map(|i| keys::direct(&job.mk, &i)),
+                (None, None) => self
+                    .inputs(roots, (&deps, &seen), &job.arch_list)
+                    .and_then(|i| serde_json::to_vec(&i).ok())
+                    .map(|i| keys::direct(&job.mk, &i)),
             };
             if let Some(rk) = rk {
                 let entry = PtxEntry {
@@ -434,6 +432,7 @@ impl JobRunner<'_> {
                 note.get_or_insert_with(|| KEPT_MISSING.to_owned());
             }
         }
+        let read = self.read(job, &deps, &seen);
         let deps = super::outside(roots, deps);
         let predicted = match (&seen, store) {
             (Seen::Predicted(why), Some(_)) => Some(format!(
@@ -446,6 +445,7 @@ impl JobRunner<'_> {
             note: note.or(launch_note).or(predicted),
         };
         let mut out = JobOut::fresh(served, key, ran, deps);
+        out.read = read;
         out.ii = ii;
         out.host_side = host_side;
         Ok(out)
@@ -620,16 +620,32 @@ impl JobRunner<'_> {
             deps::mark_known(store, mk);
             return;
         }
-        if let Some(inputs) = deps::inputs(
+        if let Some(inputs) = self.inputs(roots, (deps, seen), arch_list) {
+            deps::record(store, mk, inputs, result);
+        }
+    }
+
+    /// What a compile read and probed, as its manifest entry, its module's record and their
+    /// checks all have it: the one answer (`deps::inputs`) over the build's probe directories.
+    pub(super) fn inputs(
+        &self,
+        roots: &Roots,
+        (deps, seen): (&[PathBuf], &Seen),
+        arch_list: &str,
+    ) -> Option<deps::Inputs> {
+        deps::inputs(
             roots,
             deps,
             seen,
             &self.settings.probe_dirs,
             &self.hashes,
             arch_list,
-        ) {
-            deps::record(store, mk, inputs, result);
-        }
+        )
+    }
+
+    /// What cicc job `job` read and probed, for its module's record.
+    fn read(&self, job: &CiccJob, deps: &[PathBuf], seen: &Seen) -> Option<deps::Inputs> {
+        self.inputs(job.side.roots, (deps, seen), &job.arch_list)
     }
 }
 

@@ -68,7 +68,7 @@ impl JobRunner<'_> {
     ) -> Option<(HostObject, Option<Key>)> {
         let store = self.store.as_ref()?;
         let (roots, hashes) = (&self.roots, &self.hashes);
-        let Lookup::Hit(rk, deps) =
+        let Lookup::Hit(rk, deps, _) =
             deps::lookup(store, mk, roots, hashes, arch_list, self.observing())
         else {
             return None;

@@ -41,6 +41,9 @@ pub(crate) struct JobOut {
     pub ii: Option<Key>,
     /// cicc jobs of a host library's source: the stub and module ID its host side needs.
     pub host_side: Option<HostSideOut>,
+    /// cicc jobs: what the compile read and probed (`deps::inputs`, as its manifest entry has
+    /// it); `None` when an input was unreadable. The module's record is their union.
+    pub read: Option<crate::cache::deps::Inputs>,
 }
 
 /// What a host library source's cicc job gives its host compile (`host/steps.rs`).
@@ -72,6 +75,7 @@ impl JobOut {
             replayed: None,
             ii: None,
             host_side: None,
+            read: None,
         }
     }
 
@@ -87,6 +91,7 @@ impl JobOut {
             replayed: None,
             ii: None,
             host_side: None,
+            read: None,
         }
     }
 

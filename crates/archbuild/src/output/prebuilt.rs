@@ -18,13 +18,12 @@ use archbuild_arch::Target;
 
 use crate::base::paths::write_if_changed;
 use crate::base::store::Key;
-use crate::cache::deps::{self, FileHashes, Roots};
-use crate::cache::observe::{Seen, Unobserved};
+use crate::cache::deps::{self, FileHashes, Inputs, Roots};
 use crate::cache::record::{display, record_path, PackagedSettings, Record};
 use crate::error::{Error, Result};
 use crate::jobs::keys::{self, Facts};
 use crate::jobs::JobRunner;
-use crate::plan::{self, Module};
+use crate::plan::Module;
 use crate::prepare::{Prebuilt, Prepared, Take};
 use crate::report::warning::Warning;
 use crate::report::ModuleReport;
@@ -86,12 +85,12 @@ fn check(
         }
     }
     for (p, h) in record.inputs.iter().filter(|(p, _)| checked(p)) {
-        if state(roots, hashes, p) != *h {
+        if !holds(roots, hashes, p, h) {
             return Err(format!("`{}` changed since it was built", display(p)));
         }
     }
     for (p, h) in record.probes.iter().filter(|(p, _)| checked(p)) {
-        if state(roots, hashes, p) != *h {
+        if !holds(roots, hashes, p, h) {
             return Err(format!(
                 "`{}` {} since it was built",
                 display(p),
@@ -110,12 +109,13 @@ fn check(
     Ok((bytes, record))
 }
 
-/// A portable path's content hash now, `-` when absent.
-fn state(roots: &Roots, hashes: &FileHashes, portable: &str) -> String {
+/// Whether a portable path is still in the state a record lists, by the rule the cache's
+/// manifests are checked with (`deps::holds`: a content hash, `-` for absent, `f` for a file
+/// whose existence alone was looked at).
+fn holds(roots: &Roots, hashes: &FileHashes, portable: &str, want: &str) -> bool {
     roots
         .local(portable)
-        .and_then(|l| hashes.hash(&l))
-        .map_or_else(|| "-".to_owned(), |k| k.hex())
+        .is_some_and(|l| deps::holds(hashes, &l, want))
 }
 
 /// Names the first setting whose values differ between a package's record and this build.
@@ -408,26 +408,38 @@ fn use_prebuilt(
     Ok((report, inputs))
 }
 
+/// What a module's cicc jobs read and probed (`JobOut::read`, their union): what its record
+/// lists, and so what a build that takes the file checks; `None` when one of them could not
+/// say (an input was unreadable). The toolkit's own files are the toolkit's settings' business.
+pub(crate) fn module_read<'a>(
+    reads: impl IntoIterator<Item = Option<&'a Inputs>>,
+) -> Option<Inputs> {
+    let reads: Option<Vec<&Inputs>> = reads.into_iter().collect();
+    Some(Inputs::union(reads?))
+}
+
+/// The inputs a record lists: the module's reads without the toolkit's files.
+fn recorded(read: &Inputs) -> Inputs {
+    let outside = |(p, _): &(String, String)| !p.starts_with("t:");
+    Inputs {
+        deps: read.deps.iter().filter(|d| outside(d)).cloned().collect(),
+        probes: read.probes.iter().filter(|d| outside(d)).cloned().collect(),
+        ..read.clone()
+    }
+}
+
 /// Writes the record beside a fat binary this build packed, unless an identical one is there.
 pub(crate) fn write_record(
     compiler: &JobRunner<'_>,
-    module: &Module,
+    (module, read): (&Module, Option<&Inputs>),
     report: &ModuleReport,
-    module_deps: &[PathBuf],
     settings_key: &str,
     p: &Prepared,
     variants: Vec<(String, Vec<String>)>,
 ) -> Result<()> {
-    // The record lists what the module read; the probes of its jobs' manifests are theirs.
-    let unobserved = Seen::Predicted(Unobserved::NotSeen);
-    let Some(inputs) = deps::inputs(
-        &compiler.roots,
-        module_deps,
-        &unobserved,
-        &p.settings.probe_dirs,
-        &compiler.hashes,
-        &plan::arch_list_macro(module),
-    ) else {
+    // What its compiles read and probed, as their cache entries have it; with an input that
+    // was unreadable nothing can vouch for the file, and no record is written.
+    let Some(inputs) = read.map(recorded) else {
         return Ok(());
     };
     let path = record_path(&report.fatbin);

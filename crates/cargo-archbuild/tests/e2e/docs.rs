@@ -7,7 +7,7 @@
 //! `GITHUB_OUTPUT` file (docs/ci.md names them). ```` ```rust ```` blocks compile, warnings
 //! denied, in a crate made by `cargo archbuild new`: a block with `fn main` as an example (it
 //! may be a build script; nothing runs it), any other as the crate's `src/lib.rs`. Marks after
-//! the language skip a block: `gpu` (needs a GPU machine, see docs/gpu-results.md) and `no_run`
+//! the language skip a block: `gpu` (needs a GPU machine, see results/gpu.md) and `no_run`
 //! (the test suite itself, a benchmark, tools the suite does not install; the block's first line
 //! says which). `text`, `toml` and `json` blocks are data.
 

@@ -241,8 +241,8 @@ fn the_checker_finds_long_functions_and_ignores_tests_and_literals() {
     assert_eq!(found, [(1, "long".to_owned(), 9)]);
 }
 
-/// Words that name a run by an internal counter ("session 14", "run12", "call 2") and paths of
-/// one machine's home or work directories.
+/// Words that name a run by an internal counter (a session's number, a numbered run or call)
+/// and paths of one machine's home or work directories.
 fn reader_problems(line: &str) -> Option<&'static str> {
     let lower = line.to_ascii_lowercase();
     let words: Vec<&str> = lower
