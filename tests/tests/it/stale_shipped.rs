@@ -147,3 +147,37 @@ fn a_header_appearing_in_an_include_flag_directory_refuses_ci_files() {
         "the header's value did not reach the fat binary"
     );
 }
+
+#[test]
+fn a_record_that_claims_images_its_fat_binary_lacks_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    package(&pkg, MACRO_NAMED, "prebuilt = \"prebuilt\"");
+    let author = build(&pkg, &dir.path().join("author"), None, true);
+    ship(&author, &pkg.join("prebuilt"));
+    // Another list's fat binary under the shipped name, its record's hash made to match: the
+    // record now says `sm_86` of a file that holds only `sm_75`.
+    let mut other = archbuild_tests::build();
+    other
+        .env(archbuild_tests::env_with([("ARCHBUILD_VERIFY", "off")]))
+        .manifest_dir(&pkg)
+        .cache_dir(pkg.join("../cache"))
+        .out_dir(dir.path().join("other"))
+        .packaged(false)
+        .archs("7.5")
+        .quiet(true);
+    let other = other.try_compile("kernels").unwrap();
+    let shipped = pkg.join("prebuilt/add.fatbin");
+    std::fs::write(&shipped, bytes(&other)).unwrap();
+    let mut record = archbuild::record::Record::read(&record_path(&shipped)).unwrap();
+    record.fatbin_blake3 = archbuild_store::Key::of(&bytes(&other)).hex();
+    std::fs::write(record_path(&shipped), serde_json::to_vec(&record).unwrap()).unwrap();
+
+    let r = build(&pkg, &dir.path().join("a"), None, true);
+    assert!(
+        r.prebuilt.is_empty(),
+        "a file without its images was taken: {r}"
+    );
+    assert!(warnings(&r).contains("holds sm_75"), "{}", warnings(&r));
+    assert_eq!(r.module("add").unwrap().targets, ["sm_86"]);
+}

@@ -106,7 +106,35 @@ fn check(
     if record.describes(&fatbin, &bytes).is_err() {
         return Err("the file does not match its record (damaged or replaced)".into());
     }
+    // A record vouches for what it lists: the images must be those targets, no fewer.
+    let held = image_targets(&bytes).map_err(|e| format!("it cannot be read: {e}"))?;
+    if held != record.targets {
+        return Err(format!(
+            "its record lists {} but it holds {}",
+            record.targets.join(" "),
+            if held.is_empty() {
+                "no image".to_owned()
+            } else {
+                held.join(" ")
+            }
+        ));
+    }
     Ok((bytes, record))
+}
+
+/// The targets of a fat binary's images (`sm_86`, `compute_90`), sorted, as records list them.
+fn image_targets(bytes: &[u8]) -> std::result::Result<Vec<String>, archbuild_fatbin::Error> {
+    let mut targets: Vec<String> = archbuild_fatbin::read_any(bytes)?
+        .iter()
+        .filter_map(|i| match i.kind {
+            archbuild_fatbin::EntryKind::Ptx => Some(Target::ptx(i.arch).to_string()),
+            archbuild_fatbin::EntryKind::Elf => Some(Target::cubin(i.arch).to_string()),
+            _ => None,
+        })
+        .collect();
+    targets.sort();
+    targets.dedup();
+    Ok(targets)
 }
 
 /// Whether a portable path is still in the state a record lists, by the rule the cache's

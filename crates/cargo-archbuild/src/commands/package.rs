@@ -56,7 +56,7 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
         let manifest = pkg.manifest_path.as_std_path();
         let config = PackageConfig::from_manifest(manifest)?;
         let Some(config) = config else { continue };
-        let Some(dir) = config.prebuilt_dir() else {
+        let Some(dir) = own_dir(&config, manifest)? else {
             if args.packages.is_empty() {
                 shell.note(format!(
                     "skipping `{}`: its [package.metadata.archbuild] names no `prebuilt` directory",
@@ -164,6 +164,9 @@ fn ship(
         .iter()
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
+    for (path, _) in &refs {
+        refuse_foreign(path)?;
+    }
     write_all_atomic(&refs)?;
     remove_stale(dir, &files)?;
     let compression = report.compression.clone();
@@ -196,7 +199,10 @@ fn ship(
     })
 }
 
-/// Removes fat binaries (and their records) of modules this build did not make.
+/// Removes the files an earlier `package` wrote for modules this build no longer makes: a
+/// fat binary and its record go only together, and only when the record says it is that
+/// module's as `package` writes it (package settings, the module's name, the file's hash).
+/// Anything else in the directory — a hand-kept fat binary, a record of another tool — stays.
 fn remove_stale(dir: &Path, keep: &[PackagedFile]) -> Result<(), CliError> {
     let entries = std::fs::read_dir(dir).map_err(|source| CliError::Read {
         path: dir.to_path_buf(),
@@ -204,17 +210,119 @@ fn remove_stale(dir: &Path, keep: &[PackagedFile]) -> Result<(), CliError> {
     })?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let module = name
-            .strip_suffix(".fatbin.archbuild.json")
-            .or_else(|| name.strip_suffix(".fatbin"));
-        if let Some(module) = module {
-            if !keep.iter().any(|f| f.module == module) {
-                let path = e.path();
+        let Some(module) = name.strip_suffix(".fatbin") else {
+            continue;
+        };
+        if keep.iter().any(|f| f.module == module) {
+            continue;
+        }
+        let fatbin = e.path();
+        if ours(&fatbin, module) {
+            for path in [record_path(&fatbin), fatbin] {
                 std::fs::remove_file(&path).map_err(|e| write_error(&path, e))?;
             }
         }
     }
     Ok(())
+}
+
+/// Whether `fatbin` is a regular file `package` wrote for `module`: its record, a regular file
+/// too, names the module, carries package settings, and describes these very bytes.
+fn ours(fatbin: &Path, module: &str) -> bool {
+    let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
+    let record_file = record_path(fatbin);
+    if !regular(fatbin) || !regular(&record_file) {
+        return false;
+    }
+    let Ok(record) = archbuild::record::Record::read(&record_file) else {
+        return false;
+    };
+    let Ok(bytes) = std::fs::read(fatbin) else {
+        return false;
+    };
+    record.module == module && record.packaged.is_some() && record.describes(fatbin, &bytes).is_ok()
+}
+
+/// Refuses to write `path` when something that is not a regular file is there: a symbolic link
+/// (writing would change the file it points to, another package's perhaps), a directory, a
+/// FIFO. `package` writes only files of its own.
+fn refuse_foreign(path: &Path) -> Result<(), CliError> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if meta.file_type().is_file() {
+        return Ok(());
+    }
+    let what = if meta.file_type().is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    };
+    Err(CliError::Cargo {
+        message: format!(
+            "{} is {what}; `cargo archbuild package` writes only its own files",
+            path.display()
+        ),
+        help: "remove it (or move it out of the package's `prebuilt` directory) and run \
+               `cargo archbuild package` again"
+            .into(),
+    })
+}
+
+/// The package's `prebuilt` directory, when it names one that `package` may fill: a directory
+/// of its own, inside the package, reached through no symbolic link. The package's root (`""`,
+/// `"."`) holds files that are not archbuild's; a directory outside the package (`/abs`,
+/// `../x`) is one `cargo package` never ships; a link may lead into another crate.
+fn own_dir(config: &PackageConfig, manifest: &Path) -> Result<Option<PathBuf>, CliError> {
+    use std::path::Component;
+    let Some(written) = config.prebuilt.as_deref() else {
+        return Ok(None);
+    };
+    let root = manifest.parent().unwrap_or(Path::new("."));
+    let refuse = |why: String| CliError::Cargo {
+        message: format!(
+            "`prebuilt = \"{written}\"` in {}: {why}",
+            manifest.display()
+        ),
+        help: "name a directory of its own inside the package, such as `prebuilt = \"prebuilt\"` \
+               (docs/publishing.md)"
+            .into(),
+    };
+    let rel = Path::new(written.trim());
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(refuse(
+                    "it is outside the package, and `cargo package` ships only files inside it"
+                        .into(),
+                ))
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err(refuse(
+            "it is the package's root, whose files are not archbuild's to replace or remove".into(),
+        ));
+    }
+    let mut dir = root.to_path_buf();
+    for p in parts {
+        dir.push(p);
+        let link = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink());
+        if link {
+            let to = std::fs::read_link(&dir).unwrap_or_default();
+            return Err(refuse(format!(
+                "{} is a symbolic link (to {}), and archbuild writes only into the package's \
+                 own directories",
+                dir.display(),
+                to.display()
+            )));
+        }
+    }
+    Ok(Some(dir))
 }
 
 fn write_error(path: &Path, source: std::io::Error) -> CliError {

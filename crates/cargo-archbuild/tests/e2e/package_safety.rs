@@ -1,0 +1,135 @@
+//! `cargo archbuild package` writes and removes only its own files: a fat binary it did not
+//! write survives in the directory it fills, a `prebuilt` that names the package's root, a
+//! directory outside the package or a symbolic link is refused before anything is built, and
+//! a symbolic link where a fat binary goes is never written through.
+
+use std::path::Path;
+
+use crate::support::{cli, run, scratch};
+
+const ADD: &str = r#"extern "C" __global__ void add(float* a) { a[threadIdx.x] += 1.0f; }
+"#;
+const OLD: &str = r#"extern "C" __global__ void old(float* a) { a[threadIdx.x] -= 1.0f; }
+"#;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A kernel crate with `kernels` and `prebuilt = "{prebuilt}"`.
+fn kernel_crate(dir: &Path, kernels: &[&str], prebuilt: &str) {
+    let list: Vec<String> = kernels.iter().map(|k| format!("\"{k}\"")).collect();
+    write(
+        &dir.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [package.metadata.archbuild]\nkernels = [{}]\narchs = \"8.6\"\n\
+             prebuilt = \"{prebuilt}\"\n\n[workspace]\n",
+            list.join(", ")
+        ),
+    );
+    write(&dir.join("src/lib.rs"), "//! Kernels.\n");
+    write(&dir.join("kernels/add.cu"), ADD);
+    write(&dir.join("kernels/old.cu"), OLD);
+}
+
+fn package(dir: &Path) -> (i32, String) {
+    let (code, _, stderr) = run(cli()
+        .arg("package")
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml")));
+    (code, stderr)
+}
+
+#[test]
+fn package_removes_only_the_fat_binaries_it_wrote() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    // `prebuilt` is the kernels' own directory, where an author keeps a vendor's fat binary.
+    kernel_crate(&k, &["kernels/add.cu", "kernels/old.cu"], "kernels");
+    write(&k.join("kernels/vendor.fatbin"), "the vendor's bytes");
+    write(&k.join("kernels/notes.fatbin.archbuild.json"), "{}");
+    let (code, stderr) = package(&k);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(k.join("kernels/old.fatbin").is_file());
+
+    // `old` leaves the build: its files go, what `package` never wrote stays.
+    kernel_crate(&k, &["kernels/add.cu"], "kernels");
+    let (code, stderr) = package(&k);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(k.join("kernels/add.fatbin").is_file());
+    assert!(
+        !k.join("kernels/old.fatbin").exists(),
+        "a stale module of ours stayed"
+    );
+    assert!(!k.join("kernels/old.fatbin.archbuild.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(k.join("kernels/vendor.fatbin")).unwrap(),
+        "the vendor's bytes"
+    );
+    assert!(k.join("kernels/notes.fatbin.archbuild.json").is_file());
+    assert!(k.join("kernels/old.cu").is_file());
+}
+
+#[test]
+fn package_refuses_the_root_a_directory_outside_and_a_linked_directory() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    let other = tmp.path().join("other/prebuilt");
+    write(&other.join("theirs.fatbin"), "another crate's bytes");
+    for (prebuilt, says) in [
+        ("", "root"),
+        (".", "root"),
+        ("./", "root"),
+        ("../other/prebuilt", "outside the package"),
+        ("/tmp/prebuilt", "outside the package"),
+        ("linked", "symbolic link"),
+    ] {
+        let _ = std::fs::remove_dir_all(&k);
+        kernel_crate(&k, &["kernels/add.cu"], prebuilt);
+        write(&k.join("root.fatbin"), "the author's own file");
+        std::os::unix::fs::symlink(&other, k.join("linked")).unwrap();
+        let (code, stderr) = package(&k);
+        assert_ne!(
+            code, 0,
+            "`prebuilt = \"{prebuilt}\"` was accepted:\n{stderr}"
+        );
+        assert!(stderr.contains(says), "`{prebuilt}`: {stderr}");
+        assert!(stderr.contains("prebuilt = \"prebuilt\""), "{stderr}");
+        assert_eq!(
+            std::fs::read_to_string(k.join("root.fatbin")).unwrap(),
+            "the author's own file"
+        );
+        assert_eq!(
+            std::fs::read_to_string(other.join("theirs.fatbin")).unwrap(),
+            "another crate's bytes"
+        );
+        assert!(
+            !other.join("add.fatbin").exists(),
+            "written into another crate"
+        );
+    }
+}
+
+#[test]
+fn package_never_writes_through_a_link_where_a_fat_binary_goes() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    kernel_crate(&k, &["kernels/add.cu"], "prebuilt");
+    let elsewhere = tmp.path().join("elsewhere.fatbin");
+    write(&elsewhere, "not archbuild's");
+    std::fs::create_dir_all(k.join("prebuilt")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, k.join("prebuilt/add.fatbin")).unwrap();
+    let (code, stderr) = package(&k);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("symbolic link") && stderr.contains("add.fatbin"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&elsewhere).unwrap(),
+        "not archbuild's"
+    );
+    assert!(!k.join("prebuilt/add.fatbin.archbuild.json").exists());
+}
