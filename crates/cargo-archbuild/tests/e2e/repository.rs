@@ -70,7 +70,7 @@ fn code_only(src: &str) -> String {
         } else if let Some(open) = raw_string_open(rest).filter(|_| !ident_before) {
             let hashes = open - rest.iter().position(|&c| c == b'r').unwrap_or(0) - 2;
             let mut close = vec![b'"'];
-            close.extend(std::iter::repeat(b'#').take(hashes));
+            close.extend(std::iter::repeat_n(b'#', hashes));
             let end = find(rest, &close, open).map_or(rest.len(), |e| e + close.len());
             out.push_str("\"\"");
             keep_newlines(&rest[..end], &mut out);
