@@ -653,9 +653,10 @@ fn tell_cargo(
 
 /// A warning for each module whose fat binary holds no kernel.
 fn no_kernel_warnings(modules: &[ModuleReport]) -> Vec<Warning> {
+    // An empty file is docs.rs's stand-in for one nothing made: no fat binary to speak of.
     modules
         .iter()
-        .filter(|m| m.kernels.is_empty())
+        .filter(|m| m.kernels.is_empty() && m.bytes > 0)
         .map(|m| Warning::NoKernels {
             module: m.name.clone(),
             sources: m.sources.clone(),

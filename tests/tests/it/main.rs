@@ -17,6 +17,7 @@ mod build_toolkit;
 mod cache_soundness;
 mod cicc_sharing;
 mod coverage_warnings;
+mod docs_rs;
 mod downstream_cudarc;
 mod fatbin_cuobjdump;
 mod fatbin_ltoir;

@@ -255,15 +255,25 @@ pub(crate) fn take_prebuilt(
                     _ => chosen.push((m, bytes, Some(record))),
                 }
             }
+            // docs.rs takes any shipped file it can read; one it cannot (damaged, or none) is
+            // left for `left_over`, which says why.
             Err(why) if p.take() == Take::Docs => {
-                let shipped = std::fs::read(&fatbin).ok();
-                taken.warnings.push(Warning::Docs {
-                    module: module.name.clone(),
-                    fatbin: shipped.as_ref().map(|_| fatbin.clone()),
-                    reason: Some(why),
-                });
-                let record = Record::read(&record_path(&fatbin)).ok();
-                chosen.push((m, shipped.unwrap_or_default(), record));
+                let readable = |b: &Vec<u8>| archbuild_fatbin::read_any(b).is_ok();
+                match std::fs::read(&fatbin).ok().filter(readable) {
+                    Some(shipped) => {
+                        taken.warnings.push(Warning::Docs {
+                            module: module.name.clone(),
+                            fatbin: Some(fatbin.clone()),
+                            reason: Some(why),
+                        });
+                        let record = Record::read(&record_path(&fatbin)).ok();
+                        chosen.push((m, shipped, record));
+                    }
+                    None if fatbin.exists() => {
+                        taken.refused.push((module.name.clone(), fatbin, why));
+                    }
+                    None => {}
+                }
             }
             Err(why) => {
                 taken.warnings.push(Warning::PrebuiltRejected {
@@ -303,16 +313,41 @@ pub(crate) fn left_over(p: &Prepared, out: &Path, roots: &Roots, taken: &mut Tak
         if !std::mem::replace(&mut taken.compile[m], false) {
             continue;
         }
-        let (report, _) = use_prebuilt(module, out, &[], None, roots)?;
+        let (mut report, _) = use_prebuilt(module, out, &[], None, roots)?;
+        // The items a real build's module has: its targets, and its kernels from the sources.
+        report.targets = module.archs.list.target_names();
+        report.kernels = scanned_kernels(&p.settings.base_dir, module);
+        report.target_kernels = report
+            .targets
+            .iter()
+            .map(|t| (t.clone(), report.kernels.clone()))
+            .collect();
+        let reason = taken
+            .refused
+            .iter()
+            .find(|(name, _, _)| *name == module.name)
+            .map(|(_, f, why)| format!("{} is not usable: {why}", f.display()));
         taken.warnings.push(Warning::Docs {
             module: module.name.clone(),
             fatbin: None,
-            reason: None,
+            reason,
         });
-        taken.names.push(module.name.clone());
         taken.modules.push(report);
     }
     Ok(())
+}
+
+/// The kernels a module's sources declare (`kernel_scan.rs`), sorted as a real build lists them.
+fn scanned_kernels(base: &Path, module: &Module) -> Vec<String> {
+    let mut kernels: Vec<String> = module
+        .members
+        .iter()
+        .filter_map(|s| std::fs::read_to_string(base.join(s)).ok())
+        .flat_map(|text| crate::output::kernel_scan::kernels(&text))
+        .collect();
+    kernels.sort();
+    kernels.dedup();
+    kernels
 }
 
 /// The error of a build that cannot compile what its package's files do not cover.

@@ -89,11 +89,17 @@ impl fmt::Display for Warning {
                     .map(|r| format!(" although {r}"))
                     .unwrap_or_default()
             ),
-            Warning::Docs { module, .. } => write!(
+            Warning::Docs { module, reason, .. } => write!(
                 f,
-                "docs.rs: `{module}` ships no prebuilt fat binary and docs.rs has no CUDA \
-                 toolkit, so its FATBIN is empty and KERNELS lists none; ship them with `cargo \
-                 archbuild package` for a complete API (docs/publishing.md)"
+                "docs.rs: `{module}` {} and docs.rs has no CUDA toolkit, so its FATBIN is \
+                 empty and its kernel constants come from its sources' `__global__` \
+                 declarations; ship the fat binaries with `cargo archbuild package` for the \
+                 compiled kernel list (docs/publishing.md)",
+                reason
+                    .as_ref()
+                    .map_or("ships no prebuilt fat binary".to_owned(), |r| format!(
+                        "has no usable prebuilt fat binary ({r})"
+                    ))
             ),
             Warning::NoKernels {
                 sources, fatbin, ..
