@@ -181,3 +181,40 @@ fn a_record_that_claims_images_its_fat_binary_lacks_is_refused() {
     assert!(warnings(&r).contains("holds sm_75"), "{}", warnings(&r));
     assert_eq!(r.module("add").unwrap().targets, ["sm_86"]);
 }
+
+/// A dependent's build as the scaffold's build script makes it (`.provision(true)`), on a
+/// machine with no toolkit, no `python3` and Cargo offline: the reason the package's files
+/// were refused comes first, then what compiling instead ran into.
+#[test]
+fn a_refused_package_file_is_named_before_a_provisioning_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    package(&pkg, MACRO_NAMED, "prebuilt = \"prebuilt\"");
+    let author = build(&pkg, &dir.path().join("author"), None, true);
+    ship(&author, &pkg.join("prebuilt"));
+    let source = pkg.join("kernels/add.cu");
+    let text = std::fs::read_to_string(&source).unwrap();
+    write(&source, &text.replace("+= OPT_VALUE", "-= OPT_VALUE"));
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = archbuild::Build::new()
+        .provision(true)
+        .env(archbuild::Env::from_vars([
+            ("PATH", empty.to_str().unwrap()),
+            ("ARCHBUILD_HOME", empty.to_str().unwrap()),
+            ("CARGO_NET_OFFLINE", "true"),
+        ]))
+        .manifest_dir(&pkg)
+        .out_dir(dir.path().join("dependent"))
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap_err()
+        .to_string();
+    let refused = e.find("`kernels/add.cu` changed");
+    let then = e.find("tried to compile instead");
+    assert!(
+        refused.is_some() && then.is_some() && refused < then,
+        "the reason is lost: {e}"
+    );
+}
