@@ -391,6 +391,15 @@ impl Build {
         crate::run::compile(&self.spec, name)
     }
 
+    /// What a dependent's build takes from this package's shipped fat binaries (`prebuilt` in
+    /// `[package.metadata.archbuild]`), compiling nothing and needing no toolkit: the report
+    /// when every module's shipped file matches its sources, settings and targets, else
+    /// [`Error::PackagedRefused`](crate::Error) naming each file that does not and why. For an
+    /// author's CI (`cargo archbuild package --check`).
+    pub fn try_check_shipped(&mut self, name: &str) -> Result<BuildReport> {
+        crate::run::check_shipped(&self.spec, name)
+    }
+
     /// Resolves the configuration and lists the commands a cold build would run, without
     /// running or writing anything (apart from toolkit and GPU queries): it provisions no
     /// toolkit, installs no header library (one not installed yet is an error naming the build

@@ -376,6 +376,13 @@ pub enum Error {
     )]
     PackagedRefusedThen { reasons: String, then: Box<Error> },
 
+    /// A package's shipped fat binaries are not what it builds now (`package --check`).
+    #[error(
+        "the package's prebuilt fat binaries do not match what it builds: {reasons}. Fix: run \
+         `cargo archbuild package` and ship the directory it writes"
+    )]
+    ShippedStale { reasons: String },
+
     /// A package's shipped fat binary differs from what its sources make (`ARCHBUILD_VERIFY`).
     #[error(
         "{} (module `{module}`) is not what its sources make: compiled again \
@@ -576,7 +583,8 @@ impl Error {
             | Error::RecordsNone
             | Error::RecordSettingsDiffer { .. }
             | Error::RecordInputsDiffer { .. }
-            | Error::PackagedDiffers { .. } => ErrorKind::Input,
+            | Error::PackagedDiffers { .. }
+            | Error::ShippedStale { .. } => ErrorKind::Input,
             Error::Compile(_) | Error::Pack { .. } => ErrorKind::Compile,
             Error::DiskFull { .. } | Error::CacheUnstable { .. } | Error::Io { .. } => {
                 ErrorKind::Output

@@ -345,4 +345,10 @@ fn a_package_and_offline_errors_name_the_fix() {
     };
     assert_eq!(then.kind(), ErrorKind::Toolkit);
     insta::assert_snapshot!("packaged_refused_then", then.to_string());
+    let stale = Error::ShippedStale {
+        reasons: "`ops`: /src/k/prebuilt/ops.fatbin is not used: `kernels/ops.cu` changed since \
+                  it was built"
+            .into(),
+    };
+    insta::assert_snapshot!("shipped_stale", stale.to_string());
 }

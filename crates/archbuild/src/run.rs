@@ -126,6 +126,26 @@ pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
     }
 }
 
+/// What a dependent takes from the package's shipped fat binaries, compiling nothing
+/// (`Build::try_check_shipped`).
+pub(crate) fn check_shipped(b: &Spec, name: &str) -> Result<BuildReport> {
+    let mut spec = b.clone();
+    spec.packaged = Some(true);
+    spec.toolkit = None;
+    spec.prebuilt = None;
+    // Whether the files match is the question; compiling one again to compare is not.
+    spec.verify = Some("off".into());
+    let Some(s) = crate::prepare::packaged::stand_in(&spec)? else {
+        return Err(Error::ShippedStale {
+            reasons: "it ships no fat binary with a record in its `prebuilt` directory".into(),
+        });
+    };
+    compile_as(&spec, name, Some(&s.toolkit), Take::Matching).map_err(|e| match e {
+        Error::PackagedRefused { reasons } => Error::ShippedStale { reasons },
+        other => other,
+    })
+}
+
 /// One build: with a stand-in toolkit (`Mode::Packaged`, nothing compiled) or the one found.
 fn compile_as(
     b: &Spec,

@@ -361,6 +361,11 @@ pub struct PackageArgs {
     /// Fail instead of downloading the pinned CUDA toolkit when none is found
     #[arg(long)]
     pub no_provision: bool,
+
+    /// Check that the `prebuilt` directory matches the sources, settings and targets, as a
+    /// dependent's build would, compiling nothing and writing nothing into the package (for CI)
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,7 @@ use archbuild::config::PackageConfig;
 use archbuild::record::record_path;
 use serde::Serialize;
 
-use crate::building::{run_all, BuildOutcome};
+use crate::building::{run_all, BuildOutcome, BUILD_NAME};
 use crate::cli::PackageArgs;
 use crate::error::CliError;
 use crate::files::{display_path, write_all_atomic};
@@ -50,6 +50,9 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
     )?;
     let packages = super::build::select(&metadata, &args.packages)?;
     let target_dir = PathBuf::from(metadata.target_directory.as_std_path());
+    if args.check {
+        return check(&packages, &target_dir, args, shell);
+    }
     let mut pending = Vec::new();
     let mut dests = Vec::new();
     for pkg in packages {
@@ -103,6 +106,65 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
         return shell.json(&PackageReport {
             reason: "package-finished",
             packages: &done,
+        });
+    }
+    Ok(())
+}
+
+/// `--check`: each package's shipped fat binaries taken as a dependent's build takes them,
+/// compiling nothing; the first package whose files do not match fails, naming each file and
+/// what differs.
+fn check(
+    packages: &[&cargo_metadata::Package],
+    target_dir: &Path,
+    args: &PackageArgs,
+    shell: &mut Shell,
+) -> Result<(), CliError> {
+    let mut checked = 0;
+    for pkg in packages {
+        let manifest = pkg.manifest_path.as_std_path();
+        let Some(config) = PackageConfig::from_manifest(manifest)? else {
+            continue;
+        };
+        let Some(dir) = own_dir(&config, manifest)? else {
+            if !args.packages.is_empty() {
+                return Err(no_prebuilt_key(&pkg.name, manifest));
+            }
+            continue;
+        };
+        let out = target_dir
+            .join("archbuild-package-check")
+            .join(pkg.name.as_str());
+        let report = archbuild::Build::new()
+            .manifest_dir(manifest.parent().unwrap_or(Path::new(".")))
+            .out_dir(&out)
+            .cargo_metadata(false)
+            .quiet(true)
+            .try_check_shipped(BUILD_NAME)?;
+        checked += 1;
+        shell.status(
+            "Checked",
+            format!(
+                "{}: {} fat binar{} in {} match the sources, settings and targets ({} \
+                 processes, nothing compiled)",
+                pkg.name,
+                report.prebuilt.len(),
+                if report.prebuilt.len() == 1 {
+                    "y"
+                } else {
+                    "ies"
+                },
+                display_path(&dir),
+                report.processes_started
+            ),
+        );
+    }
+    if checked == 0 {
+        return Err(CliError::Cargo {
+            message: "no workspace package names a `prebuilt` directory to check".into(),
+            help: "add `prebuilt = \"prebuilt\"` to the kernel crate's \
+                   [package.metadata.archbuild] and run `cargo archbuild package`"
+                .into(),
         });
     }
     Ok(())

@@ -133,3 +133,47 @@ fn package_never_writes_through_a_link_where_a_fat_binary_goes() {
     );
     assert!(!k.join("prebuilt/add.fatbin.archbuild.json").exists());
 }
+
+fn check(dir: &Path) -> (i32, String) {
+    let (code, _, stderr) = run(cli()
+        .args(["package", "--check"])
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml")));
+    (code, stderr)
+}
+
+#[test]
+fn package_check_fails_on_a_stale_directory_and_passes_after_package() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    kernel_crate(&k, &["kernels/add.cu"], "prebuilt");
+    let (code, stderr) = check(&k);
+    assert_ne!(code, 0, "nothing shipped passed the check:\n{stderr}");
+    assert!(stderr.contains("ships no fat binary"), "{stderr}");
+
+    let (code, stderr) = package(&k);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = check(&k);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("Checked") && stderr.contains("0 processes, nothing compiled"),
+        "{stderr}"
+    );
+    assert!(!k.join("prebuilt/add.fatbin.tmp").exists());
+
+    // An edited kernel: the shipped file is stale, and the check names the source.
+    write(
+        &k.join("kernels/add.cu"),
+        &ADD.replace("+= 1.0f", "+= 2.0f"),
+    );
+    let (code, stderr) = check(&k);
+    assert_ne!(code, 0, "a stale directory passed the check:\n{stderr}");
+    assert!(
+        stderr.contains("kernels/add.cu") && stderr.contains("cargo archbuild package"),
+        "{stderr}"
+    );
+    let (code, stderr) = package(&k);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = check(&k);
+    assert_eq!(code, 0, "{stderr}");
+}
