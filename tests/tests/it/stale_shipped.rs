@@ -109,6 +109,12 @@ fn a_header_appearing_where_a_macro_named_has_include_looked_refuses_the_shipped
         "{}",
         warnings(&r)
     );
+    // In the author's own build, the warning says how to renew the stale file.
+    assert!(
+        warnings(&r).contains("`cargo archbuild package` renews it"),
+        "{}",
+        warnings(&r)
+    );
     let fresh = build(&pkg, &dir.path().join("fresh"), None, false);
     assert!(bytes(&r) == bytes(&fresh), "not a cache-off build's bytes");
     assert!(

@@ -276,10 +276,17 @@ pub(crate) fn take_prebuilt(
                 }
             }
             Err(why) => {
+                // In the author's own build this is a stale `prebuilt/`: say how to renew it.
+                let renew = match source {
+                    Prebuilt::Packaged(_) => {
+                        " (the package's file is stale: `cargo archbuild package` renews it)"
+                    }
+                    Prebuilt::Ci(_) => "",
+                };
                 taken.warnings.push(Warning::PrebuiltRejected {
                     module: module.name.clone(),
                     fatbin: fatbin.clone(),
-                    reason: why.clone(),
+                    reason: format!("{why}{renew}"),
                 });
                 taken.refused.push((module.name.clone(), fatbin, why));
             }
