@@ -27,6 +27,7 @@ mod hermetic_key;
 mod host_compiler;
 mod host_library;
 mod observed_probes;
+mod offline;
 mod packaged;
 mod prebuilt;
 mod preprocessor_soundness;

@@ -82,13 +82,32 @@ pub(crate) const OFFLINE_VAR: &str = "CARGO_NET_OFFLINE";
 /// network either.
 pub(crate) fn refuse_offline(env: &Env, what: impl FnOnce() -> String) -> Result<()> {
     let on = |v: &str| env.var(v).is_some_and(|x| archbuild_config::is_on(&x));
-    if on(OFFLINE_VAR) && !on("PIP_NO_INDEX") {
+    if offline(env)? && !on("PIP_NO_INDEX") {
         return Err(Error::Offline {
             what: what(),
             setting: OFFLINE_VAR,
         });
     }
     Ok(())
+}
+
+/// Whether Cargo is offline (`CARGO_NET_OFFLINE`, Cargo's `net.offline`): a switch word, unset
+/// meaning online; any other value is an error rather than a guess (a typo must not reach the
+/// network).
+pub(crate) fn offline(env: &Env) -> Result<bool> {
+    match env.var(OFFLINE_VAR) {
+        None => Ok(false),
+        Some(v) if archbuild_config::is_on(&v) => Ok(true),
+        Some(v) if archbuild_config::is_off(&v) => Ok(false),
+        Some(v) => Err(Error::Config {
+            what: "offline switch",
+            origin: OFFLINE_VAR.to_owned(),
+            value: v,
+            hint: "Cargo reads it as `net.offline`, a boolean: use `true` to build without the \
+                   network or `false` (or unset it) to allow it"
+                .to_owned(),
+        }),
+    }
 }
 
 /// One install: where it goes and what it is called in messages.

@@ -100,12 +100,19 @@ impl StatMemo {
     /// [`StatMemo::load`] with another settle window (tests).
     fn load_settling(cache_dir: &Path, settled: Duration) -> Self {
         let file = path(cache_dir);
-        let entries = std::fs::read(&file)
-            .ok()
+        // Only a regular file is the memo: reading a FIFO there would wait forever, and what is
+        // not archbuild's file is not replaced either (the build then learns without a memo).
+        let regular = match std::fs::symlink_metadata(&file) {
+            Ok(m) => m.file_type().is_file(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        };
+        let entries = regular
+            .then(|| std::fs::read(&file).ok())
+            .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
         Self {
-            file: Some(file),
+            file: regular.then_some(file),
             entries: Mutex::new(entries),
             used: Mutex::default(),
             learned: AtomicBool::new(false),
@@ -258,5 +265,33 @@ mod tests {
         let m = StatMemo::load(dir.path());
         let f = dir.path().join(FILE);
         assert!(m.get(&f, &stamp(&f)).is_none());
+    }
+
+    /// A FIFO where the memo goes (a user's mistake, or a hostile file) neither hangs the build
+    /// nor is replaced: the build runs without a memo.
+    #[test]
+    fn a_fifo_at_the_memo_s_path_is_left_alone_and_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = path(dir.path());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&file).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: no mkfifo to make a FIFO with");
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let m = memo(&d, Duration::ZERO);
+            m.learned.store(true, Ordering::Relaxed);
+            m.save();
+            let _ = tx.send(m.file.is_none());
+        });
+        let none = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("loading the memo blocked on a FIFO");
+        assert!(none, "a FIFO was taken as the memo");
+        let kind = std::fs::symlink_metadata(&file).unwrap().file_type();
+        assert!(!kind.is_file(), "the FIFO was replaced");
     }
 }

@@ -46,6 +46,14 @@ impl Mode {
     fn installs(self) -> bool {
         matches!(self, Mode::Build | Mode::PlanToBuild)
     }
+
+    /// How a build in this mode gets its fat binaries.
+    fn serve(self) -> Serve {
+        match self {
+            Mode::Packaged(take) => Serve::Shipped(take),
+            _ => Serve::Compile,
+        }
+    }
 }
 
 /// Where fat binaries made elsewhere come from, and so how they are checked
@@ -161,7 +169,9 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let env = environment(b);
     let (base_dir, pkg, mut watch) = package(b, &env)?;
     let (home, cache_on, cache_max) = home_and_cache(b, &env)?;
-    let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?;
+    // Offline, the remote tier is not contacted either: the build uses its local cache only.
+    let offline = crate::base::pypi::offline(&env)?;
+    let remote = crate::prepare::remote::resolve(b, &env, pkg.as_ref())?.filter(|_| !offline);
     let spawns = Spawns::default();
     let finder = Finder {
         b,
@@ -173,10 +183,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
     let main = main_toolkit(&finder, pkg.as_ref())?;
     let (legacy_asked, legacy) = legacy_toolkit(&finder, &main, pkg.as_ref())?;
     let toolkits = Toolkits::new(main).with(Maker::Legacy, legacy_asked, legacy);
-    let serve = match mode {
-        Mode::Packaged(take) => Serve::Shipped(take),
-        _ => Serve::Compile,
-    };
+    let serve = mode.serve();
     // A stand-in toolkit runs nothing, its device query included.
     let devices = || {
         crate::toolkit::native::native_devices(&env, b.devices.as_deref(), || match serve {
