@@ -191,6 +191,22 @@ fn ship(
     shell: &mut Shell,
 ) -> Result<Packaged, CliError> {
     let report = &outcome.report;
+    // A dependent builds the package's own list; one from the author's shell would ship files
+    // that no dependent's default build takes.
+    if let archbuild::config::ArchSource::Var(var) = &report.source {
+        return Err(CliError::Cargo {
+            message: format!(
+                "the arch list of `{}` comes from {var} (`{}`) in this shell, and a package \
+                 ships the list its dependents build by default, from Cargo.toml",
+                outcome.label, report.archs
+            ),
+            help: format!(
+                "unset {var} to ship the package's `archs`, or set that list in \
+                 [package.metadata.archbuild] `archs` (or pass --archs to ship another list \
+                 knowingly)"
+            ),
+        });
+    }
     std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))?;
     let mut files = Vec::new();
     let mut contents = Vec::new();

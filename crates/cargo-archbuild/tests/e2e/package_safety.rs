@@ -177,3 +177,21 @@ fn package_check_fails_on_a_stale_directory_and_passes_after_package() {
     let (code, stderr) = check(&k);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn package_refuses_an_arch_list_from_the_author_s_shell() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    kernel_crate(&k, &["kernels/add.cu"], "prebuilt");
+    let (code, _, stderr) = run(cli()
+        .env("ARCHBUILD_ARCHS", "7.5")
+        .arg("package")
+        .arg("--manifest-path")
+        .arg(k.join("Cargo.toml")));
+    assert_ne!(code, 0, "a list from the shell was shipped:\n{stderr}");
+    assert!(
+        stderr.contains("ARCHBUILD_ARCHS") && stderr.contains("unset ARCHBUILD_ARCHS"),
+        "{stderr}"
+    );
+    assert!(!k.join("prebuilt/add.fatbin").exists());
+}
