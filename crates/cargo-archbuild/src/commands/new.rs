@@ -38,9 +38,11 @@ enum Source {
 impl Source {
     fn dependency(&self, krate: &str) -> String {
         match self {
+            // The version too: `cargo package` ships a crate's path dependencies by version.
             Source::Path(root) => format!(
-                "{krate} = {{ path = {:?} }}",
-                root.join("crates").join(krate).display().to_string()
+                "{krate} = {{ path = {:?}, version = \"{}\" }}",
+                root.join("crates").join(krate).display().to_string(),
+                published_requirement()
             ),
             Source::Git {
                 url,

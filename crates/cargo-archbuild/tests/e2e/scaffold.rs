@@ -59,6 +59,31 @@ fn new_crate_builds_and_runs_without_warnings() {
         stdout.contains("no GPU: ") || stdout.contains("scale on 4096 elements: OK"),
         "{stdout}"
     );
+
+    // Packaged as docs/publishing.md says: the fat binaries into `prebuilt/`, checked, and
+    // `cargo package` ships them.
+    let (code, _, stderr) = run(cli()
+        .arg("package")
+        .arg("--manifest-path")
+        .arg(demo.join("Cargo.toml")));
+    assert_eq!(
+        code, 0,
+        "cargo archbuild package of the new crate:\n{stderr}"
+    );
+    let (code, _, stderr) = run(cli()
+        .args(["package", "--check", "--manifest-path"])
+        .arg(demo.join("Cargo.toml")));
+    assert_eq!(code, 0, "cargo archbuild package --check:\n{stderr}");
+    let (code, stdout, stderr) = cargo_in(
+        &demo,
+        &["package", "--list", "--allow-dirty", "--exclude-lockfile"],
+    );
+    assert_eq!(code, 0, "cargo package of the new crate:\n{stderr}");
+    assert!(
+        stdout.contains("prebuilt/ops.fatbin")
+            && stdout.contains("prebuilt/ops.fatbin.archbuild.json"),
+        "{stdout}"
+    );
 }
 
 /// actionlint from `ACTIONLINT` or `PATH`; `.ci/run` installs it. Outside CI a missing one is a
