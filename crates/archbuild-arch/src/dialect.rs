@@ -1,7 +1,8 @@
 //! What the same arch-list text means to different tools (`Dialect`): a bare `86` is a cubin
 //! alone to archbuild and nvcc's `-code=sm_86`, but cubin *and* PTX to CMake; PyTorch accepts
-//! fewer forms than archbuild reads. Lists from `CUDAARCHS` and `TORCH_CUDA_ARCH_LIST` are read
-//! in their tool's dialect (`docs/arch-lists.md`).
+//! fewer forms than archbuild reads; `CUDA_COMPUTE_CAP`'s `90` is nvcc's `-arch=sm_90` (cubin and
+//! PTX), as bindgen_cuda and cudaforge read it. Lists from `CUDAARCHS`, `TORCH_CUDA_ARCH_LIST` and
+//! `CUDA_COMPUTE_CAP` are read in their tool's dialect (`docs/arch-lists.md`).
 
 use std::fmt;
 
@@ -23,6 +24,12 @@ pub enum Dialect {
     /// PyTorch's `TORCH_CUDA_ARCH_LIST`: `8.6`, `8.6+PTX`, `9.0a` and generation names;
     /// archbuild reads more, and warns about what PyTorch would reject.
     PyTorch,
+    /// `CUDA_COMPUTE_CAP` as bindgen_cuda and cudaforge read it (candle, mistral.rs): `90` (or
+    /// `9.0`, as `nvidia-smi` prints it) is nvcc's `--gpu-architecture=sm_90`, the sm_90 cubin
+    /// and compute_90 PTX. archbuild also reads several, separated by `,` or spaces, which those
+    /// tools reject (a warning says so).
+    #[cfg_attr(feature = "serde", serde(rename = "compute-cap"))]
+    ComputeCap,
 }
 
 impl Dialect {
@@ -32,6 +39,7 @@ impl Dialect {
         match name {
             "CUDAARCHS" => Dialect::CMake,
             "TORCH_CUDA_ARCH_LIST" => Dialect::PyTorch,
+            "CUDA_COMPUTE_CAP" => Dialect::ComputeCap,
             _ => Dialect::Archbuild,
         }
     }
@@ -40,6 +48,7 @@ impl Dialect {
     pub fn to_archbuild(self, text: &str) -> String {
         match self {
             Dialect::CMake => cmake_to_archbuild(text),
+            Dialect::ComputeCap => cmake_to_archbuild(&undotted(text)),
             Dialect::Archbuild | Dialect::PyTorch => text.to_owned(),
         }
     }
@@ -48,6 +57,7 @@ impl Dialect {
     pub fn warnings(self, text: &str) -> Vec<String> {
         match self {
             Dialect::PyTorch => torch_list_warning(text).into_iter().collect(),
+            Dialect::ComputeCap => compute_cap_warning(text).into_iter().collect(),
             Dialect::Archbuild | Dialect::CMake => Vec::new(),
         }
     }
@@ -64,6 +74,10 @@ impl Dialect {
                 "`8.6` is the sm_86 cubin, `8.6+PTX` adds PTX; generation names; \
                  entries PyTorch rejects are warned about"
             }
+            Dialect::ComputeCap => {
+                "a bare `90` (or `9.0`) is nvcc's `-arch=sm_90`: the sm_90 cubin and compute_90 \
+                 PTX, as bindgen_cuda and cudaforge read it"
+            }
         }
     }
 }
@@ -74,6 +88,7 @@ impl fmt::Display for Dialect {
             Dialect::Archbuild => "archbuild",
             Dialect::CMake => "cmake",
             Dialect::PyTorch => "pytorch",
+            Dialect::ComputeCap => "compute-cap",
         })
     }
 }
@@ -116,6 +131,38 @@ fn torch_list_warning(value: &str) -> Option<String> {
     ))
 }
 
+/// `8.6` and `12.0` (as `nvidia-smi --query-gpu=compute_cap` prints them) as `86` and `120`.
+fn undotted(v: &str) -> String {
+    v.split(|c: char| c == ';' || c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.split_once('.') {
+            // `9.0`, and with an arch-specific suffix `9.0a`.
+            Some((ma, mi))
+                if !ma.is_empty()
+                    && ma.bytes().all(|b| b.is_ascii_digit())
+                    && mi.trim_end_matches(['a', 'f']).len() == 1
+                    && mi.as_bytes()[0].is_ascii_digit() =>
+            {
+                format!("{ma}{mi}")
+            }
+            _ => t.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A warning when `CUDA_COMPUTE_CAP` holds what bindgen_cuda and cudaforge cannot read (they
+/// parse one whole number): their builds in the same environment fail on it.
+fn compute_cap_warning(value: &str) -> Option<String> {
+    let one_number = value.trim().bytes().all(|b| b.is_ascii_digit()) && !value.trim().is_empty();
+    (!one_number).then(|| {
+        format!(
+            "CUDA_COMPUTE_CAP=`{value}` builds here, but bindgen_cuda and cudaforge read one whole \
+             number such as `90`: their builds in this environment will fail on it"
+        )
+    })
+}
+
 /// CMake's `CUDA_ARCHITECTURES` meaning of a bare number is "SASS and PTX"; rewrite it so the
 /// shared parser (where a bare number is a cubin) sees `86-real 86-virtual`.
 fn cmake_to_archbuild(v: &str) -> String {
@@ -150,6 +197,23 @@ mod tests {
             let w = torch_list_warning(bad).unwrap();
             assert!(w.contains(named) && w.contains("PyTorch"), "{w}");
         }
+    }
+
+    #[test]
+    fn compute_cap_numbers_are_nvcc_s_arch_flag() {
+        let d = Dialect::of_variable("CUDA_COMPUTE_CAP");
+        assert_eq!(d, Dialect::ComputeCap);
+        assert_eq!(d.to_archbuild("90"), "90-real 90-virtual");
+        assert_eq!(d.to_archbuild("8.6"), "86-real 86-virtual");
+        assert_eq!(d.to_archbuild("120"), "120-real 120-virtual");
+        assert_eq!(
+            d.to_archbuild("80, 9.0a"),
+            "80-real 80-virtual 90a-real 90a-virtual"
+        );
+        assert_eq!(d.to_archbuild("all"), "all");
+        assert!(d.warnings("90").is_empty());
+        let w = d.warnings("80,86");
+        assert!(w.len() == 1 && w[0].contains("bindgen_cuda"), "{w:?}");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod build_fixture;
 mod build_toolkit;
 mod cache_soundness;
 mod cicc_sharing;
+mod compute_cap;
 mod coverage_warnings;
 mod docs_rs;
 mod downstream_cudarc;

@@ -2,14 +2,19 @@
 //!
 //! 1. the build script API (`Build::archs`) or the CLI flag (`--archs`),
 //! 2. `ARCHBUILD_ARCHS`,
-//! 3. `archs` in `[package.metadata.archbuild]` of the package's Cargo.toml,
-//! 4. `TORCH_CUDA_ARCH_LIST`, then `CUDAARCHS` (CMake's syntax: a bare `86` means cubin *and*
+//! 3. `CUDA_COMPUTE_CAP`, as bindgen_cuda and cudaforge read it (`90` is nvcc's `-arch=sm_90`:
+//!    the sm_90 cubin and compute_90 PTX; `9.0` as `nvidia-smi` prints it; several with `,`),
+//! 4. `archs` in `[package.metadata.archbuild]` of the package's Cargo.toml,
+//! 5. `TORCH_CUDA_ARCH_LIST`, then `CUDAARCHS` (CMake's syntax: a bare `86` means cubin *and*
 //!    PTX, `86-real` cubin only, `86-virtual` PTX only),
-//! 5. the default: the toolkit's `all-major` set (cubins for every X.0 arch and the oldest, PTX
+//! 6. the default: the toolkit's `all-major` set (cubins for every X.0 arch and the oldest, PTX
 //!    for the newest X.0), announced in one line that says how to change it.
 //!
 //! The first source that is set wins entirely; lists are never merged across sources, so what
-//! you set is what you get. Blank values count as unset.
+//! you set is what you get. Blank values count as unset. One exception serves a package's
+//! dependents: `CUDA_COMPUTE_CAP` names the GPUs a user runs on, and when the package ships fat
+//! binaries (`prebuilt`) whose own list covers every one of those GPUs, the build takes the
+//! package's list (`ArchSource::Covering`), so the shipped files serve it with no toolkit.
 
 use std::fmt;
 
@@ -37,6 +42,13 @@ pub enum ArchSource {
     FileOverride(String),
     /// Nothing set: the toolkit's `all-major`.
     Default,
+    /// The package's own list (`shipped`: its `archs`, or the default), taken for a request
+    /// (`CUDA_COMPUTE_CAP=90`) whose GPUs it all runs on, because the package ships fat
+    /// binaries of that list.
+    Covering {
+        request: String,
+        shipped: Box<ArchSource>,
+    },
 }
 
 impl fmt::Display for ArchSource {
@@ -49,6 +61,10 @@ impl fmt::Display for ArchSource {
             ArchSource::Manifest => f.write_str("Cargo.toml [package.metadata.archbuild] archs"),
             ArchSource::FileOverride(file) => write!(f, "the arch override for `{file}`"),
             ArchSource::Default => f.write_str("the default (`all-major` of the toolkit)"),
+            ArchSource::Covering { request, shipped } => write!(
+                f,
+                "{shipped}, the list the package ships, which runs on every GPU {request} names"
+            ),
         }
     }
 }
@@ -97,11 +113,57 @@ pub(crate) fn resolve_archs(
     toolkit: &Toolkits,
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
-    let (input, source) = choose_arch_list(explicit, env, || {
+    let (input, source) = choose_written(explicit, env, || {
         Ok::<_, crate::Error>(manifest.and_then(|m| m.archs.clone()))
     })?;
-    parse_checked(&input, source, toolkit, devices)
+    let asked = parse_checked(&input, source, toolkit, devices)?;
+    match covering(&asked, manifest, toolkit, devices)? {
+        Some(own) => Ok(own),
+        None => Ok(asked),
+    }
 }
+
+/// The package's own list, when `asked` comes from `CUDA_COMPUTE_CAP`, the package ships fat
+/// binaries, and that list runs on every GPU the variable names: what the author built and
+/// recorded then serves the request (`docs/publishing.md`).
+fn covering(
+    asked: &ResolvedArchs,
+    manifest: Option<&PackageConfig>,
+    toolkit: &Toolkits,
+    devices: DeviceQuery<'_>,
+) -> Result<Option<ResolvedArchs>> {
+    let (ArchSource::Var(var @ COMPUTE_CAP_VAR), Some(pkg)) = (&asked.source, manifest) else {
+        return Ok(None);
+    };
+    if !pkg.prebuilt_dir().is_some_and(|d| d.is_dir()) {
+        return Ok(None);
+    }
+    let (text, own_source) = match &pkg.archs {
+        Some(a) => (a.clone(), ArchSource::Manifest),
+        None => ("all-major".to_owned(), ArchSource::Default),
+    };
+    let own = parse_checked(&text, own_source.clone(), toolkit, devices)?;
+    let gpus: Vec<ComputeCapability> = asked.list.targets().iter().map(|t| t.arch.cc).collect();
+    let runs = |cc: ComputeCapability| {
+        own.list
+            .targets()
+            .iter()
+            .any(|t| archbuild_arch::target_runs_on(*t, cc))
+    };
+    if !gpus.iter().all(|cc| runs(*cc)) {
+        return Ok(None);
+    }
+    Ok(Some(ResolvedArchs {
+        source: ArchSource::Covering {
+            request: format!("{var}={}", asked.input),
+            shipped: Box::new(own_source),
+        },
+        ..own
+    }))
+}
+
+/// The variable bindgen_cuda and cudaforge read the GPU's compute capability from.
+pub(crate) const COMPUTE_CAP_VAR: &str = "CUDA_COMPUTE_CAP";
 
 /// The arch-list text a build would parse, and where it came from, by the precedence above
 /// (CMake's `CUDAARCHS` already rewritten into archbuild's syntax). Tools that plan builds
@@ -115,23 +177,31 @@ pub fn choose_arch_list<E>(
     env: &Env,
     manifest: impl FnOnce() -> std::result::Result<Option<String>, E>,
 ) -> std::result::Result<(String, ArchSource), E> {
+    let (value, source) = choose_written(explicit, env, manifest)?;
+    // A variable's list is read in its tool's dialect, rewritten into archbuild's syntax.
+    Ok((source.dialect().to_archbuild(&value), source))
+}
+
+/// [`choose_arch_list`]'s text as written in its source (its dialect's, not rewritten).
+fn choose_written<E>(
+    explicit: Option<&str>,
+    env: &Env,
+    manifest: impl FnOnce() -> std::result::Result<Option<String>, E>,
+) -> std::result::Result<(String, ArchSource), E> {
     // An explicit or Cargo.toml list is taken as written: a blank one is an error (as in
     // `explain ""`), not a silent default. Only a blank variable means "unset", so a CI matrix
     // can leave ARCHBUILD_ARCHS empty for the default.
     let Some(Layered { value, origin }) = ARCHS.resolve_lazily(explicit, env, manifest)? else {
         return Ok(("all-major".to_owned(), ArchSource::Default));
     };
-    let source = ArchSource::from(origin);
-    Ok(match source {
-        ArchSource::Var("CUDAARCHS") => (Dialect::CMake.to_archbuild(&value), source),
-        _ => (value, source),
-    })
+    Ok((value, ArchSource::from(origin)))
 }
 
 /// The arch list's layers, by the precedence above.
 const ARCHS: Setting = Setting(&[
     Layer::Builder("the build's arch list (`.archs(...)` / `--archs`)"),
     Layer::Variable("ARCHBUILD_ARCHS"),
+    Layer::Variable(COMPUTE_CAP_VAR),
     Layer::Manifest("archs"),
     Layer::Variable("TORCH_CUDA_ARCH_LIST"),
     Layer::Variable("CUDAARCHS"),
@@ -156,11 +226,13 @@ pub(crate) fn parse_checked(
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
     let origin = source.to_string();
+    // Read in its source's dialect (`CUDAARCHS`, `CUDA_COMPUTE_CAP`); `input` stays as written.
+    let text = source.dialect().to_archbuild(input);
     let mut facts = BuildFacts {
         toolkit: toolkit.main(),
         devices,
     };
-    let list = ArchList::resolve(input, &origin, &mut facts)?;
+    let list = ArchList::resolve(&text, &origin, &mut facts)?;
     toolkit.check_targets(list.targets(), &origin)?;
     Ok(ResolvedArchs {
         list,
