@@ -57,6 +57,7 @@ pub mod variants;
 pub use error::{Error, PtxTooNew, Result};
 pub use fatbinary::{EmbeddedFatbin, FatBinary, Image};
 pub use loader::{Loaded, Loader};
+pub use pick::KernelAvailability;
 pub use report::{
     BadEntry, CacheStatus, Compiler, GpuCheck, LoadPath, LoadReport, Plan, PlannedRoute, Preflight,
 };

@@ -80,6 +80,17 @@ impl<M> Loaded<M> {
         })
     }
 
+    /// Whether the image this GPU loaded has kernel `name`, and where it is when not: the
+    /// run-time answer to what a build-time capability `cfg` (`has_wmma`, `has_fp8`) decided for
+    /// one GPU, so host code picks a kernel per GPU (`docs/moving-over.md`).
+    pub fn kernel(
+        &self,
+        fatbin: &FatBinary,
+        name: &str,
+    ) -> Result<crate::pick::KernelAvailability> {
+        crate::pick::availability(fatbin, self.report.image_index, name)
+    }
+
     /// Checks that the loaded image has kernel `name`; the error names the images that have it
     /// and the GPUs that can run them (the driver would only say `CUDA_ERROR_NOT_FOUND`).
     pub fn ensure_kernel(&self, fatbin: &FatBinary, name: &str) -> Result<()> {

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::fatbinary::FatBinary;
 use crate::variants::{runs_on, VariantChoice, VariantGroup};
+use archbuild_arch::Target;
 
 /// Resolves `group` on image `index` of `fatbin`.
 pub(crate) fn choose(
@@ -74,5 +75,67 @@ pub(crate) fn missing(fatbin: &FatBinary, index: usize, kernel: &str, gpu: &str)
         gpu: gpu.to_owned(),
         image: image.to_string(),
         detail: format!("{present_in}; fix: {fix}"),
+    })
+}
+
+/// Whether the image a GPU got has a kernel, and where the kernel is when it does not: what
+/// host code asks before it dispatches, in place of a build-time capability `cfg` (one fat
+/// binary serves GPUs of several generations, so "has WMMA" is true per GPU, not per build).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelAvailability {
+    /// The loaded image, `image`, has the kernel.
+    Present { image: Target },
+    /// The loaded image lacks it: its source compiled the kernel out for this arch (a
+    /// `__CUDA_ARCH__` guard) or never defined it. `elsewhere`: the images that have it.
+    Absent {
+        image: Target,
+        elsewhere: Vec<Target>,
+    },
+}
+
+impl KernelAvailability {
+    /// Whether this GPU can launch the kernel.
+    pub fn is_present(&self) -> bool {
+        matches!(self, KernelAvailability::Present { .. })
+    }
+}
+
+impl std::fmt::Display for KernelAvailability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KernelAvailability::Present { image } => write!(f, "in the {image} image it loaded"),
+            KernelAvailability::Absent { image, elsewhere } if elsewhere.is_empty() => write!(
+                f,
+                "not in the {image} image it loaded, nor in any other image of the fat binary"
+            ),
+            KernelAvailability::Absent { image, elsewhere } => {
+                let list: Vec<String> = elsewhere
+                    .iter()
+                    .map(|t| format!("{t} ({})", runs_on(t)))
+                    .collect();
+                write!(
+                    f,
+                    "not in the {image} image it loaded (its source compiled it out for that \
+                     arch); only in {}",
+                    list.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// Whether image `index` of `fatbin` has `kernel`.
+pub(crate) fn availability(
+    fatbin: &FatBinary,
+    index: usize,
+    kernel: &str,
+) -> Result<KernelAvailability> {
+    let image = fatbin.images()[index].target;
+    if fatbin.image_kernels(index)?.iter().any(|k| k == kernel) {
+        return Ok(KernelAvailability::Present { image });
+    }
+    Ok(KernelAvailability::Absent {
+        image,
+        elsewhere: fatbin.images_with_kernel(kernel)?,
     })
 }

@@ -12,6 +12,7 @@ use archbuild::BuildReport;
 use archbuild_arch::CudaVersion;
 use archbuild_runtime::jit::JitCache;
 use archbuild_runtime::sim::SimDriver;
+use archbuild_runtime::driver::Driver;
 use archbuild_runtime::{FatBinary, LoadPath, Loader};
 
 const GROUP: &[&str] = &["gemm_hopper", "gemm_mma", "gemm_simt"];
@@ -152,6 +153,42 @@ fn a_kernel_compiled_out_for_one_arch_gets_an_error_naming_where_it_is() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("no image of this fat binary has it"), "{e}");
+}
+
+/// The run-time answer that replaces a build-time capability cfg: one fat binary, and per GPU
+/// whether the image it loaded has the Hopper kernel (and where it is when not).
+#[test]
+fn each_gpu_says_whether_its_image_has_a_kernel_and_where_it_is_when_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = build(dir.path(), "7.5 8.6+PTX 9.0a", GROUP).unwrap_or_else(|e| panic!("{e}"));
+    let fb = fatbin(&r);
+    let driver = rig();
+    let loader = Loader::with_driver(&driver).nvjitlink(None);
+    let mut seen = Vec::new();
+    for ordinal in 0..driver.device_count().unwrap() {
+        let loaded = loader.load(&fb, ordinal).unwrap();
+        let hopper = loaded.kernel(&fb, "gemm_hopper").unwrap();
+        assert!(loaded.kernel(&fb, "gemm_mma").unwrap().is_present() || !hopper.is_present());
+        seen.push((
+            loaded.report.cc.to_string(),
+            hopper.is_present(),
+            hopper.to_string(),
+        ));
+    }
+    let on = |cc: &str| seen.iter().find(|(c, ..)| c == cc).unwrap();
+    assert!(on("9.0").1, "{seen:?}");
+    let (_, present, why) = on("8.6");
+    assert!(!present, "{seen:?}");
+    assert!(
+        why.contains("not in the sm_86 image") && why.contains("sm_90a"),
+        "{why}"
+    );
+    let gone = loader
+        .load(&fb, 0)
+        .unwrap()
+        .kernel(&fb, "no_such_kernel")
+        .unwrap();
+    assert!(!gone.is_present() && gone.to_string().contains("nor in any other image"));
 }
 
 /// `HGMMA` (the machine instruction of `wgmma.mma_async` on f16) in sm_90 SASS: the low 12 bits
