@@ -70,7 +70,24 @@ pub(crate) fn run_all(
     let mut default_used = false;
     for mut p in pending {
         // The plan installs what the build will need (a fresh machine has no toolkit yet).
-        let listing = p.build.try_plan_to_build(BUILD_NAME)?;
+        let listing = match p.build.try_plan_to_build(BUILD_NAME) {
+            Ok(listing) => listing,
+            // No toolkit to be had: a package that ships fat binaries is still served from
+            // them by the build, which names what does not match when they do not.
+            Err(e) if e.kind() == archbuild::ErrorKind::Toolkit => {
+                shell.status(
+                    "Planning",
+                    format!(
+                        "{}: no CUDA toolkit ({}); taking the package's shipped fat binaries",
+                        p.label,
+                        first_line(&e.to_string())
+                    ),
+                );
+                planned.push((p, 0));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         shell.status(
             "Planning",
             format!(
@@ -404,4 +421,10 @@ fn cli_source(source: ArchSource) -> ArchSource {
         ArchSource::Explicit => ArchSource::Flag("--archs"),
         other => other,
     }
+}
+
+/// The first sentence of a message, for a one-line status.
+fn first_line(text: &str) -> &str {
+    let line = text.lines().next().unwrap_or(text);
+    line.split("; ").next().unwrap_or(line)
 }

@@ -195,3 +195,27 @@ fn package_refuses_an_arch_list_from_the_author_s_shell() {
     );
     assert!(!k.join("prebuilt/add.fatbin").exists());
 }
+
+/// `cargo archbuild build` of a crate that ships its fat binaries, on a machine with no toolkit
+/// (and none to provision, offline), takes them as `cargo build` does.
+#[test]
+fn build_takes_shipped_fat_binaries_with_no_toolkit() {
+    let tmp = scratch();
+    let k = tmp.path().join("k");
+    kernel_crate(&k, &["kernels/add.cu"], "prebuilt");
+    let (code, stderr) = package(&k);
+    assert_eq!(code, 0, "{stderr}");
+    let empty = tmp.path().join("empty-home");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut cmd = crate::support::cli_without_toolkit();
+    for var in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "NVCC"] {
+        cmd.env_remove(var);
+    }
+    let (code, _, stderr) = run(cmd
+        .env("ARCHBUILD_HOME", &empty)
+        .env("CARGO_NET_OFFLINE", "true")
+        .args(["build", "--manifest-path"])
+        .arg(k.join("Cargo.toml")));
+    assert_eq!(code, 0, "the shipped files were not taken:\n{stderr}");
+    assert!(stderr.contains("shipped fat binaries"), "{stderr}");
+}
