@@ -66,49 +66,7 @@ pub(crate) fn run_all(
     // ARCHBUILD_SIMULATED_GPUS stops the command before anything compiles. (The builds read that
     // variable themselves for `native`, through the same parser.)
     let gpus = crate::gpus::open_for_summary()?;
-    let mut planned = Vec::with_capacity(pending.len());
-    let mut default_used = false;
-    for mut p in pending {
-        // The plan installs what the build will need (a fresh machine has no toolkit yet).
-        let listing = match p.build.try_plan_to_build(BUILD_NAME) {
-            Ok(listing) => listing,
-            // No toolkit to be had: a package that ships fat binaries is still served from
-            // them by the build, which names what does not match when they do not.
-            Err(e) if e.kind() == archbuild::ErrorKind::Toolkit => {
-                shell.status(
-                    "Planning",
-                    format!(
-                        "{}: no CUDA toolkit ({}); taking the package's shipped fat binaries",
-                        p.label,
-                        first_line(&e.to_string())
-                    ),
-                );
-                planned.push((p, 0));
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        shell.status(
-            "Planning",
-            format!(
-                "{}: {} job(s) for `{}` (from {})",
-                p.label,
-                listing.jobs.len(),
-                listing.archs,
-                cli_source(listing.source.clone())
-            ),
-        );
-        default_used |= listing.source == ArchSource::Default;
-        if shell.is_json() {
-            messages::emit(&Message::BuildStarted {
-                package: &p.label,
-                archs: &listing.archs,
-                arch_source: &cli_source(listing.source.clone()).to_string(),
-                jobs_planned: listing.jobs.len(),
-            });
-        }
-        planned.push((p, listing.jobs.len() as u64));
-    }
+    let (planned, default_used) = plan_all(pending, shell)?;
     if default_used {
         shell.note(
             "the default arch list is portable (every GPU generation); set ARCHBUILD_ARCHS=native for a fast \
@@ -179,6 +137,58 @@ pub(crate) fn run_all(
         .into_iter()
         .map(|(label, per_module, report)| check(label, per_module, report, &gpus, shell))
         .collect()
+}
+
+/// Plans every pending build (installing what it will need), saying what each will build; with
+/// whether any uses the default arch list.
+fn plan_all(
+    pending: Vec<Pending>,
+    shell: &mut Shell,
+) -> Result<(Vec<(Pending, u64)>, bool), CliError> {
+    let mut planned = Vec::with_capacity(pending.len());
+    let mut default_used = false;
+    for mut p in pending {
+        // The plan installs what the build will need (a fresh machine has no toolkit yet).
+        let listing = match p.build.try_plan_to_build(BUILD_NAME) {
+            Ok(listing) => listing,
+            // No toolkit to be had: a package that ships fat binaries is still served from
+            // them by the build, which names what does not match when they do not.
+            Err(e) if e.kind() == archbuild::ErrorKind::Toolkit => {
+                shell.status(
+                    "Planning",
+                    format!(
+                        "{}: no CUDA toolkit ({}); taking the package's shipped fat binaries",
+                        p.label,
+                        first_line(&e.to_string())
+                    ),
+                );
+                planned.push((p, 0));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        shell.status(
+            "Planning",
+            format!(
+                "{}: {} job(s) for `{}` (from {})",
+                p.label,
+                listing.jobs.len(),
+                listing.archs,
+                cli_source(listing.source.clone())
+            ),
+        );
+        default_used |= listing.source == ArchSource::Default;
+        if shell.is_json() {
+            messages::emit(&Message::BuildStarted {
+                package: &p.label,
+                archs: &listing.archs,
+                arch_source: &cli_source(listing.source.clone()).to_string(),
+                jobs_planned: listing.jobs.len(),
+            });
+        }
+        planned.push((p, listing.jobs.len() as u64));
+    }
+    Ok((planned, default_used))
 }
 
 /// Why the summary has no GPU verdicts, e.g. "none visible (no CUDA driver: …)".
