@@ -154,6 +154,148 @@ fn host_port(hostport: &str, default: u16) -> Option<(String, u16)> {
     (!host.is_empty()).then(|| (host.to_owned(), port))
 }
 
+/// A remote-cache URL cut at its `://`, its userinfo and its path, for the engines to read.
+struct Parts<'a> {
+    url: &'a str,
+    origin: &'a str,
+    /// The scheme as written (not lowercased).
+    scheme: &'a str,
+    /// The userinfo (`parse` decodes it for the engines that take one), host and port.
+    authority: &'a str,
+    /// The host and port, the userinfo removed.
+    hostport: &'a str,
+    /// The path, `/` where the URL has none.
+    path: &'a str,
+}
+
+impl Parts<'_> {
+    /// A `BadUrl` error for this URL.
+    fn bad(&self, why: &str) -> Error {
+        bad(self.url, self.origin, why)
+    }
+
+    /// Refuses a userinfo in the URL of an engine that reads its credentials elsewhere.
+    fn no_userinfo(&self, service: &str) -> Result<()> {
+        if self.authority.contains('@') {
+            Err(Error::Credentials {
+                url: redact(self.url),
+                what: format!(
+                    "the user name or password in its URL (from {})",
+                    self.origin
+                ),
+                why: credentials_source(service).to_owned(),
+                hint: "remove `user:password@` from the URL".to_owned(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refuses a URL whose authority names no host, bucket or container (`what`).
+    fn need_authority(&self, what: &str) -> Result<()> {
+        if self.hostport.is_empty() {
+            Err(self.bad(&format!("it names no {what}")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The host and port a server listens at (`default` for a missing port).
+    fn address(&self, default: u16) -> Result<Option<(String, u16)>> {
+        if self.path.contains('@') {
+            // A password's unencoded `/` ends the authority early, leaving its tail in the path.
+            return Err(self.bad(
+                "it has an `@` after the host (percent-encode `/` as `%2F` and `@` as `%40` in \
+                 a password or a path)",
+            ));
+        }
+        host_port(self.hostport, default).map(Some).ok_or_else(|| {
+            self.bad(
+                "its host or port is not valid (a port is a number; percent-encode `:`, `/` \
+                 and `@` in a password)",
+            )
+        })
+    }
+}
+
+/// One service option.
+fn opt(k: &str, v: &str) -> (String, String) {
+    (k.to_owned(), v.to_owned())
+}
+
+/// A service's `root` option for a URL path: `/`, or the path with one trailing `/`.
+fn root(p: &str) -> String {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("{p}/")
+    }
+}
+
+/// A Redis server, `redis://host:port/db` (`rediss` for TLS).
+fn redis(p: &Parts) -> Result<Endpoint> {
+    p.need_authority("host")?;
+    let address = p.address(6379)?;
+    let db = p.path.trim_matches('/');
+    let db = if db.is_empty() { "0" } else { db };
+    if db.parse::<u32>().is_err() {
+        return Err(p.bad("the path must be a database number"));
+    }
+    Ok(Endpoint {
+        scheme: "redis",
+        options: vec![
+            opt("endpoint", &format!("{}://{}", p.scheme, p.hostport)),
+            opt("db", db),
+        ],
+        address,
+    })
+}
+
+/// A WebDAV server over HTTP, or HTTPS with `tls`.
+fn webdav(p: &Parts, tls: bool) -> Result<Endpoint> {
+    p.need_authority("host")?;
+    // Checked, not kept: HTTP fails fast by itself, and may go through a proxy that a
+    // direct connection would miss.
+    p.address(if tls { 443 } else { 80 })?;
+    let http = if tls { "https" } else { "http" };
+    Ok(Endpoint {
+        scheme: "webdav",
+        options: vec![
+            opt("endpoint", &format!("{http}://{}", p.hostport)),
+            opt("root", &root(p.path)),
+        ],
+        address: None,
+    })
+}
+
+/// An object store (S3, GCS, Azure Blob) whose authority names its bucket or container (`key`).
+fn object_store(p: &Parts, scheme: &'static str, key: &str) -> Result<Endpoint> {
+    p.no_userinfo(scheme)?;
+    p.need_authority(key)?;
+    Ok(Endpoint {
+        scheme,
+        options: vec![opt(key, p.authority), opt("root", &root(p.path))],
+        address: None,
+    })
+}
+
+/// A shared directory, `file:///path` (or `file://localhost/path`).
+fn shared_dir(p: &Parts) -> Result<Endpoint> {
+    p.no_userinfo("fs")?;
+    if !p.authority.is_empty() && p.authority != "localhost" {
+        return Err(p.bad("a file URL names a local path: `file:///mnt/shared`"));
+    }
+    if p.path == "/" {
+        return Err(p.bad("it names no directory"));
+    }
+    Ok(Endpoint {
+        scheme: "fs",
+        options: vec![opt("root", p.path)],
+        address: None,
+    })
+}
+
 /// The service, its options and address, credentials aside (`parse` adds them).
 fn engine(url: &str, origin: &str) -> Result<Endpoint> {
     if url == "gha" || url == "gha://" {
@@ -170,150 +312,30 @@ fn engine(url: &str, origin: &str) -> Result<Endpoint> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     };
-    let scheme_lower = scheme.to_ascii_lowercase();
-    // The userinfo (`parse` decodes it for the engines that take one); the host and port follow.
-    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let no_userinfo = |service: &str| {
-        if authority.contains('@') {
-            Err(Error::Credentials {
-                url: redact(url),
-                what: format!("the user name or password in its URL (from {origin})"),
-                why: credentials_source(service).to_owned(),
-                hint: "remove `user:password@` from the URL".to_owned(),
-            })
-        } else {
-            Ok(())
-        }
+    let p = Parts {
+        url,
+        origin,
+        scheme,
+        authority,
+        hostport: authority.rsplit_once('@').map_or(authority, |(_, h)| h),
+        path,
     };
-    let opt = |k: &str, v: &str| (k.to_owned(), v.to_owned());
-    let root = |p: &str| {
-        let p = p.trim_end_matches('/');
-        if p.is_empty() {
-            "/".to_owned()
-        } else {
-            format!("{p}/")
-        }
-    };
-    let need_authority = |what: &str| {
-        if hostport.is_empty() {
-            Err(bad(url, origin, &format!("it names no {what}")))
-        } else {
-            Ok(())
-        }
-    };
-    let address = |default: u16| {
-        if path.contains('@') {
-            // A password's unencoded `/` ends the authority early, leaving its tail in the path.
-            return Err(bad(
-                url,
-                origin,
-                "it has an `@` after the host (percent-encode `/` as `%2F` and `@` as `%40` in \
-                 a password or a path)",
-            ));
-        }
-        host_port(hostport, default).map(Some).ok_or_else(|| {
-            bad(
-                url,
-                origin,
-                "its host or port is not valid (a port is a number; percent-encode `:`, `/` \
-                 and `@` in a password)",
-            )
-        })
-    };
-    let e = match scheme_lower.as_str() {
-        "redis" | "rediss" => {
-            need_authority("host")?;
-            let address = address(6379)?;
-            let db = path.trim_matches('/');
-            let db = if db.is_empty() { "0" } else { db };
-            if db.parse::<u32>().is_err() {
-                return Err(bad(url, origin, "the path must be a database number"));
-            }
-            Endpoint {
-                scheme: "redis",
-                options: vec![
-                    opt("endpoint", &format!("{scheme}://{hostport}")),
-                    opt("db", db),
-                ],
-                address,
-            }
-        }
-        "webdav" | "webdavs" => {
-            need_authority("host")?;
-            let tls = scheme_lower == "webdavs";
-            // Checked, not kept: HTTP fails fast by itself, and may go through a proxy that a
-            // direct connection would miss.
-            address(if tls { 443 } else { 80 })?;
-            let http = if tls { "https" } else { "http" };
-            Endpoint {
-                scheme: "webdav",
-                options: vec![
-                    opt("endpoint", &format!("{http}://{hostport}")),
-                    opt("root", &root(path)),
-                ],
-                address: None,
-            }
-        }
-        "s3" => {
-            no_userinfo("s3")?;
-            need_authority("bucket")?;
-            Endpoint {
-                scheme: "s3",
-                options: vec![opt("bucket", authority), opt("root", &root(path))],
-                address: None,
-            }
-        }
-        "gs" | "gcs" => {
-            no_userinfo("gcs")?;
-            need_authority("bucket")?;
-            Endpoint {
-                scheme: "gcs",
-                options: vec![opt("bucket", authority), opt("root", &root(path))],
-                address: None,
-            }
-        }
-        "azblob" => {
-            no_userinfo("azblob")?;
-            need_authority("container")?;
-            Endpoint {
-                scheme: "azblob",
-                options: vec![opt("container", authority), opt("root", &root(path))],
-                address: None,
-            }
-        }
-        "file" => {
-            no_userinfo("fs")?;
-            if !authority.is_empty() && authority != "localhost" {
-                return Err(bad(
-                    url,
-                    origin,
-                    "a file URL names a local path: `file:///mnt/shared`",
-                ));
-            }
-            if path == "/" {
-                return Err(bad(url, origin, "it names no directory"));
-            }
-            Endpoint {
-                scheme: "fs",
-                options: vec![opt("root", path)],
-                address: None,
-            }
-        }
+    match scheme.to_ascii_lowercase().as_str() {
+        "redis" | "rediss" => redis(&p),
+        "webdav" => webdav(&p, false),
+        "webdavs" => webdav(&p, true),
+        "s3" => object_store(&p, "s3", "bucket"),
+        "gs" | "gcs" => object_store(&p, "gcs", "bucket"),
+        "azblob" => object_store(&p, "azblob", "container"),
+        "file" => shared_dir(&p),
         _ if !scheme
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
         {
-            return Err(bad(url, origin, "it does not start with `scheme://`"))
+            Err(p.bad("it does not start with `scheme://`"))
         }
-        _ => {
-            return Err(bad(
-                url,
-                origin,
-                &format!("`{scheme}` is not a known engine"),
-            ))
-        }
-    };
-    Ok(e)
+        _ => Err(p.bad(&format!("`{scheme}` is not a known engine"))),
+    }
 }
 
 #[cfg(test)]

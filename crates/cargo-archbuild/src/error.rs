@@ -201,16 +201,7 @@ impl CliError {
             CliError::Merge { .. }
             | CliError::MergeRecords { .. }
             | CliError::MergeRecordMismatch { .. } => "merge",
-            CliError::Build(e) => match build_exit_code(e) {
-                exit::TOOLKIT => "toolkit",
-                exit::COMPILE => "compile",
-                exit::USAGE => "config",
-                exit::INPUT => "input",
-                exit::CARGO => "manifest",
-                exit::INTERRUPTED => "interrupted",
-                exit::INTERNAL => "internal",
-                _ => "output",
-            },
+            CliError::Build(e) => kind_name(e.kind()),
             CliError::Cargo { .. } | CliError::Metadata { .. } => "cargo",
             CliError::Runtime(_) => "driver",
             CliError::DoctorFailed { .. } => "doctor-failed",
@@ -322,6 +313,21 @@ fn kind_exit_code(kind: archbuild::ErrorKind) -> i32 {
         K::Output => exit::OUTPUT,
         K::Interrupted => exit::INTERRUPTED,
         K::Internal => exit::INTERNAL,
+    }
+}
+
+/// The JSON name of each kind of build failure: an exhaustive match, so a new kind needs its
+/// name here.
+fn kind_name(kind: archbuild::ErrorKind) -> &'static str {
+    use archbuild::ErrorKind as K;
+    match kind {
+        K::Toolkit => "toolkit",
+        K::Config => "config",
+        K::Input => "input",
+        K::Compile => "compile",
+        K::Output => "output",
+        K::Interrupted => "interrupted",
+        K::Internal => "internal",
     }
 }
 

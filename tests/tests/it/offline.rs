@@ -26,7 +26,10 @@ fn an_offline_build_contacts_no_remote_cache() {
     let dir = tempfile::tempdir().unwrap();
     fixture_kernels(&dir.path().join("kernels"));
     let online = build(dir.path(), "false").unwrap();
-    assert!(online.remote.is_some(), "the online build used no remote tier");
+    assert!(
+        online.remote.is_some(),
+        "the online build used no remote tier"
+    );
     let offline = build(dir.path(), "true").unwrap();
     assert!(
         offline.remote.is_none(),

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use archbuild::BuildReport;
 use archbuild_arch::CudaVersion;
+use archbuild_runtime::driver::Driver;
 use archbuild_runtime::jit::JitCache;
 use archbuild_runtime::sim::SimDriver;
-use archbuild_runtime::driver::Driver;
 use archbuild_runtime::{FatBinary, LoadPath, Loader};
 
 const GROUP: &[&str] = &["gemm_hopper", "gemm_mma", "gemm_simt"];

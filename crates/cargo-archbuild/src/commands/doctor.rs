@@ -306,8 +306,23 @@ fn lto_images(m: &LoadableModule) -> Vec<String> {
         .collect()
 }
 
+/// The report as a person reads it: driver and GPUs, tools, then FILE's verdicts.
 fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
-    let label = |s: &str| bold(format!("{s:<10}"));
+    print_driver(r, shell)?;
+    print_tools(r, shell)?;
+    match &r.file {
+        Some(file) => print_file(file, !r.gpus.is_empty(), shell),
+        None => Ok(()),
+    }
+}
+
+/// A line's bold, padded label: `driver    `, `GPU 0     `.
+fn label(s: &str) -> String {
+    bold(format!("{s:<10}"))
+}
+
+/// The driver, its version or why it is missing, and every GPU with its compute capability.
+fn print_driver(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
     match (&r.driver.cuda_version, &r.driver.problem) {
         (Some(v), _) => shell.println(format!(
             "{} CUDA {v} ({})",
@@ -334,7 +349,40 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
     if let (Some(_), Some(p)) = (&r.driver.cuda_version, &r.driver.problem) {
         shell.warn(p);
     }
-    let tool = |t: &ToolJson, what: &str, prefix: &str| match (&t.version, &t.path) {
+    Ok(())
+}
+
+/// The toolkit, the header libraries, nvJitLink and the JIT cache.
+fn print_tools(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
+    shell.println(tool_line(&r.toolkit, "toolkit", "CUDA "))?;
+    if r.headers.is_empty() {
+        shell.println(format!("{} none installed", label("headers")))?;
+    }
+    for h in &r.headers {
+        shell.println(format!(
+            "{} {}",
+            label("headers"),
+            crate::commands::toolkit::header_line(h)
+        ))?;
+    }
+    shell.println(tool_line(&r.nvjitlink, "nvJitLink", ""))?;
+    match &r.jit_cache {
+        Some(c) => shell.println(format!(
+            "{} {}: {} entr{}, {}",
+            label("JIT cache"),
+            c.dir,
+            c.entries,
+            if c.entries == 1 { "y" } else { "ies" },
+            human_bytes(c.bytes)
+        ))?,
+        None => shell.println(format!("{} off", label("JIT cache")))?,
+    }
+    Ok(())
+}
+
+/// A tool's line: `what` with its version (after `prefix`), path and detail, or why it is missing.
+fn tool_line(t: &ToolJson, what: &str, prefix: &str) -> String {
+    match (&t.version, &t.path) {
         (Some(v), Some(p)) => {
             let detail = t
                 .detail
@@ -348,31 +396,11 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
             label(what),
             t.detail.as_deref().unwrap_or("")
         ),
-    };
-    shell.println(tool(&r.toolkit, "toolkit", "CUDA "))?;
-    if r.headers.is_empty() {
-        shell.println(format!("{} none installed", label("headers")))?;
     }
-    for h in &r.headers {
-        shell.println(format!(
-            "{} {}",
-            label("headers"),
-            crate::commands::toolkit::header_line(h)
-        ))?;
-    }
-    shell.println(tool(&r.nvjitlink, "nvJitLink", ""))?;
-    match &r.jit_cache {
-        Some(c) => shell.println(format!(
-            "{} {}: {} entr{}, {}",
-            label("JIT cache"),
-            c.dir,
-            c.entries,
-            if c.entries == 1 { "y" } else { "ies" },
-            human_bytes(c.bytes)
-        ))?,
-        None => shell.println(format!("{} off", label("JIT cache")))?,
-    }
-    let Some(file) = &r.file else { return Ok(()) };
+}
+
+/// FILE's modules, each with its images, coverage gaps and every GPU's verdict on it.
+fn print_file(file: &FileJson, any_gpu: bool, shell: &Shell) -> Result<(), CliError> {
     shell.println("")?;
     for m in &file.modules {
         shell.println(format!(
@@ -388,40 +416,46 @@ fn print_human(r: &DoctorReport, shell: &Shell) -> Result<(), CliError> {
         for line in &m.coverage_lines {
             shell.warn(line);
         }
-        if r.gpus.is_empty() {
+        if !any_gpu {
             shell.println("  no GPU visible: nothing to check it against (see `cargo archbuild inspect` for its images)")?;
             continue;
         }
         for g in &m.gpus {
-            let who = format!("GPU {} {} ({})", g.ordinal, g.name, g.cc);
-            match (&g.image, &g.error) {
-                (Some(img), _) => {
-                    let verdict = if g.ok { good("ok") } else { bad("no variant") };
-                    shell.println(format!(
-                        "  {who}: {verdict} [{}] {img}, {}",
-                        g.image_index.unwrap_or(0),
-                        g.route.as_deref().unwrap_or("")
-                    ))?;
-                    for v in &g.variants {
-                        shell.println(format!("    variant {v}"))?;
-                    }
-                }
-                (None, err) => {
-                    let why = err.as_deref().unwrap_or("no image fits");
-                    // The loader's message starts with the same GPU label; say it once.
-                    let why = why.strip_prefix(&format!("{who}: ")).unwrap_or(why);
-                    shell.println(format!("  {who}: {}: {why}", bad("cannot run it")))?;
-                    // The per-image verdicts of the selection (its device and fix lines are above).
-                    for line in g
-                        .explanation
-                        .as_deref()
-                        .unwrap_or("")
-                        .lines()
-                        .filter(|l| l.starts_with("  ["))
-                    {
-                        shell.println(format!("    {}", line.trim_start()))?;
-                    }
-                }
+            print_verdict(g, shell)?;
+        }
+    }
+    Ok(())
+}
+
+/// One GPU's verdict on a module: the image and route it loads, or why it cannot run it.
+fn print_verdict(g: &GpuVerdict, shell: &Shell) -> Result<(), CliError> {
+    let who = format!("GPU {} {} ({})", g.ordinal, g.name, g.cc);
+    match (&g.image, &g.error) {
+        (Some(img), _) => {
+            let verdict = if g.ok { good("ok") } else { bad("no variant") };
+            shell.println(format!(
+                "  {who}: {verdict} [{}] {img}, {}",
+                g.image_index.unwrap_or(0),
+                g.route.as_deref().unwrap_or("")
+            ))?;
+            for v in &g.variants {
+                shell.println(format!("    variant {v}"))?;
+            }
+        }
+        (None, err) => {
+            let why = err.as_deref().unwrap_or("no image fits");
+            // The loader's message starts with the same GPU label; say it once.
+            let why = why.strip_prefix(&format!("{who}: ")).unwrap_or(why);
+            shell.println(format!("  {who}: {}: {why}", bad("cannot run it")))?;
+            // The per-image verdicts of the selection (its device and fix lines are above).
+            for line in g
+                .explanation
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .filter(|l| l.starts_with("  ["))
+            {
+                shell.println(format!("    {}", line.trim_start()))?;
             }
         }
     }

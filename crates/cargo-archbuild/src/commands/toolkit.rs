@@ -5,7 +5,7 @@
 use archbuild::{
     config::Home,
     toolkit::{Discovery, Wanted, PINNED_RELEASE},
-    Toolkit,
+    Env, Toolkit,
 };
 use serde::Serialize;
 
@@ -89,123 +89,149 @@ pub(crate) fn run(cmd: &ToolkitCommand, shell: &mut Shell) -> Result<(), CliErro
     let env = cli_env();
     let home = Home::from_env(&env);
     match cmd {
-        ToolkitCommand::Install { release } => {
-            let release = match release {
-                Some(v) => archbuild::toolkit::release_for(v, "`cargo archbuild toolkit install`")?,
-                None => archbuild::toolkit::RELEASES
-                    .iter()
-                    .find(|r| r.version == PINNED_RELEASE)
-                    .expect("the pinned release is in the table"),
-            };
-            // Already there: provisioning checks it and returns; say so rather than "Installed".
-            let present = archbuild::toolkit::release_dir(&home, release).is_dir();
-            let nvcc = archbuild::toolkit::provision_release(&env, &home, release, &mut |event| {
-                shell.status("Toolkit", event)
-            })?;
-            let tk = Toolkit::from_nvcc(&nvcc)?;
-            let mut json = describe(&tk, "provisioned by archbuild".into(), true);
-            json.installed = Some(!present);
-            report(shell, "install", vec![json], |s, t| {
-                s.status(
-                    if present { "Fresh" } else { "Installed" },
-                    format!(
-                        "CUDA {} at {}{}",
-                        t.release.as_deref().unwrap_or(PINNED_RELEASE),
-                        t.nvcc,
-                        if present { " (already installed)" } else { "" }
-                    ),
-                );
-                Ok(())
-            })
+        ToolkitCommand::Install { release } => install(release.as_deref(), &env, &home, shell),
+        ToolkitCommand::Which => which(&env, home, shell),
+        ToolkitCommand::List => list(&env, &home, shell),
+    }
+}
+
+/// `toolkit install [VERSION]`: provisions a release (the pinned one by default) and reports it.
+fn install(
+    release: Option<&str>,
+    env: &Env,
+    home: &Home,
+    shell: &mut Shell,
+) -> Result<(), CliError> {
+    let release = match release {
+        Some(v) => archbuild::toolkit::release_for(v, "`cargo archbuild toolkit install`")?,
+        None => archbuild::toolkit::RELEASES
+            .iter()
+            .find(|r| r.version == PINNED_RELEASE)
+            .expect("the pinned release is in the table"),
+    };
+    // Already there: provisioning checks it and returns; say so rather than "Installed".
+    let present = archbuild::toolkit::release_dir(home, release).is_dir();
+    let nvcc = archbuild::toolkit::provision_release(env, home, release, &mut |event| {
+        shell.status("Toolkit", event)
+    })?;
+    let tk = Toolkit::from_nvcc(&nvcc)?;
+    let mut json = describe(&tk, "provisioned by archbuild".into(), true);
+    json.installed = Some(!present);
+    report(shell, "install", vec![json], |s, t| {
+        s.status(
+            if present { "Fresh" } else { "Installed" },
+            format!(
+                "CUDA {} at {}{}",
+                t.release.as_deref().unwrap_or(PINNED_RELEASE),
+                t.nvcc,
+                if present { " (already installed)" } else { "" }
+            ),
+        );
+        Ok(())
+    })
+}
+
+/// `toolkit which`: the toolkit a build would use, and where it was found.
+fn which(env: &Env, home: Home, shell: &mut Shell) -> Result<(), CliError> {
+    let wanted = archbuild::toolkit::requested_by_env(env)?;
+    let wanted = wanted.as_ref().map(|(version, origin)| Wanted {
+        version,
+        origin: origin.as_str(),
+    });
+    let tk = Discovery::new(home).locate_for(env, wanted, false, &mut |_| {})?;
+    let json = describe(&tk, tk.found_by().to_string(), true);
+    report(shell, "which", vec![json], |s, t| {
+        s.println(&t.nvcc)?;
+        // `found_by` is where it came from: `$CUDA_HOME`, `PATH`, `provisioned by archbuild`.
+        s.status(
+            "Using",
+            format!(
+                "CUDA {} ({})",
+                t.release.as_deref().unwrap_or("?"),
+                t.found_by
+            ),
+        );
+        Ok(())
+    })
+}
+
+/// `toolkit list`: every place a toolkit is looked for, then the installed header libraries.
+fn list(env: &Env, home: &Home, shell: &mut Shell) -> Result<(), CliError> {
+    let list = searched_toolkits(env, home)?;
+    let none_found = !list.iter().any(|t| t.selected);
+    let headers = installed_headers(home);
+    if shell.is_json() {
+        return shell.json(&ToolkitReport {
+            reason: "toolkit",
+            action: "list",
+            toolkits: list,
+            headers: Some(headers),
+        });
+    }
+    report(shell, "list", list, |s, t| {
+        let mark = if t.selected { "*" } else { " " };
+        s.println(format!(
+            "{mark} {:<26} {:<14} {}",
+            t.found_by,
+            list_state(t),
+            t.nvcc
+        ))
+    })?;
+    shell.println(format!(
+        "header libraries in {}:{}",
+        archbuild::headers::headers_dir(home).display(),
+        if headers.is_empty() { " none" } else { "" }
+    ))?;
+    for h in &headers {
+        shell.println(format!("  {}", header_line(h)))?;
+    }
+    if none_found {
+        shell.warn(format!(
+            "no CUDA toolkit found; `cargo archbuild toolkit install` installs CUDA {PINNED_RELEASE} from PyPI"
+        ));
+    }
+    Ok(())
+}
+
+/// Every place searched, in search order, queried where it exists; the first existing is selected.
+fn searched_toolkits(env: &Env, home: &Home) -> Result<Vec<ToolkitJson>, CliError> {
+    let mut selected = false;
+    let mut list = Vec::new();
+    let candidates = Discovery::new(home.clone()).candidates(env)?;
+    let mut all = searched_without_a_find(&candidates, env, home);
+    all.extend(candidates);
+    // Search order (stable: places with several candidates keep theirs).
+    all.sort_by_key(|c| c.found_by.rank());
+    for c in all {
+        let is_selected = c.exists && !selected;
+        selected |= is_selected;
+        let mut json = ToolkitJson {
+            nvcc: c.nvcc.display().to_string(),
+            release: None,
+            found_by: c.found_by.to_string(),
+            exists: c.exists,
+            selected: is_selected,
+            problem: None,
+            installed: None,
+        };
+        if c.exists {
+            match Toolkit::from_nvcc(&c.nvcc) {
+                Ok(tk) => json.release = Some(tk.release().to_string()),
+                Err(e) => json.problem = Some(e.to_string()),
+            }
         }
-        ToolkitCommand::Which => {
-            let wanted = archbuild::toolkit::requested_by_env(&env)?;
-            let wanted = wanted.as_ref().map(|(version, origin)| Wanted {
-                version,
-                origin: origin.as_str(),
-            });
-            let tk = Discovery::new(home).locate_for(&env, wanted, false, &mut |_| {})?;
-            let json = describe(&tk, tk.found_by().to_string(), true);
-            report(shell, "which", vec![json], |s, t| {
-                s.println(&t.nvcc)?;
-                // `found_by` is where it came from: `$CUDA_HOME`, `PATH`, `provisioned by archbuild`.
-                s.status(
-                    "Using",
-                    format!(
-                        "CUDA {} ({})",
-                        t.release.as_deref().unwrap_or("?"),
-                        t.found_by
-                    ),
-                );
-                Ok(())
-            })
-        }
-        ToolkitCommand::List => {
-            let mut selected = false;
-            let mut list = Vec::new();
-            let candidates = Discovery::new(home.clone()).candidates(&env)?;
-            let mut all = searched_without_a_find(&candidates, &env, &home);
-            all.extend(candidates);
-            // Search order (stable: places with several candidates keep theirs).
-            all.sort_by_key(|c| c.found_by.rank());
-            for c in all {
-                let is_selected = c.exists && !selected;
-                selected |= is_selected;
-                let mut json = ToolkitJson {
-                    nvcc: c.nvcc.display().to_string(),
-                    release: None,
-                    found_by: c.found_by.to_string(),
-                    exists: c.exists,
-                    selected: is_selected,
-                    problem: None,
-                    installed: None,
-                };
-                if c.exists {
-                    match Toolkit::from_nvcc(&c.nvcc) {
-                        Ok(tk) => json.release = Some(tk.release().to_string()),
-                        Err(e) => json.problem = Some(e.to_string()),
-                    }
-                }
-                list.push(json);
-            }
-            let none_found = !selected;
-            let headers = installed_headers(&home);
-            if shell.is_json() {
-                return shell.json(&ToolkitReport {
-                    reason: "toolkit",
-                    action: "list",
-                    toolkits: list,
-                    headers: Some(headers),
-                });
-            }
-            report(shell, "list", list, |s, t| {
-                let state = match (t.exists, &t.release, &t.problem) {
-                    (false, _, _) => "not found".to_string(),
-                    (true, Some(r), _) => format!("CUDA {r}"),
-                    (true, None, Some(p)) => format!("broken: {p}"),
-                    (true, None, None) => "unknown".to_string(),
-                };
-                let mark = if t.selected { "*" } else { " " };
-                s.println(format!(
-                    "{mark} {:<26} {:<14} {}",
-                    t.found_by, state, t.nvcc
-                ))
-            })?;
-            shell.println(format!(
-                "header libraries in {}:{}",
-                archbuild::headers::headers_dir(&home).display(),
-                if headers.is_empty() { " none" } else { "" }
-            ))?;
-            for h in &headers {
-                shell.println(format!("  {}", header_line(h)))?;
-            }
-            if none_found {
-                shell.warn(format!(
-                    "no CUDA toolkit found; `cargo archbuild toolkit install` installs CUDA {PINNED_RELEASE} from PyPI"
-                ));
-            }
-            Ok(())
-        }
+        list.push(json);
+    }
+    Ok(list)
+}
+
+/// A listed toolkit's state column: its release, or why it has none.
+fn list_state(t: &ToolkitJson) -> String {
+    match (t.exists, &t.release, &t.problem) {
+        (false, _, _) => "not found".to_string(),
+        (true, Some(r), _) => format!("CUDA {r}"),
+        (true, None, Some(p)) => format!("broken: {p}"),
+        (true, None, None) => "unknown".to_string(),
     }
 }
 
