@@ -164,8 +164,18 @@ pub(crate) struct Prepared {
 /// The job count with a sccache-dist cluster (`docs/environment.md`).
 pub(crate) const DIST_JOBS_VAR: &str = "ARCHBUILD_DIST_JOBS";
 
-/// Resolves everything a build needs, once.
+/// Resolves everything a build needs, once. The legacy toolkit (`legacy-toolkit`) is looked
+/// for only when a target needs it: a machine without CUDA 12 builds every list the build's
+/// own toolkit can.
 pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
+    match resolve_as(b, name, mode, false) {
+        Err(Error::TargetUnsupported { .. }) => resolve_as(b, name, mode, true),
+        resolved => resolved,
+    }
+}
+
+/// [`resolve`], finding the legacy toolkit the build asks for when `find_legacy`.
+fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Prepared> {
     let env = environment(b);
     let (base_dir, pkg, mut watch) = package(b, &env)?;
     let (home, cache_on, cache_max) = home_and_cache(b, &env)?;
@@ -179,6 +189,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
         home: &home,
         spawns: &spawns,
         mode,
+        find_legacy,
     };
     let main = main_toolkit(&finder, pkg.as_ref())?;
     let (legacy_asked, legacy) = legacy_toolkit(&finder, &main, pkg.as_ref())?;
@@ -627,7 +638,8 @@ fn legacy_toolkit(
         return Ok((None, None));
     };
     let asked = Some(version.to_string());
-    if matches!(f.mode, Mode::Packaged(_)) || version.matches(build_tk.release()) {
+    let needless = matches!(f.mode, Mode::Packaged(_)) || !f.find_legacy;
+    if needless || version.matches(build_tk.release()) {
         return Ok((asked, None));
     }
     let found = toolkit(f, None, Some(&(version, origin)))?;
@@ -699,6 +711,8 @@ struct Finder<'a> {
     home: &'a Home,
     spawns: &'a Spawns,
     mode: Mode,
+    /// Whether to find the legacy toolkit (a target needs it), or only note the version asked.
+    find_legacy: bool,
 }
 
 /// The toolkit the caller queried (`given`), or the one found (and, for a build, provisioned
