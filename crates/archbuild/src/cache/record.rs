@@ -168,6 +168,18 @@ impl Record {
         })
     }
 
+    /// The record as a package ships it: only the paths inside the package (`b:`), which are
+    /// all a dependent's build checks; the author's toolkit, system and home directories would
+    /// only tell a dependent where the author's files lie.
+    pub fn for_package(&self) -> Record {
+        let inside = |(p, _): &(String, String)| p.starts_with("b:");
+        Record {
+            inputs: self.inputs.iter().filter(|e| inside(e)).cloned().collect(),
+            probes: self.probes.iter().filter(|e| inside(e)).cloned().collect(),
+            ..self.clone()
+        }
+    }
+
     pub(crate) fn write(&self, path: &Path) -> std::io::Result<()> {
         let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         crate::base::paths::write_if_changed(path, &json).map(|_| ())

@@ -212,7 +212,10 @@ fn ship(
     let mut contents = Vec::new();
     for m in &report.modules {
         let bytes = crate::files::read_input(&m.fatbin)?;
-        let record = crate::files::read_input(&record_path(&m.fatbin))?;
+        // What ships names no path outside the package (the author's machine).
+        let record = archbuild::record::Record::read(&record_path(&m.fatbin))?.for_package();
+        let record = serde_json::to_vec_pretty(&record)
+            .map_err(|e| CliError::internal(format!("a record does not serialise: {e}")))?;
         let to = dir.join(format!("{}.fatbin", m.name));
         files.push(PackagedFile {
             module: m.name.clone(),

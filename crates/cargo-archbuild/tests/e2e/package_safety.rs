@@ -153,6 +153,13 @@ fn package_check_fails_on_a_stale_directory_and_passes_after_package() {
 
     let (code, stderr) = package(&k);
     assert_eq!(code, 0, "{stderr}");
+    // The shipped record names the package's own files only, none of the author's machine.
+    let record = std::fs::read_to_string(k.join("prebuilt/add.fatbin.archbuild.json")).unwrap();
+    assert!(record.contains("\"b:kernels/add.cu\""), "{record}");
+    assert!(
+        !record.contains("\"a:") && !record.contains("\"t:"),
+        "a path outside the package ships: {record}"
+    );
     let (code, stderr) = check(&k);
     assert_eq!(code, 0, "{stderr}");
     assert!(
