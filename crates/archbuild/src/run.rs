@@ -102,19 +102,27 @@ pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
         return compile_as(b, name, None, Take::Matching);
     };
     let take = if s.docs { Take::Docs } else { Take::Matching };
-    let refused = match compile_as(b, name, Some(&s.toolkit), take) {
-        Ok(report) => return Ok(report),
-        // docs.rs takes anything: what fails there fails for a reason of its own.
-        Err(e) if s.docs => return Err(e),
-        Err(e) => e,
+    let clock = (SystemTime::now(), Instant::now());
+    let (shipped, refused) = match prepare_as(b, name, Some(&s.toolkit), take) {
+        Ok(p) => match run_prepared(&p, name, clock) {
+            Ok(report) => return Ok(report),
+            Err(e) => (Some(p), e),
+        },
+        Err(e) => (None, e),
     };
+    // docs.rs takes anything: what fails there fails for a reason of its own.
+    if s.docs {
+        return Err(refused);
+    }
     // What does not match is compiled, and says why; with no toolkit at all, what matches is
-    // taken unverified. Whatever stops the compile, the user reads first why the package's
-    // files were refused (a provisioning error alone would hide an edited kernel).
+    // taken unverified, from the same resolution. Whatever stops the compile, the user reads
+    // first why the package's files were refused (a provisioning error alone would hide an
+    // edited kernel).
     match compile_as(b, name, None, Take::Matching) {
-        Err(Error::ToolkitNotFound { .. }) => {
-            compile_as(b, name, Some(&s.toolkit), Take::Unverified)
-        }
+        Err(Error::ToolkitNotFound { .. }) => match shipped {
+            Some(p) => run_prepared(&p.taking(Take::Unverified), name, clock),
+            None => compile_as(b, name, Some(&s.toolkit), Take::Unverified),
+        },
         Err(then) => Err(Error::PackagedRefusedThen {
             reasons: match refused {
                 Error::PackagedRefused { reasons } => reasons,
@@ -154,23 +162,42 @@ fn compile_as(
     take: Take,
 ) -> Result<BuildReport> {
     // Cache entries used since then are this build's (or a concurrent one's): never evicted.
-    let started = SystemTime::now();
-    let start = Instant::now();
-    let p = match stand_in {
+    let clock = (SystemTime::now(), Instant::now());
+    let p = prepare_as(b, name, stand_in, take)?;
+    run_prepared(&p, name, clock)
+}
+
+/// The build resolved with a stand-in toolkit (`Mode::Packaged`) or the one found.
+fn prepare_as(
+    b: &Spec,
+    name: &str,
+    stand_in: Option<&crate::toolkit::nvcc::Toolkit>,
+    take: Take,
+) -> Result<Prepared> {
+    match stand_in {
         Some(tk) => {
             let mut spec = b.clone();
             spec.toolkit = Some(tk.clone());
-            resolve(&spec, name, Mode::Packaged(take))?
+            resolve(&spec, name, Mode::Packaged(take))
         }
-        None => resolve(b, name, Mode::Build)?,
-    };
+        None => resolve(b, name, Mode::Build),
+    }
+}
+
+/// A resolved build, announced and attempted; `clock`: when the build started (for the
+/// cache's eviction and the report's time).
+fn run_prepared(
+    p: &Prepared,
+    name: &str,
+    (started, start): (SystemTime, Instant),
+) -> Result<BuildReport> {
     let out_root = p.out_root.clone().ok_or(Error::NoOutDir)?;
-    announce(&p);
+    announce(p);
     // A cache entry that vanished mid-build (`cache clean`, or a corrupt entry deleted when
     // packing) is not the build's fault: the second attempt recompiles exactly what is missing,
     // and a second vanishing is an error.
     for retry in [true, false] {
-        if let Some(report) = attempt(&p, name, &out_root, retry, started, start)? {
+        if let Some(report) = attempt(p, name, &out_root, retry, started, start)? {
             return Ok(report);
         }
     }

@@ -583,6 +583,15 @@ pub(crate) fn ptxas_line(
 }
 
 impl Prepared {
+    /// The same build of the package's shipped files, taking them as `take` says (a dependent
+    /// found no toolkit to verify or compile with: `Take::Unverified`).
+    pub(crate) fn taking(&self, take: Take) -> Prepared {
+        Prepared {
+            serve: Serve::Shipped(take),
+            ..self.clone()
+        }
+    }
+
     /// Which of the fat binaries made elsewhere this build takes.
     pub(crate) fn take(&self) -> Take {
         match self.serve {
