@@ -118,19 +118,32 @@ pub(crate) fn compile(b: &Spec, name: &str) -> Result<BuildReport> {
     // taken unverified, from the same resolution. Whatever stops the compile, the user reads
     // first why the package's files were refused (a provisioning error alone would hide an
     // edited kernel).
-    match compile_as(b, name, None, Take::Matching) {
-        Err(Error::ToolkitNotFound { .. }) => match shipped {
-            Some(p) => run_prepared(&p.taking(Take::Unverified), name, clock),
-            None => compile_as(b, name, Some(&s.toolkit), Take::Unverified),
-        },
-        Err(then) => Err(Error::PackagedRefusedThen {
-            reasons: match refused {
-                Error::PackagedRefused { reasons } => reasons,
-                other => other.to_string(),
-            },
+    let then = match compile_as(b, name, None, Take::Matching) {
+        Ok(report) => return Ok(report),
+        Err(then) => then,
+    };
+    // No toolkit to be had (none found, none to provision): the files that match are taken
+    // unverified, from the same resolution; any that do not stay refused, with both reasons.
+    let unverified = match (&then, shipped) {
+        (Error::ToolkitNotFound { .. }, None) => {
+            compile_as(b, name, Some(&s.toolkit), Take::Unverified)
+        }
+        (then, Some(p)) if then.kind() == crate::ErrorKind::Toolkit => {
+            run_prepared(&p.taking(Take::Unverified), name, clock)
+        }
+        _ => Err(refused),
+    };
+    match unverified {
+        Ok(report) => Ok(report),
+        Err(Error::PackagedRefused { reasons }) => Err(Error::PackagedRefusedThen {
+            reasons,
             then: Box::new(then),
         }),
-        ok => ok,
+        Err(Error::ToolkitNotFound { .. }) => Err(then),
+        Err(refused) => Err(Error::PackagedRefusedThen {
+            reasons: refused.to_string(),
+            then: Box::new(then),
+        }),
     }
 }
 
