@@ -22,6 +22,8 @@ pub(crate) struct Pending {
     /// Name each fat binary after its module (`package/module`), not just the label (`compile`
     /// writes exactly one, named by `-o`).
     pub per_module: bool,
+    /// The package ships fat binaries (`prebuilt`): with no toolkit, the build takes them.
+    pub ships: bool,
 }
 
 pub(crate) use crate::outcome::{BuildOutcome, ModuleOutcome};
@@ -153,7 +155,7 @@ fn plan_all(
             Ok(listing) => listing,
             // No toolkit to be had: a package that ships fat binaries is still served from
             // them by the build, which names what does not match when they do not.
-            Err(e) if e.kind() == archbuild::ErrorKind::Toolkit => {
+            Err(e) if p.ships && e.kind() == archbuild::ErrorKind::Toolkit => {
                 shell.status(
                     "Planning",
                     format!(

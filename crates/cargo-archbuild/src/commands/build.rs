@@ -132,10 +132,15 @@ pub(crate) fn pending_build(
         .cargo_metadata(false)
         .provision(!no_provision);
     compile.apply(&mut b);
+    let ships = config
+        .as_ref()
+        .and_then(PackageConfig::prebuilt_dir)
+        .is_some_and(|d| d.is_dir());
     Ok(Some(Pending {
         label: pkg.name.to_string(),
         build: b,
         per_module: true,
+        ships,
     }))
 }
 

@@ -73,6 +73,7 @@ pub(crate) fn run(args: &CompileArgs, shell: &mut Shell) -> Result<(), CliError>
             label,
             build: b,
             per_module: false,
+            ships: false,
         }],
         shell,
     )?;

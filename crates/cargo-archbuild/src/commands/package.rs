@@ -83,6 +83,7 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
         )? {
             // Made anew: the directory's current files are what this command replaces.
             p.build.packaged(false);
+            p.ships = false;
             pending.push(p);
             dests.push((dir, config.prebuilt_budget()?));
         }
