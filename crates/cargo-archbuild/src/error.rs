@@ -419,6 +419,7 @@ mod tests {
             label: "k".into(),
             build,
             per_module: false,
+            ships: false,
         };
         let e = crate::building::run_all(vec![pending], &mut shell).expect_err("no nvcc there");
         let source = source_of::<archbuild::Error>(&e);
