@@ -274,11 +274,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = path(dir.path());
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        // coreutils' mkfifo is on every Linux machine this suite runs on: no skip.
         let made = std::process::Command::new("mkfifo").arg(&file).status();
-        if !made.is_ok_and(|s| s.success()) {
-            eprintln!("skipped: no mkfifo to make a FIFO with");
-            return;
-        }
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", file.display());
         let (tx, rx) = std::sync::mpsc::channel();
         let d = dir.path().to_path_buf();
         std::thread::spawn(move || {
