@@ -281,8 +281,16 @@ pub struct CargoFlags {
 }
 
 impl CargoFlags {
-    /// The arguments `cargo metadata` takes for these flags (and `--offline`).
-    pub fn metadata_args(&self, offline: bool) -> Vec<String> {
+    /// The arguments `cargo metadata` takes for these flags (and `--offline`), resolving for
+    /// one platform as `cargo build` does: the `--target` given, else `host` (the host's triple,
+    /// asked for only then). Without `--filter-platform`, `cargo metadata` needs every
+    /// platform's packages, so `--offline` fails on a Windows-only dependency that a build never
+    /// downloaded.
+    pub fn metadata_args(
+        &self,
+        offline: bool,
+        host: impl FnOnce() -> Option<String>,
+    ) -> Vec<String> {
         let mut a = Vec::new();
         let switches = [
             (self.locked, "--locked"),
@@ -296,9 +304,9 @@ impl CargoFlags {
             a.push("--features".into());
             a.push(self.features.join(","));
         }
-        if let Some(t) = &self.target {
+        if let Some(platform) = self.target.clone().or_else(host) {
             a.push("--filter-platform".into());
-            a.push(t.clone());
+            a.push(platform);
         }
         a
     }

@@ -12,7 +12,8 @@ use crate::error::CliError;
 
 /// `cargo metadata` (`--no-deps` unless the lock file is to be checked) for the workspace at `manifest_path` (or the current directory),
 /// with Cargo's flags (`--locked`, `--offline`, `--features`, `--target`, …) as `cargo build`
-/// would take them; `--target-dir` reaches it as `CARGO_TARGET_DIR`, which it honours.
+/// would take them, for the one platform a build resolves (`--filter-platform`: the target, else
+/// the host); `--target-dir` reaches it as `CARGO_TARGET_DIR`, which it honours.
 pub(crate) fn metadata(
     manifest_path: Option<&Path>,
     command: &'static str,
@@ -20,7 +21,7 @@ pub(crate) fn metadata(
     offline: bool,
 ) -> Result<Metadata, CliError> {
     let mut cmd = MetadataCommand::new();
-    cmd.other_options(flags.metadata_args(offline));
+    cmd.other_options(flags.metadata_args(offline, host_triple));
     // `--locked` asserts the lock file is current, which only a resolve checks.
     if !(flags.locked || flags.frozen) {
         cmd.no_deps();
@@ -34,6 +35,29 @@ pub(crate) fn metadata(
     }
     cmd.exec()
         .map_err(|source| CliError::Metadata { command, source })
+}
+
+/// The host's target triple, as Cargo learns it: the `host:` line of `rustc -vV`, run as
+/// `RUSTC` when that is set. `None` when rustc cannot say (then `cargo metadata` resolves for
+/// every platform, and reports a missing rustc itself where it needs one).
+fn host_triple() -> Option<String> {
+    let rustc = std::env::var_os("RUSTC")
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "rustc".into());
+    let out = std::process::Command::new(rustc).arg("-vV").output().ok()?;
+    out.status
+        .success()
+        .then(|| host_line(&String::from_utf8_lossy(&out.stdout)))
+        .flatten()
+}
+
+/// The triple of `rustc -vV`'s `host: x86_64-unknown-linux-gnu` line.
+fn host_line(version: &str) -> Option<String> {
+    version
+        .lines()
+        .find_map(|l| l.strip_prefix("host:"))
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
 }
 
 /// Whether a package has a `[package.metadata.archbuild]` table.
@@ -152,4 +176,42 @@ fn current_package<'a>(
             .canonicalize()
             .is_ok_and(|m| m == wanted)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_triple_is_rustc_s_host_line() {
+        let v = "rustc 1.91.0 (f8297e351 2025-10-28)\nbinary: rustc\nhost: x86_64-unknown-linux-gnu\nrelease: 1.91.0\n";
+        assert_eq!(host_line(v).as_deref(), Some("x86_64-unknown-linux-gnu"));
+        assert_eq!(host_line("rustc 1.91.0\n"), None);
+        // This machine's rustc answers (the tests run under Cargo, which found one).
+        assert!(host_triple().is_some_and(|t| t.contains('-')));
+    }
+
+    /// `cargo metadata` resolves for one platform, as `cargo build` does: the `--target`
+    /// given, else the host's (asked for only then).
+    #[test]
+    fn metadata_resolves_for_the_target_else_the_host() {
+        let host = || Some("x86_64-unknown-linux-gnu".to_owned());
+        let flags = CargoFlags::default();
+        assert_eq!(
+            flags.metadata_args(true, host),
+            ["--offline", "--filter-platform", "x86_64-unknown-linux-gnu"]
+        );
+        let cross = CargoFlags {
+            target: Some("aarch64-unknown-linux-gnu".into()),
+            ..CargoFlags::default()
+        };
+        let asked = std::cell::Cell::new(false);
+        let args = cross.metadata_args(false, || {
+            asked.set(true);
+            host()
+        });
+        assert_eq!(args, ["--filter-platform", "aarch64-unknown-linux-gnu"]);
+        assert!(!asked.get(), "the host is asked for only without --target");
+        assert_eq!(flags.metadata_args(false, || None), Vec::<String>::new());
+    }
 }

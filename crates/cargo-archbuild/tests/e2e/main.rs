@@ -22,6 +22,7 @@ mod inspect;
 mod matrix_merge;
 mod matrix_precedence;
 mod messages;
+mod offline;
 mod package_safety;
 mod packaging;
 mod publish;
