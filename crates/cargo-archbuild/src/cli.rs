@@ -153,8 +153,9 @@ pub struct CiArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub shards: usize,
 
-    /// What the workflow passes to `cargo install --locked` to get this CLI [default:
-    /// cargo-archbuild@<this version>], e.g. "--git URL --rev COMMIT cargo-archbuild"
+    /// What the workflow passes to `cargo install --locked` to get this CLI [default: from where
+    /// the kernel crate gets archbuild: its git repository and commit, its version, or its
+    /// directory in this repository], e.g. "--git URL --rev COMMIT cargo-archbuild"
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pub install: Option<String>,
 

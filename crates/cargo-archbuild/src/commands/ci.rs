@@ -5,7 +5,10 @@
 //!
 //! The workflow comes from the template embedded in this binary; the values given here are
 //! checked (a package with kernels, a valid arch list and fleet, a shard count) before anything
-//! is written, and the file is written atomically. `-o -` prints it instead.
+//! is written, and the file is written atomically. `-o -` prints it instead. The workflow
+//! installs this CLI from where the kernel crate gets archbuild, and a workspace that a CI
+//! checkout could not build (archbuild by an absolute path, or one outside the repository) is
+//! refused (see `ci_source`).
 
 use std::path::PathBuf;
 
@@ -16,6 +19,8 @@ use crate::error::CliError;
 use crate::files::write_atomic;
 use crate::shell::Shell;
 use crate::{templates, workspace};
+
+use super::ci_source;
 
 #[derive(Debug, Serialize)]
 struct CiReport {
@@ -70,26 +75,28 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
              oldest driver's CUDA version after `@`, e.g. `7.5,8.6,9.0@12.4`",
         )
     })?;
-    let install = args
-        .install
-        .clone()
-        .unwrap_or_else(|| format!("cargo-archbuild@{}", env!("CARGO_PKG_VERSION")));
     let shards = args.shards.to_string();
+    let given = [
+        ("archs", archs.as_str()),
+        ("kernel-crate", kernel_crate.as_str()),
+        ("fleet", fleet.as_str()),
+        ("shards", shards.as_str()),
+        ("install", args.install.as_deref().unwrap_or("")),
+    ];
+    check_values(&given)?;
+    let install = install(args, &metadata, &kernel_crate)?;
+    check_values(&[
+        ("install", install.args.as_str()),
+        ("cli-hash-files", install.hash_files.as_str()),
+    ])?;
     let values = [
         ("archs", archs.as_str()),
         ("kernel-crate", kernel_crate.as_str()),
         ("fleet", fleet.as_str()),
         ("shards", shards.as_str()),
-        ("install", install.as_str()),
+        ("install", install.args.as_str()),
+        ("cli-hash-files", install.hash_files.as_str()),
     ];
-    for (what, value) in &values {
-        if value.contains(['"', '\\', '\n', '\r']) || value.contains("${{") {
-            return Err(CliError::usage(
-                format!("the {what} value `{value}` cannot go into the workflow"),
-                "leave out double quotes, backslashes, line breaks and `${{`",
-            ));
-        }
-    }
     let text = templates::render(templates::WORKFLOW, &values).map_err(CliError::internal)?;
     let path = match &args.output {
         Some(p) if p.as_os_str() == "-" => {
@@ -128,17 +135,69 @@ pub(crate) fn run(args: &CiArgs, shell: &mut Shell) -> Result<(), CliError> {
             archs,
             fleet,
             shards: args.shards,
-            install,
+            install: install.args,
         });
     }
     shell.status("Wrote", path.display());
     if args.install.is_none() {
         shell.note(format!(
-            "the workflow installs `cargo install --locked {install}`; until cargo-archbuild is \
-             on crates.io, pass --install \"--git <repository> --rev <commit> cargo-archbuild\""
+            "the workflow installs cargo-archbuild with `cargo install --locked {}`, from \
+             where `{kernel_crate}` gets archbuild (--install changes it)",
+            install.args
         ));
     }
     Ok(())
+}
+
+/// Values that go into the workflow between double quotes: nothing that ends the string or
+/// starts an Actions expression.
+fn check_values(values: &[(&str, &str)]) -> Result<(), CliError> {
+    for (what, value) in values {
+        if value.contains(['"', '\\', '\n', '\r']) || value.contains("${{") {
+            return Err(CliError::usage(
+                format!("the {what} value `{value}` cannot go into the workflow"),
+                "leave out double quotes, backslashes, line breaks and `${{`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How the workflow installs this CLI: `--install` as given, else from where the kernel crate
+/// gets archbuild. Either way, a dependency on archbuild by a path that a CI checkout would
+/// not have is refused first: no install makes such a workflow pass.
+fn install(
+    args: &CiArgs,
+    metadata: &Result<cargo_metadata::Metadata, CliError>,
+    kernel_crate: &str,
+) -> Result<ci_source::Install, CliError> {
+    if let Ok(m) = metadata {
+        ci_source::check_paths(m)?;
+    }
+    if let Some(given) = &args.install {
+        // A path install's sources are this repository's (which of them, the CLI cannot say).
+        let sources = if given.split_whitespace().any(|a| a == "--path") {
+            ", '**/Cargo.toml', '**/*.rs'"
+        } else {
+            ""
+        };
+        return Ok(ci_source::Install {
+            args: given.clone(),
+            hash_files: format!("'**/Cargo.lock'{sources}"),
+        });
+    }
+    match metadata {
+        Ok(m) => {
+            let root = ci_source::repository_root(m.workspace_root.as_std_path());
+            ci_source::install(workspace::member(m, kernel_crate)?, root)
+        }
+        Err(e) => Err(CliError::usage(
+            format!("no workspace to take cargo-archbuild's source from: {e}"),
+            "run `cargo archbuild ci` in the workspace of your kernel crate, or pass --install \
+             with what `cargo install --locked` takes to get cargo-archbuild, e.g. --install \
+             \"--git URL --rev COMMIT cargo-archbuild\"",
+        )),
+    }
 }
 
 /// The one workspace member that lists kernels; several or none is an error naming them.

@@ -3,6 +3,7 @@
 mod build;
 mod cache;
 mod ci;
+mod ci_source;
 mod compile;
 mod doctor;
 mod explain;

@@ -221,7 +221,7 @@ fn installed_from() -> Option<PathBuf> {
 }
 
 /// `0.1` for version 0.1.x: the published crates this CLI matches.
-fn published_requirement() -> String {
+pub(super) fn published_requirement() -> String {
     let v = env!("CARGO_PKG_VERSION");
     v.split('.').take(2).collect::<Vec<_>>().join(".")
 }

@@ -151,6 +151,16 @@ fn ci_writes_a_workflow_that_actionlint_accepts() {
             .args(["ci", "--kernel-crate", "vector_add", "-o", "-"]));
     assert_eq!(code, 0, "{stderr}");
     assert!(printed.contains("ARCHBUILD_ARCHS: \"\""), "{printed}");
+    // vector_add takes archbuild from this repository: so does the workflow's CLI, rebuilt
+    // when the sources beside it change.
+    assert!(
+        printed.contains("ARCHBUILD_INSTALL: \"--path crates/cargo-archbuild\""),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("hashFiles('crates/**', '**/Cargo.lock')"),
+        "{printed}"
+    );
     let defaults = dir.path().join("defaults.yml");
     std::fs::write(&defaults, printed).unwrap();
 
@@ -160,6 +170,154 @@ fn ci_writes_a_workflow_that_actionlint_accepts() {
     lint(&actionlint, &workflow);
     lint(&actionlint, &defaults);
     lint(&actionlint, &repo().join(".github/workflows/release.yml"));
+}
+
+/// `ci`'s workflow installs the CLI from where the kernel crate gets archbuild, so it can pass
+/// before (and after) cargo-archbuild is on crates.io, and matches the build driver the build
+/// script runs: a git dependency's repository and commit, tag or branch; a version
+/// requirement; the directory beside archbuild's in this repository.
+#[test]
+fn ci_installs_the_cli_from_where_the_kernel_crate_gets_archbuild() {
+    let dir = scratch();
+    let url = "https://example.invalid/archbuild";
+    let new = |name: &str, source: &[&str]| {
+        let (code, _, stderr) = run(cli()
+            .current_dir(dir.path())
+            .args(["new", name])
+            .args(source));
+        assert_eq!(code, 0, "{stderr}");
+        dir.path().join(name)
+    };
+    let rev = new(
+        "byrev",
+        &["--archbuild-git", url, "--archbuild-rev", "0123abc"],
+    );
+    let tag = new("bytag", &["--archbuild-git", url]);
+    let manifest = std::fs::read_to_string(tag.join("Cargo.toml")).unwrap();
+    let with_tag = format!("git = \"{url}\", tag = \"v0.1.0\"");
+    let manifest = manifest.replace(&format!("git = \"{url}\""), &with_tag);
+    std::fs::write(tag.join("Cargo.toml"), manifest).unwrap();
+    let version = new("byversion", &["--archbuild-version", "0.1"]);
+    let cases = [
+        (&rev, format!("--git {url} --rev 0123abc cargo-archbuild")),
+        (&tag, format!("--git {url} --tag v0.1.0 cargo-archbuild")),
+        (&version, "cargo-archbuild --version ^0.1".to_owned()),
+    ];
+    let mut written = Vec::new();
+    for (krate, install) in cases {
+        let (code, _, stderr) = run(cli().current_dir(krate).args(["ci", "-o", "ci.yml"]));
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains(&install), "{stderr}");
+        let text = std::fs::read_to_string(krate.join("ci.yml")).unwrap();
+        assert!(
+            text.contains(&format!("ARCHBUILD_INSTALL: \"{install}\"")),
+            "{text}"
+        );
+        assert!(!text.contains("cargo-archbuild@"), "{text}");
+        assert!(text.contains("hashFiles('**/Cargo.lock')"), "{text}");
+        written.push(krate.join("ci.yml"));
+    }
+    // `--install` as given; a path install's cached binary is keyed on the sources too.
+    let (code, printed, stderr) = run(cli().current_dir(&rev).args([
+        "ci",
+        "--install",
+        "--path tools/cargo-archbuild",
+        "-o",
+        "-",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        printed.contains("ARCHBUILD_INSTALL: \"--path tools/cargo-archbuild\"")
+            && printed.contains("hashFiles('**/Cargo.lock', '**/Cargo.toml', '**/*.rs')"),
+        "{printed}"
+    );
+    let Some(actionlint) = actionlint() else {
+        return;
+    };
+    for file in written {
+        lint(&actionlint, &file);
+    }
+}
+
+/// A CI job has the repository's checkout, at another path, and nothing else of this machine:
+/// `ci` refuses a crate that takes archbuild by an absolute path (what `new` writes for the
+/// checkout the CLI was installed from) or by a path out of the repository, whatever
+/// `--install` says, and writes nothing; a path inside it is taken.
+#[test]
+fn ci_refuses_archbuild_by_a_path_a_checkout_would_not_have() {
+    let dir = scratch();
+    let repo_root = repo().canonicalize().unwrap();
+    let (code, _, stderr) = run(cli()
+        .current_dir(dir.path())
+        .args(["new", "abs", "--archbuild-path"])
+        .arg(&repo_root));
+    assert_eq!(code, 0, "{stderr}");
+    let abs = dir.path().join("abs");
+    let (code, _, stderr) = run(cli().current_dir(&abs).arg("ci"));
+    let shown = format!("exit {code}\n{stderr}");
+    let shown = shown.replace(&repo_root.display().to_string(), "[REPO]");
+    insta::assert_snapshot!("err_ci_archbuild_by_an_absolute_path", shown);
+    assert!(!abs.join(".github").exists());
+    let (code, _, stderr) = run(cli().current_dir(&abs).args([
+        "ci",
+        "--install",
+        "--git https://example.invalid/a cargo-archbuild",
+    ]));
+    assert_eq!(code, 6, "{stderr}");
+
+    // A repository (a `.git` directory) holding a crate and, beside it, a vendored archbuild;
+    // an archbuild beside the repository is out of its checkout.
+    let repository = dir.path().join("repository");
+    std::fs::create_dir_all(repository.join(".git")).unwrap();
+    for vendored in ["repository/vendor/crates", "elsewhere/crates"] {
+        for krate in ["archbuild", "archbuild-runtime", "cargo-archbuild"] {
+            let src = dir.path().join(vendored).join(krate).join("src");
+            std::fs::create_dir_all(&src).unwrap();
+            std::fs::write(src.join("lib.rs"), "").unwrap();
+            std::fs::write(
+                src.parent().unwrap().join("Cargo.toml"),
+                format!("[package]\nname = \"{krate}\"\nversion = \"0.1.0\"\n"),
+            )
+            .unwrap();
+        }
+    }
+    let (code, _, stderr) = run(cli().current_dir(&repository).args([
+        "new",
+        "demo",
+        "--archbuild-git",
+        "https://example.invalid/a",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let demo = repository.join("demo");
+    let manifest = std::fs::read_to_string(demo.join("Cargo.toml")).unwrap();
+    let at = |dir: &str| {
+        manifest
+            .replace(
+                "archbuild = { git = \"https://example.invalid/a\" }",
+                &format!("archbuild = {{ path = \"{dir}/archbuild\" }}"),
+            )
+            .replace(
+                "archbuild-runtime = { git = \"https://example.invalid/a\" }",
+                &format!("archbuild-runtime = {{ path = \"{dir}/archbuild-runtime\" }}"),
+            )
+    };
+    std::fs::write(demo.join("Cargo.toml"), at("../../elsewhere/crates")).unwrap();
+    let (code, _, stderr) = run(cli().current_dir(&demo).args(["ci", "-o", "-"]));
+    assert_eq!(code, 6, "{stderr}");
+    assert!(
+        stderr.contains("`demo` depends on `archbuild` by the path")
+            && stderr.contains("outside the repository at")
+            && stderr.contains("`demo`'s `archbuild-runtime`")
+            && stderr.contains("depend on it by version"),
+        "{stderr}"
+    );
+    std::fs::write(demo.join("Cargo.toml"), at("../vendor/crates")).unwrap();
+    let (code, printed, stderr) = run(cli().current_dir(&demo).args(["ci", "-o", "-"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        printed.contains("ARCHBUILD_INSTALL: \"--path vendor/crates/cargo-archbuild\""),
+        "{printed}"
+    );
 }
 
 /// `new` and `ci` record a list for another machine to build: they check its words, but a
