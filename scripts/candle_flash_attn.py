@@ -71,7 +71,7 @@ fn main() {
     println!(
         "cargo:warning=archbuild: {} (`{}`) in {:.2} s: {} jobs, {} from the cache, {} cicc and {} \
          ptxas runs, {} host compiles, {} processes",
-        report.archs, report.arch_source, report.seconds, report.jobs_planned, report.cache_hits,
+        report.archs, report.source, report.seconds, report.jobs_planned, report.cache_hits,
         ran(archbuild::JobPhase::Cicc), ran(archbuild::JobPhase::Ptxas), host, report.processes_started
     );
 }
