@@ -7,6 +7,7 @@
 //!   decompresses on request with bounded allocation.
 //! - [`cubin::parse_cubin`], [`ptx::parse_ptx`] and [`host::scan_host_elf`] read cubins, PTX
 //!   headers and fat binaries embedded in `.o` files, executables and shared libraries;
+//!   [`ptx_params::entry_params`] reads each kernel's parameter layout from its PTX;
 //!   [`scan_embedded`] finds fat binaries embedded as plain bytes (`include_bytes!`);
 //!   [`read_any`] lists the images of any of these uniformly; [`loadable_modules`] splits any
 //!   of them into the containers the driver loads one by one.
@@ -26,6 +27,7 @@ mod loadable;
 mod merge;
 mod model;
 pub mod ptx;
+pub mod ptx_params;
 mod reader;
 mod scan;
 mod writer;

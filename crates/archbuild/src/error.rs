@@ -257,6 +257,21 @@ pub enum Error {
     CacheUnstable { dir: PathBuf },
 
     /// The build was interrupted (SIGINT/SIGTERM); children were killed.
+    /// A kernel whose images of one fat binary lay out its parameters differently: a launch
+    /// that is right for one GPU is undefined behaviour on another.
+    #[error(
+        "kernel `{kernel}` of `{module}` takes different parameters in different images: \
+         {detail}; a launch passes one argument list to every GPU, so it would be wrong on some \
+         of them; fix: give the kernel the same parameters for every arch (an \
+         `#if __CUDA_ARCH__` or a -D that changes a parameter's type belongs inside its body, or \
+         in a kernel of another name per arch)"
+    )]
+    KernelParamsDiffer {
+        module: String,
+        kernel: String,
+        detail: String,
+    },
+
     /// A packed fat binary, read back, does not hold what the build asked for.
     #[error(
         "the fat binary packed for `{module}` holds {written} but the build asked for \
@@ -590,6 +605,7 @@ impl Error {
                 ErrorKind::Output
             }
             Error::Interrupted => ErrorKind::Interrupted,
+            Error::KernelParamsDiffer { .. } => ErrorKind::Compile,
             Error::OutputMismatch { .. } | Error::VerifyMismatch { .. } => ErrorKind::Internal,
         }
     }

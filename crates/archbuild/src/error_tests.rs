@@ -190,6 +190,14 @@ fn one_of_each() -> Vec<(Error, ErrorKind)> {
         ),
         (Error::CacheUnstable { dir: p() }, K::Output),
         (
+            Error::KernelParamsDiffer {
+                module: s(),
+                kernel: s(),
+                detail: s(),
+            },
+            K::Compile,
+        ),
+        (
             Error::OutputMismatch {
                 module: s(),
                 written: s(),

@@ -247,3 +247,33 @@ fn build_script_failure_is_a_clean_error() {
     assert!(stderr.contains("(exit status: 1)"), "{stderr}");
     insta::assert_snapshot!(redact(script.trim(), tmp.path()));
 }
+
+/// A kernel whose parameter changes type on one arch (`#if __CUDA_ARCH__` in its signature) is
+/// refused at build time, naming the kernel, the parameter and the images: a launch passes one
+/// argument list to every GPU. The same kernel with the guard inside its body builds.
+#[test]
+fn a_kernel_whose_parameters_differ_between_archs_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let differs = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\ntypedef double scale_t;\n\
+                   #else\ntypedef float scale_t;\n#endif\n\
+                   extern \"C\" __global__ void scale(float* x, scale_t s) { x[0] *= s; }\n";
+    let err = build_in(tmp.path(), "8.0 8.6 9.0", differs);
+    assert_eq!(err.kind(), archbuild::ErrorKind::Compile, "{err}");
+    insta::assert_snapshot!(redact(&err.to_string(), tmp.path()));
+
+    let inside = "extern \"C\" __global__ void scale(float* x, float s) {\n\
+                  #if __CUDA_ARCH__ >= 900\n    x[0] *= (double)s;\n#else\n    x[0] *= s;\n#endif\n}\n";
+    std::fs::write(tmp.path().join("pkg/kernels/k.cu"), inside).unwrap();
+    archbuild_tests::build()
+        .env(archbuild_tests::env_with([(
+            "ARCHBUILD_ARCHS",
+            "8.0 8.6 9.0",
+        )]))
+        .manifest_dir(tmp.path().join("pkg"))
+        .cache_dir(tmp.path().join("cache"))
+        .out_dir(tmp.path().join("out"))
+        .file("kernels/k.cu")
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap();
+}

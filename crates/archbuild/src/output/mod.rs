@@ -11,4 +11,5 @@ pub(crate) mod host_stage;
 pub(crate) mod kernel_scan;
 pub(crate) mod metadata;
 pub(crate) mod pack;
+pub(crate) mod params_check;
 pub(crate) mod prebuilt;

@@ -239,6 +239,7 @@ fn assemble(
     // keeps every entry), so a kernel compiled out for one arch is missing from both.
     let mut by_arch: std::collections::BTreeMap<archbuild_arch::Arch, Vec<String>> =
         std::collections::BTreeMap::new();
+    let mut params = Vec::new();
     for ((job, _), image) in inputs.mine.iter().zip(images.into_iter().flatten()) {
         match job.phase {
             Phase::Cicc(arch) => {
@@ -248,6 +249,9 @@ fn assemble(
                 entries.sort();
                 kernels.extend(entries.iter().cloned());
                 by_arch.insert(arch, entries);
+                let layouts =
+                    archbuild_fatbin::ptx_params::entry_params(image).map_err(pack_err)?;
+                params.push((arch, layouts));
                 for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
                     writer.add_ptx(image, t.arch).map_err(pack_err)?;
                 }
@@ -257,6 +261,7 @@ fn assemble(
             }
         }
     }
+    crate::output::params_check::check(&module.name, &params)?;
     kernels.sort();
     kernels.dedup();
     let target_kernels: Vec<(String, Vec<String>)> = inputs
