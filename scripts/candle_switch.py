@@ -3,6 +3,7 @@
 
     python3 scripts/candle_switch.py WORK [--archs "8.0 8.6 8.9 9.0+PTX"] [--sides ref,switch]
                                           [--bundle DIR]
+    python3 scripts/candle_switch.py WORK --bench DIR       (after a run of both sides)
 
 candle-core and candle-kernels 0.11.1 (candle commit 59f8e903ca80, their `.cargo_vcs_info.json`)
 are fetched from crates.io into WORK at run time (their checksums checked against the registry's
@@ -31,11 +32,15 @@ Both sides change candle-core's cudarc features the same way (`dynamic-loading` 
 `dynamic-linking`, `cuda-13000` instead of `cuda-version-from-build-system`), so that their test
 programs link here without CUDA's libraries and load them on the GPU host.
 
-Each side's candle-core test programs (`cargo test -p candle-core --features cuda --no-run`) are
-built once here. `--bundle DIR` copies them, stripped, with `scripts/candle_tests_run.py` as
-`run.py`, into DIR: on the GPU host `python3 run.py a b c` runs the CUDA tests (those whose name
-has `cuda`) of (a) the switched programs (cubins), (b) the same with
+Each side's candle-core tests are built once here, as one program (`all_tests`: each test file a
+module of it, its `crate::` paths pointed at that module; the sixteen programs would be 40–66 MB
+each). `--bundle DIR` copies both, stripped, with their data files and
+`scripts/candle_tests_run.py` as `run.py`, into DIR: on the GPU host `python3 run.py a b c` runs
+the CUDA tests of (a) the switched program (cubins), (b) the same with
 `ARCHBUILD_LOAD_POLICY=force-ptx` and (c) candle's own build, and prints the counts.
+
+`--bench DIR` makes the bundle of `scripts/candle_kernels_bench.py` (as `bench.py`): the switched
+candle-kernels, its build script compiled as a program, and the recorded nvcc commands.
 """
 
 import argparse
@@ -401,6 +406,10 @@ def main() -> None:
             env = dict(base)
         else:
             sys.exit(f"error: unknown side {name!r}: accepted are ref and switch")
+        if name == "ref":
+            # cudaforge skips files its cache in OUT_DIR calls current, and the benchmark needs
+            # every command it runs recorded: its build starts from nothing.
+            run(["cargo", "clean", "-p", "candle-kernels"], cwd=side, env=env)
         built[name] = build_tests(side, env)
         print(f"{name}: {len(built[name])} test programs")
     if args.bundle:
