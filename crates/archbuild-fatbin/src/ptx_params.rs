@@ -87,7 +87,9 @@ pub fn entry_params(bytes: &[u8]) -> Result<Vec<EntryParams>, Error> {
     Ok(out)
 }
 
-/// `.param [.ptr] [.global|.const|.shared|.local] [.align N] .TYPE NAME[[N]]`.
+/// `.param [.align N] .TYPE [.ptr [.SPACE] [.align M]] NAME[[N]]`. After `.ptr`, `.align M` is
+/// the alignment of the memory the pointer points to (nvcc writes `.ptr .align 1` for pointer
+/// parameters of sm_100 and newer), not the parameter's own.
 fn param(decl: &str) -> Option<ParamLayout> {
     let mut words = decl.split_whitespace();
     if words.next()? != ".param" {
@@ -96,9 +98,14 @@ fn param(decl: &str) -> Option<ParamLayout> {
     let mut align = None;
     let mut ty = None;
     let mut name = None;
+    let mut pointee = false;
     while let Some(w) = words.next() {
         match w {
-            ".ptr" | ".global" | ".const" | ".shared" | ".local" => {}
+            ".ptr" => pointee = true,
+            ".global" | ".const" | ".shared" | ".local" => {}
+            ".align" if pointee => {
+                words.next()?.parse::<u32>().ok()?;
+            }
             ".align" => align = Some(words.next()?.parse::<u32>().ok()?),
             w if w.starts_with('.') => ty = Some(w),
             w => name = Some(w),
@@ -225,7 +232,7 @@ mod tests {
             e[0].params,
             [
                 layout(".u64", 8, 8),
-                layout(".u64", 8, 4),
+                layout(".u64", 8, 8),
                 layout(".u32", 4, 4),
                 layout(".u64", 8, 8),
                 layout(".u8", 1, 1),
@@ -236,6 +243,13 @@ mod tests {
             ]
         );
         assert_eq!(e[1].params, [layout(".u64", 8, 8)]);
+        // sm_100's form of the same pointer parameter: the same layout.
+        let sm100 =
+            ".version 9.0\n.target sm_100\n.entry v(\n.param .u64 .ptr .align 1 v_param_0\n)\n{}\n";
+        assert_eq!(
+            entry_params(sm100.as_bytes()).unwrap()[0].params,
+            [layout(".u64", 8, 8)]
+        );
         assert!(e[2].params.is_empty() && e[3].params.is_empty());
     }
 
