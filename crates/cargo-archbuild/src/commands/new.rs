@@ -153,8 +153,18 @@ pub(crate) fn run(args: &NewArgs, shell: &mut Shell) -> Result<(), CliError> {
 /// The manifest of a workspace above `dir` (Cargo's own search: the nearest ancestor
 /// `Cargo.toml` with a `[workspace]` table), which would claim the new crate.
 fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
-    let dir = std::path::absolute(dir).ok()?;
-    dir.ancestors().skip(1).find_map(|a| {
+    // `..` taken away lexically, as Cargo normalizes a path: `repo/../k` is not inside `repo`.
+    let mut normal = PathBuf::new();
+    for c in std::path::absolute(dir).ok()?.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => normal.push(c),
+        }
+    }
+    normal.ancestors().skip(1).find_map(|a| {
         let manifest = a.join("Cargo.toml");
         let text = std::fs::read_to_string(&manifest).ok()?;
         text.lines()
@@ -224,4 +234,22 @@ fn installed_from() -> Option<PathBuf> {
 pub(super) fn published_requirement() -> String {
     let v = env!("CARGO_PKG_VERSION");
     v.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crate_beside_a_workspace_through_dot_dot_is_not_inside_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("repo");
+        std::fs::create_dir_all(ws.join("crates")).unwrap();
+        std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+        assert_eq!(enclosing_workspace(&ws.join("../my_kernels")), None);
+        assert_eq!(
+            enclosing_workspace(&ws.join("crates/../my_kernels")),
+            Some(ws.join("Cargo.toml"))
+        );
+    }
 }
