@@ -16,7 +16,8 @@
 //! The root holds what a program needs to load its kernels; the rest lives in modules:
 //! [`driver`] (the driver trait, the real driver, `CUresult` codes), [`jit`] (the JIT cache,
 //! nvJitLink and who compiles PTX), [`sim`] (the simulated driver), [`raw`] (modules loaded
-//! without a copy), [`variants`] (kernel variant groups), [`gpus`] (the machine's GPUs, real or
+//! without a copy), [`variants`] (kernel variant groups), [`launch`] (what the generated typed
+//! launchers take), [`gpus`] (the machine's GPUs, real or
 //! simulated by `ARCHBUILD_SIMULATED_GPUS`, as `cargo archbuild` sees them).
 //!
 //! ```no_run
@@ -44,6 +45,7 @@ mod error;
 mod fatbinary;
 pub mod gpus;
 pub mod jit;
+pub mod launch;
 mod loader;
 mod locate;
 mod nvjitlink;

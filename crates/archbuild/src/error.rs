@@ -272,6 +272,22 @@ pub enum Error {
         detail: String,
     },
 
+    /// A kernel whose declared C signature (its launch stub) differs between the images of one
+    /// fat binary, or from an image's `.entry`: the typed launcher would pass the wrong
+    /// arguments to some GPU.
+    #[error(
+        "kernel `{kernel}` of `{module}` is not declared alike in every image: {detail}; its \
+         typed launcher passes the declared arguments to every GPU, so a launch would be wrong on \
+         some of them; fix: declare the kernel with the same parameter types for every arch (a \
+         type chosen by `#if __CUDA_ARCH__` or by a -D belongs inside the body, or in a kernel \
+         of another name per arch)"
+    )]
+    KernelDeclarationDiffers {
+        module: String,
+        kernel: String,
+        detail: String,
+    },
+
     /// A packed fat binary, read back, does not hold what the build asked for.
     #[error(
         "the fat binary packed for `{module}` holds {written} but the build asked for \
@@ -605,7 +621,9 @@ impl Error {
                 ErrorKind::Output
             }
             Error::Interrupted => ErrorKind::Interrupted,
-            Error::KernelParamsDiffer { .. } => ErrorKind::Compile,
+            Error::KernelParamsDiffer { .. } | Error::KernelDeclarationDiffers { .. } => {
+                ErrorKind::Compile
+            }
             Error::OutputMismatch { .. } | Error::VerifyMismatch { .. } => ErrorKind::Internal,
         }
     }

@@ -274,6 +274,7 @@ fn write_rust_module(
                 .filter(|(_, ks)| ks.iter().any(|k| m.kernels.contains(k)))
                 .map(|(g, ks)| (g.as_str(), ks.as_slice()))
                 .collect(),
+            declared: &m.declared,
         })
         .collect();
     let targets = p.archs.list.target_names();
@@ -282,6 +283,7 @@ fn write_rust_module(
         &p.archs.source.to_string(),
         &targets,
         &code,
+        &p.launchers,
     );
     let path = out_root.join(format!("{name}.rs"));
     write_if_changed(&path, text.as_bytes()).map_err(|e| Error::io("write", &path, e))?;

@@ -5,7 +5,7 @@
 //! arch list (and `ArchListMode`, whether per-file lists narrow it: `prepare/narrowing.rs`),
 //! `compiler_env.rs` builds the environment compilers run in, `flag_inputs.rs` finds
 //! the files and directories named inside flags, `verification.rs` picks the cache hits to
-//! compile again, and `cc_flags.rs` gives the `cc` crate the same archs. `Env` and `Home` live in
+//! compile again, `runtime_dep.rs` decides whether the generated module has typed launchers, and `cc_flags.rs` gives the `cc` crate the same archs. `Env` and `Home` live in
 //! `base/`; the remote cache's precedence is `prepare/remote.rs`.
 
 pub(crate) mod archs;
@@ -13,6 +13,7 @@ pub(crate) mod cc_flags;
 pub(crate) mod compiler_env;
 pub(crate) mod flag_inputs;
 pub(crate) mod manifest;
+pub(crate) mod runtime_dep;
 pub(crate) mod verification;
 
 pub use crate::base::env::Env;

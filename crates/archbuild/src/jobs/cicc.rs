@@ -206,9 +206,9 @@ impl JobRunner<'_> {
         let shared = lead
             .bytes(store, Ns::Ptx)
             .and_then(|ptx| share::retarget(ptx, lead_arch, arch));
-        // A library source's follower needs the lead's host side too.
+        // A follower needs the lead's host side too (the same text declares the same kernels).
         let host_side = lead.host_side.clone();
-        let (Some(bytes), false) = (shared, module.host && host_side.is_none()) else {
+        let (Some(bytes), false) = (shared, host_side.is_none()) else {
             return self.compile(&job, Some((pk, p)), miss).map(Some);
         };
         let ran = shared_run(lead, bytes, p.seconds, (lead_arch, arch));
@@ -675,28 +675,30 @@ fn kept_preprocessed(dir: &Path) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
 }
 
-/// The host side a compile of a library source wrote beside its PTX; `None` for kernels. The
-/// stub names itself by the path cicc was given (in its line markers): that temp path is
-/// replaced by the stable name the host compile includes it by.
+/// The host side a compile wrote beside its PTX: the launch stub (every kernel's declared
+/// signature) and, for a library source, the module ID. The stub names itself by the path cicc
+/// was given (in its line markers): that temp path is replaced by the stable name the host
+/// compile includes it by.
 fn read_host_side(
     module: &Module,
     ptx: &Path,
     keep_dir: &Path,
 ) -> Result<Option<HostSideOut>, String> {
-    if !module.host {
-        return Ok(None);
-    }
     let side = crate::plan::HostSide::of(ptx);
     let read =
         |p: &Path| std::fs::read(p).map_err(|e| format!("cicc wrote no {}: {e}", p.display()));
     let stub = read(&side.stub)?;
-    let id_file = std::fs::read_dir(keep_dir)
-        .map_err(|e| format!("nvcc kept no files in {}: {e}", keep_dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".module_id"))
-        .ok_or_else(|| format!("nvcc kept no module ID in {}", keep_dir.display()))?;
-    let module_id = read(&id_file)?;
+    let module_id = if module.host {
+        let id_file = std::fs::read_dir(keep_dir)
+            .map_err(|e| format!("nvcc kept no files in {}: {e}", keep_dir.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".module_id"))
+            .ok_or_else(|| format!("nvcc kept no module ID in {}", keep_dir.display()))?;
+        read(&id_file)?
+    } else {
+        Vec::new()
+    };
     let from = side.stub.to_string_lossy().into_owned();
     let to = crate::host::steps::HostFiles::new(Path::new(""), &module.source).stub_name;
     let stub = String::from_utf8_lossy(&stub)
@@ -705,14 +707,13 @@ fn read_host_side(
     Ok(Some(HostSideOut { stub, module_id }))
 }
 
-/// A cached cicc result's host side: `Some(None)` for kernels, `None` when a library source's
-/// entry lacks it (the job then compiles).
+/// A cached cicc result's host side; `None` when the entry lacks it (the job then compiles).
 fn cached_host_side(store: &Store, key: &Key, module: &Module) -> Option<Option<HostSideOut>> {
-    if !module.host {
-        return Some(None);
-    }
     let stub = store.get(Ns::Stub.dir(), key)?;
-    let module_id = store.get(Ns::ModuleId.dir(), key)?;
+    let module_id = match module.host {
+        true => store.get(Ns::ModuleId.dir(), key)?,
+        false => Vec::new(),
+    };
     Some(Some(HostSideOut { stub, module_id }))
 }
 
@@ -722,7 +723,8 @@ fn keep_host_side(store: &Store, key: &Key, side: &Option<HostSideOut>) -> bool 
         None => true,
         Some(s) => {
             store.put(Ns::Stub.dir(), key, &s.stub).is_ok()
-                && store.put(Ns::ModuleId.dir(), key, &s.module_id).is_ok()
+                && (s.module_id.is_empty()
+                    || store.put(Ns::ModuleId.dir(), key, &s.module_id).is_ok())
         }
     }
 }

@@ -39,19 +39,21 @@ pub(crate) struct JobOut {
     pub replayed: Option<String>,
     /// cicc jobs: the hash of the preprocessed text the PTX was compiled from, when known.
     pub ii: Option<Key>,
-    /// cicc jobs of a host library's source: the stub and module ID its host side needs.
+    /// cicc jobs: the launch stub (every kernel's declared signature) and, for a host
+    /// library's source, the module ID its host side needs.
     pub host_side: Option<HostSideOut>,
     /// cicc jobs: what the compile read and probed (`deps::inputs`, as its manifest entry has
     /// it); `None` when an input was unreadable. The module's record is their union.
     pub read: Option<crate::cache::deps::Inputs>,
 }
 
-/// What a host library source's cicc job gives its host compile (`host/steps.rs`).
+/// The host-side files a cicc job wrote: the typed launchers read the stub
+/// (`output/signature.rs`); a host library source's host compile includes it (`host/steps.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HostSideOut {
     /// The stub `.cudafe1.cpp` includes, naming itself by its stable name.
     pub stub: Vec<u8>,
-    /// The module ID cicc generated; `cudafe++` reads it.
+    /// The module ID cicc generated; `cudafe++` reads it. Empty for a kernels-only source.
     pub module_id: Vec<u8>,
 }
 

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
+use crate::config::runtime_dep::Launchers;
 use crate::prepare::setup::ident;
 
 /// What the generated code describes for one module.
@@ -31,6 +32,8 @@ pub(crate) struct ModuleCode<'a> {
     pub target_kernels: &'a [(String, Vec<String>)],
     /// The variant groups whose kernels are in this module.
     pub variants: Vec<(&'a str, &'a [String])>,
+    /// Each kernel's declared signature (`signature.rs`), for the typed launchers.
+    pub declared: &'a [crate::output::signature::Declared],
 }
 
 /// Generates the whole file.
@@ -39,6 +42,7 @@ pub(crate) fn generate(
     source: &str,
     targets: &[String],
     modules: &[ModuleCode],
+    launchers: &Launchers,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -137,6 +141,14 @@ pub(crate) fn generate(
             "    pub const VARIANTS: &[(&str, &[&str])] = &[{}];",
             groups.join(", ")
         );
+        if let Launchers::Typed { krate } = launchers {
+            s.push_str(&crate::output::launchers::generate(
+                krate,
+                m.declared,
+                &names,
+                &m.variants,
+            ));
+        }
         let _ = writeln!(s, "}}");
         entries.push(format!("({:?}, {ident}::FATBIN, {ident}::KERNELS)", m.name));
     }
@@ -267,7 +279,9 @@ mod tests {
                 archs: "7.5 8.6".into(),
                 target_kernels: &per_target,
                 variants: vec![("add", &group)],
+                declared: &[],
             }],
+            &Launchers::Off,
         );
         assert!(code.contains("pub const ADD: &str = \"add\";"), "{code}");
         assert!(

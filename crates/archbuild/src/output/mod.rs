@@ -3,13 +3,16 @@
 //! takes CI-made fat binaries that match), the Rust module for `include!` (`codegen.rs`), a
 //! library's host objects, archive and link lines (`host_stage.rs`), and compile failures,
 //! reported once (`diag.rs`), the kernels a source declares when nothing is compiled (docs.rs,
-//! `kernel_scan.rs`), and the metadata a kernel crate hands its dependents (`metadata.rs`).
+//! `kernel_scan.rs`), the metadata a kernel crate hands its dependents (`metadata.rs`), and each
+//! kernel's declared signature with its typed launcher (`signature.rs`, `launchers.rs`).
 
 pub(crate) mod codegen;
 pub(crate) mod diag;
 pub(crate) mod host_stage;
 pub(crate) mod kernel_scan;
+pub(crate) mod launchers;
 pub(crate) mod metadata;
 pub(crate) mod pack;
 pub(crate) mod params_check;
 pub(crate) mod prebuilt;
+pub(crate) mod signature;

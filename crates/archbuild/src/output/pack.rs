@@ -30,6 +30,8 @@ struct Stamp {
     targets: Vec<String>,
     kernels: Vec<String>,
     target_kernels: Vec<(String, Vec<String>)>,
+    /// Each kernel's declared signature (`signature.rs`), checked against every image.
+    declared: Vec<crate::output::signature::Declared>,
 }
 
 /// What one module's packing works from: its jobs with their outputs, the targets they make,
@@ -63,6 +65,7 @@ pub(crate) fn pack(
         targets: st.targets,
         kernels: st.kernels,
         target_kernels: st.target_kernels,
+        declared: st.declared,
         coverage_gaps: Vec::new(),
         // The caller knows the toolkit (`run.rs`).
         made_by: Vec::new(),
@@ -240,7 +243,8 @@ fn assemble(
     let mut by_arch: std::collections::BTreeMap<archbuild_arch::Arch, Vec<String>> =
         std::collections::BTreeMap::new();
     let mut params = Vec::new();
-    for ((job, _), image) in inputs.mine.iter().zip(images.into_iter().flatten()) {
+    let mut signatures = Vec::new();
+    for ((job, d), image) in inputs.mine.iter().zip(images.into_iter().flatten()) {
         match job.phase {
             Phase::Cicc(arch) => {
                 let mut entries = archbuild_fatbin::ptx::parse_ptx(image)
@@ -248,9 +252,12 @@ fn assemble(
                     .entries;
                 entries.sort();
                 kernels.extend(entries.iter().cloned());
-                by_arch.insert(arch, entries);
                 let layouts =
                     archbuild_fatbin::ptx_params::entry_params(image).map_err(pack_err)?;
+                let stub = d.host_side.as_ref().map_or(&[][..], |h| &h.stub[..]);
+                let declared = crate::output::signature::from_stub(stub, &entries);
+                signatures.push((arch, declared, layouts.clone()));
+                by_arch.insert(arch, entries);
                 params.push((arch, layouts));
                 for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
                     writer.add_ptx(image, t.arch).map_err(pack_err)?;
@@ -262,6 +269,7 @@ fn assemble(
         }
     }
     crate::output::params_check::check(&module.name, &params)?;
+    let declared = crate::output::signature::check(&module.name, &signatures)?;
     kernels.sort();
     kernels.dedup();
     let target_kernels: Vec<(String, Vec<String>)> = inputs
@@ -291,6 +299,7 @@ fn assemble(
         targets: written,
         kernels,
         target_kernels,
+        declared,
     };
     Ok(Some((bytes, stamp)))
 }

@@ -465,6 +465,7 @@ fn use_prebuilt(
         targets: record.map(|r| r.targets.clone()).unwrap_or_default(),
         kernels,
         target_kernels,
+        declared: Vec::new(),
         coverage_gaps: Vec::new(),
         made_by: record
             .map(|r| {

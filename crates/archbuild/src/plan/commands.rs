@@ -179,17 +179,22 @@ fn device_command(
             name,
         ]);
     }
-    if phase == "-ptx" && m.host {
-        // cicc writes what the host compile includes (`host/steps.rs`); nvcc's own temp name
-        // for the included fat binary comes first on its command line, and cicc takes the
-        // last. The module ID goes to nvcc's temp file, which `--keep` keeps.
+    if phase == "-ptx" {
+        // cicc writes the host-side launch stub of every kernel: its declared C signature
+        // (`output/signature.rs`, the typed launchers) and, for a library source, what the host
+        // compile includes (`host/steps.rs`). nvcc's own temp names come first on its command
+        // line, and cicc takes the last. The module ID goes to nvcc's temp file, which
+        // `--keep` keeps.
         let side = HostSide::of(out);
         let stem = m.source.file_stem().unwrap_or_default().to_string_lossy();
-        for (opt, value) in [
-            ("--stub_file_name", side.stub.as_os_str().to_owned()),
-            ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
-            ("--include_file_name", format!("{stem}.fatbin.c").into()),
-        ] {
+        let mut files = vec![("--stub_file_name", side.stub.as_os_str().to_owned())];
+        if m.host {
+            files.extend([
+                ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
+                ("--include_file_name", format!("{stem}.fatbin.c").into()),
+            ]);
+        }
+        for (opt, value) in files {
             let mut v = OsString::from(opt);
             v.push(",");
             v.push(value.to_string_lossy().replace(',', "\\,"));

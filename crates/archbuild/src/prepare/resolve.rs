@@ -151,6 +151,8 @@ pub(crate) struct Prepared {
     pub on_job: Option<crate::prepare::spec::JobCallback>,
     /// Whether to write the `include!` module.
     pub rust_module: bool,
+    /// Whether the Rust module has typed launchers (`config/runtime_dep.rs`).
+    pub launchers: crate::config::runtime_dep::Launchers,
     pub quiet: bool,
     /// The build's one count of processes started; its compiler jobs count into it too.
     pub spawns: Spawns,
@@ -178,6 +180,8 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
 fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Prepared> {
     let env = environment(b);
     let (base_dir, pkg, mut watch) = package(b, &env)?;
+    let launchers =
+        crate::config::runtime_dep::Launchers::of_manifest(&base_dir.join("Cargo.toml"));
     let (home, cache_on, cache_max) = home_and_cache(b, &env)?;
     // Offline, the remote tier is not contacted either: the build uses its local cache only.
     let offline = crate::base::pypi::offline(&env)?;
@@ -288,6 +292,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         cluster,
         on_job: b.on_job.clone(),
         rust_module: !b.no_rust_module && library.is_none(),
+        launchers,
         quiet: b.quiet,
         spawns,
         watch,

@@ -102,6 +102,10 @@ pub struct ModuleReport {
     /// Per target (`sm_86`, `compute_90`), the kernels its image holds: a kernel compiled out
     /// for an arch (`#if __CUDA_ARCH__ >= 890`) is missing from that arch's images.
     pub target_kernels: Vec<(String, Vec<String>)>,
+    /// Each kernel's declared C signature, checked against every image (the typed launchers';
+    /// empty for a module taken from prebuilt or shipped files).
+    #[serde(skip)]
+    pub(crate) declared: Vec<crate::output::signature::Declared>,
     /// Kernels missing from some of its images, one per kernel (variant groups taken into
     /// account: a group is a gap only where an image has none of its kernels); the build's
     /// warnings group them.

@@ -142,6 +142,7 @@ mod tests {
             targets: targets.iter().map(|(t, _)| t.to_string()).collect(),
             kernels,
             target_kernels,
+            declared: Vec::new(),
             coverage_gaps: Vec::new(),
             made_by: Vec::new(),
         }

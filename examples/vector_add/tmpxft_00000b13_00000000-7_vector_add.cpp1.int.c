@@ -1,0 +1,1 @@
+# 1 "kernels/vector_add.cu"
