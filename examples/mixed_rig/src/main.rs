@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use archbuild_arch_names::expected_cuda_arch;
 use archbuild_runtime::driver::CudaDriver;
 use archbuild_runtime::{EmbeddedFatbin, Loader};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use exit::Failure;
 
 /// The examples' shared error policy: `no GPU` is exit 0 unless `--require-gpu`, errors exit 1.
@@ -78,8 +78,9 @@ fn run_on(
     let ctx = loader.driver().context(ordinal)?;
     let loaded = loader.load_in(fatbin, &ctx)?;
     let report = &loaded.report;
-    let saxpy = loaded.module.load_function(kernels::rig::SAXPY)?;
-    let probe = loaded.module.load_function(kernels::rig::ARCH_PROBE)?;
+    // Typed launchers: each `launch` takes exactly its kernel's parameters.
+    let saxpy = kernels::rig::Saxpy::load(&loaded.module)?;
+    let probe = kernels::rig::ArchProbe::load(&loaded.module)?;
 
     let n: u32 = 1 << 16;
     let a = 2.0f32 + ordinal as f32;
@@ -89,14 +90,19 @@ fn run_on(
     let x_dev = stream.clone_htod(&x)?;
     let mut y_dev = stream.clone_htod(&y)?;
     let mut arch_dev = stream.alloc_zeros::<u32>(1)?;
-    let mut launch = stream.launch_builder(&saxpy);
-    launch.arg(&a).arg(&x_dev).arg(&mut y_dev).arg(&n);
-    // SAFETY: saxpy(float, const float*, float*, unsigned) touches y[i], x[i] for i < n only.
-    unsafe { launch.launch(LaunchConfig::for_num_elems(n)) }?;
-    let mut launch = stream.launch_builder(&probe);
-    launch.arg(&mut arch_dev);
-    // SAFETY: arch_probe(unsigned*) writes out[0]; the buffer holds one element.
-    unsafe { launch.launch(LaunchConfig::for_num_elems(1)) }?;
+    // SAFETY: saxpy touches y[i] and x[i] for i < n only; both hold n elements.
+    unsafe {
+        saxpy.launch(
+            &stream,
+            LaunchConfig::for_num_elems(n),
+            a,
+            &x_dev,
+            &mut y_dev,
+            n,
+        )
+    }?;
+    // SAFETY: arch_probe writes out[0]; the buffer holds one element.
+    unsafe { probe.launch(&stream, LaunchConfig::for_num_elems(1), &mut arch_dev) }?;
     let out = stream.clone_dtoh(&y_dev)?;
     let cuda_arch = stream.clone_dtoh(&arch_dev)?[0];
 

@@ -13,8 +13,9 @@
 use std::process::ExitCode;
 
 use archbuild_runtime::driver::{CudaDriver, Driver};
+use archbuild_runtime::launch::Half;
 use archbuild_runtime::{FatBinary, Loader};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 use exit::Failure;
 
 /// The examples' shared error policy: `no GPU` is exit 0 unless `--require-gpu`, errors exit 1.
@@ -86,33 +87,37 @@ fn run() -> Result<(), Failure> {
     print!("{}", loader.preflight(&fatbin)?.ensure()?);
     let (a, b) = inputs();
     let want = reference(&a, &b);
-    let to_bits = |v: &[f32]| -> Vec<u16> {
+    let to_bits = |v: &[f32]| -> Vec<Half> {
         v.iter()
-            .map(|x| half::f16::from_f32(*x).to_bits())
+            .map(|x| Half(half::f16::from_f32(*x).to_bits()))
             .collect()
     };
     for ordinal in 0..loader.driver().device_count()? {
         let ctx = loader.driver().context(ordinal)?;
         let loaded = loader.load_in(&fatbin, &ctx)?;
         print!("{}", loaded.report);
-        let kernel = loaded.variant("gemm")?;
-        let function = loaded.module.load_function(kernel)?;
+        // The group's typed launcher loads the variant this GPU's image holds.
+        let gemm = kernels::gemm::GemmVariant::load(&loaded)?;
+        let kernel = gemm.kernel();
         let stream = ctx.default_stream();
         let a_dev = stream.clone_htod(&to_bits(&a))?;
         let b_dev = stream.clone_htod(&to_bits(&b))?;
         let mut c_dev = stream.alloc_zeros::<f32>(M * N)?;
         let (m, n, k) = (M as i32, N as i32, K as i32);
-        let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(&a_dev)
-            .arg(&b_dev)
-            .arg(&mut c_dev)
-            .arg(&m)
-            .arg(&n)
-            .arg(&k);
-        // SAFETY: every variant takes (const __half*, const __half*, float*, int, int, int)
-        // and, with its launch shape, writes exactly the M x N elements of c.
-        unsafe { launch.launch(config(kernel)?) }?;
+        // SAFETY: with its launch shape, each variant writes exactly the M x N elements of c
+        // and reads M x K of a and K x N of b.
+        unsafe {
+            gemm.launch(
+                &stream,
+                config(kernel)?,
+                &a_dev,
+                &b_dev,
+                &mut c_dev,
+                m,
+                n,
+                k,
+            )
+        }?;
         let c = stream.clone_dtoh(&c_dev)?;
         let wrong: Vec<String> = (0..M * N)
             .filter(|&i| c[i] != want[i])

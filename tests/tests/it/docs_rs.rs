@@ -136,3 +136,97 @@ fn docs_rs_builds_past_a_damaged_shipped_file_and_says_why() {
         "{warnings:?}"
     );
 }
+
+/// Kernels of the signatures the launchers map, written as people write them.
+const TYPED: &str = r#"#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stddef.h>
+extern "C" __global__ void axpy(float a, const float* __restrict__ x, float *y, unsigned n) {}
+extern "C" __global__ void widths(const signed char* a, unsigned char b, short c,
+    unsigned short* d, long long e, size_t f, bool g, double* h) {}
+extern "C" __global__ void halves(const __half* x, __nv_bfloat16 v, __nv_bfloat16* y, int n) {}
+struct Pair { int a; float b; };
+extern "C" __global__ void by_value(Pair p, float* y) {}
+extern "C" {
+__global__ void __launch_bounds__(128) in_block(float const* x, unsigned int* y, long n) {}
+}
+"#;
+
+/// The typed launchers' lines of a generated module: the items a crate's code names.
+fn launcher_items(module: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(module).unwrap();
+    text.lines()
+        .filter(|l| {
+            l.contains("pub struct ")
+                || l.contains("pub unsafe fn launch")
+                || l.contains("No typed launcher")
+        })
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+/// A docs.rs build of a crate that ships nothing generates the typed launchers a real build
+/// generates (read from the `extern "C"` declarations of the sources), and a dependent's build
+/// from shipped files the ones of the build that made them (from the record).
+#[test]
+fn docs_rs_and_shipped_builds_generate_the_typed_launchers_of_a_real_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("k");
+    kernel_crate(&pkg, "archs = \"8.0 9.0\"\nprebuilt = \"prebuilt\"");
+    // The launchers name archbuild-runtime: only a package that depends on it gets them.
+    let manifest = std::fs::read_to_string(pkg.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        pkg.join("Cargo.toml"),
+        manifest.replace(
+            "\n\n[package.metadata.archbuild]",
+            "\n\n[dependencies]\narchbuild-runtime = \"0.1\"\n\n[package.metadata.archbuild]",
+        ),
+    )
+    .unwrap();
+    std::fs::write(pkg.join("kernels/ops.cu"), TYPED).unwrap();
+    let build = |out: &Path, cache: bool| {
+        let mut b = archbuild_tests::build();
+        b.manifest_dir(&pkg)
+            .out_dir(out)
+            .cache_dir(dir.path().join("cache"))
+            .cache(cache)
+            .quiet(true);
+        b.try_compile("kernels").unwrap_or_else(|e| panic!("{e}"))
+    };
+    // The same launchers from a cache-off build, a build that fills the cache and one served
+    // from it (its fat binary's pack stamp holding the declarations).
+    let real_out = dir.path().join("real");
+    build(&dir.path().join("off"), false);
+    build(&real_out, true);
+    let hit = build(&real_out, true);
+    assert!(hit.jobs.iter().all(|j| j.served.cached()), "{hit}");
+    let real = launcher_items(&real_out.join("kernels.rs"));
+    assert_eq!(launcher_items(&dir.path().join("off/kernels.rs")), real);
+    assert_eq!(
+        real.iter().filter(|l| l.starts_with("pub struct ")).count(),
+        4,
+        "{real:#?}"
+    );
+    assert!(
+        real.iter()
+            .any(|l| l.contains("No typed launcher for `by_value(Pair, float*)`")),
+        "{real:#?}"
+    );
+    let docs_out = dir.path().join("docs");
+    docs_build(&pkg, &docs_out);
+    assert_eq!(launcher_items(&docs_out.join("kernels.rs")), real);
+
+    // Shipped: the record written beside the real build's fat binary carries the declarations.
+    std::fs::create_dir_all(pkg.join("prebuilt")).unwrap();
+    for f in ["ops.fatbin", "ops.fatbin.archbuild.json"] {
+        std::fs::copy(
+            real_out.join("kernels").join(f),
+            pkg.join("prebuilt").join(f),
+        )
+        .unwrap();
+    }
+    let shipped_out = dir.path().join("shipped");
+    let r = docs_build(&pkg, &shipped_out);
+    assert_eq!(r.prebuilt.len(), 1, "the shipped file was taken: {r}");
+    assert_eq!(launcher_items(&shipped_out.join("kernels.rs")), real);
+}

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::store::Key;
 use crate::cache::deps::Inputs;
 use crate::error::{Error, Result};
+pub use crate::output::signature::{Declared, Param, RustParam, Scalar};
 
 /// The record's format version.
 const FORMAT: u32 = 1;
@@ -46,6 +47,11 @@ pub struct Record {
     /// The module's kernel variant groups (`cargo archbuild doctor`/`inspect` show them).
     #[serde(default)]
     pub variants: Vec<(String, Vec<String>)>,
+    /// Each kernel's declared C signature, checked against every image when the file was
+    /// built: a build that takes the file generates the same typed launchers. Absent in
+    /// records of older versions (their builds generate no launchers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared: Vec<Declared>,
     /// What a dependent's build checks when the file ships inside a package
     /// (`docs/publishing.md`); absent in records of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,6 +114,7 @@ impl Record {
             probes: inputs.probes,
             fatbin_blake3,
             variants: Vec::new(),
+            declared: Vec::new(),
             packaged: None,
         };
         r.inputs.sort();
@@ -238,6 +245,8 @@ pub fn merge_records(records: &[Record], merged_fatbin: &[u8], module: &str) -> 
         probes: probes.into_iter().collect(),
         fatbin_blake3: Key::of(merged_fatbin).hex(),
         variants: first.variants.clone(),
+        // Shards compile the same sources; each checked its own images.
+        declared: first.declared.clone(),
         // Shards of one build key their settings alike; one that differs keeps the merged
         // file out of a package rather than vouching for it.
         packaged: first

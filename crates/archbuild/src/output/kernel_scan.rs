@@ -95,9 +95,65 @@ pub(crate) fn kernels(text: &str) -> Vec<String> {
     found
 }
 
-/// The declared name after `__global__`: the identifier before the first parenthesis that is
-/// not an attribute's (`__launch_bounds__(256)`, `__attribute__((…))`).
-fn name_after(toks: &[Tok], mut k: usize) -> Option<String> {
+/// The declarations of the `extern "C"` kernels of `text`, each once, for the typed launchers
+/// of a build that compiles nothing: parameter types as written, in the form the launch stub's
+/// mangled names give a real build (`const float*` is `float const*`, `size_t` is
+/// `unsigned long`). A parameter whose type is not spelled with C's own words or the CUDA types
+/// the launchers know (a typedef of the project's, a struct) stays unmapped, as it would in a
+/// real build for a struct; C++ kernels are left out (their symbols are mangled by the
+/// compiler).
+pub(crate) fn declarations(text: &str) -> Vec<crate::output::signature::Declared> {
+    let toks = tokens(text);
+    let mut found: Vec<crate::output::signature::Declared> = Vec::new();
+    let mut decl = 0usize;
+    // Whether each open brace is an `extern "C" {` block.
+    let mut braces: Vec<bool> = Vec::new();
+    for (k, tok) in toks.iter().enumerate() {
+        match tok {
+            Tok::Punct('{') => {
+                let extern_block = k > 0 && toks[k - 1] == Tok::Ident("extern".into());
+                braces.push(extern_block);
+                decl = k + 1;
+            }
+            Tok::Punct('}') => {
+                braces.pop();
+                decl = k + 1;
+            }
+            Tok::Punct(';') => decl = k + 1,
+            Tok::Ident(g) if g == "__global__" => {
+                let head = &toks[decl..k];
+                let extern_c =
+                    head.contains(&Tok::Ident("extern".into())) || braces.last() == Some(&true);
+                if !extern_c || head.contains(&Tok::Ident("template".into())) {
+                    continue;
+                }
+                let Some((name, open)) = name_and_paren(&toks, k + 1) else {
+                    continue;
+                };
+                if found.iter().any(|d| d.entry == name) {
+                    continue;
+                }
+                let params = split_params(&toks[open + 1..past_parens(&toks, open) - 1]);
+                let params: Vec<crate::output::signature::Param> = params
+                    .iter()
+                    .map(|p| crate::output::signature::Param::of_c(&c_type(p)))
+                    .collect();
+                let shown: Vec<&str> = params.iter().map(|p| p.c.as_str()).collect();
+                found.push(crate::output::signature::Declared {
+                    shown: format!("{name}({})", shown.join(", ")),
+                    entry: name,
+                    params,
+                });
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The declared name after `__global__` (the identifier before the first parenthesis that is
+/// not an attribute's) and the index of its parameter list's parenthesis.
+fn name_and_paren(toks: &[Tok], mut k: usize) -> Option<(String, usize)> {
     let mut last: Option<&str> = None;
     while k < toks.len() {
         match &toks[k] {
@@ -108,7 +164,7 @@ fn name_after(toks: &[Tok], mut k: usize) -> Option<String> {
                     last = None;
                     continue;
                 }
-                Some(name) => return Some(name.to_owned()),
+                Some(name) => return Some((name.to_owned(), k)),
                 None => return None,
             },
             Tok::Punct(';' | '{' | '}' | '=') => return None,
@@ -117,6 +173,122 @@ fn name_after(toks: &[Tok], mut k: usize) -> Option<String> {
         k += 1;
     }
     None
+}
+
+/// A parameter list's tokens split at its top-level commas; `()` and `(void)` are empty.
+fn split_params(toks: &[Tok]) -> Vec<&[Tok]> {
+    if toks.is_empty() || toks == [Tok::Ident("void".into())] {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct('(' | '<' | '[') => depth += 1,
+            Tok::Punct(')' | '>' | ']') => depth -= 1,
+            Tok::Punct(',') if depth == 0 => {
+                out.push(&toks[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&toks[start..]);
+    out
+}
+
+/// One parameter's type as the launch stub's demangled name writes it, or its tokens joined
+/// when it is not a scalar or a pointer to one.
+fn c_type(param: &[Tok]) -> String {
+    let words = |ts: &[Tok]| -> Vec<String> {
+        ts.iter()
+            .filter_map(|t| match t {
+                Tok::Ident(s) => Some(s.clone()),
+                Tok::Punct(_) => None,
+            })
+            .filter(|w| !matches!(w.as_str(), "__restrict__" | "__restrict" | "restrict"))
+            .collect()
+    };
+    let raw = || {
+        param
+            .iter()
+            .map(|t| match t {
+                Tok::Ident(s) => s.clone(),
+                Tok::Punct(c) => c.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let stars = param.iter().filter(|t| **t == Tok::Punct('*')).count();
+    let other_punct = param
+        .iter()
+        .any(|t| matches!(t, Tok::Punct(c) if *c != '*'));
+    if stars > 1 || other_punct {
+        return raw();
+    }
+    let (before, _) = match param.iter().position(|t| *t == Tok::Punct('*')) {
+        Some(star) => (&param[..star], &param[star + 1..]),
+        None => (param, &param[param.len()..]),
+    };
+    let mut base = words(before);
+    let constant = base.iter().any(|w| w == "const");
+    base.retain(|w| w != "const" && w != "volatile");
+    const TYPE_WORDS: [&str; 9] = [
+        "unsigned", "signed", "int", "long", "short", "char", "float", "double", "bool",
+    ];
+    // Without a pointer, a last word that is not a type word is the parameter's name.
+    if stars == 0 && base.len() > 1 && !TYPE_WORDS.contains(&base[base.len() - 1].as_str()) {
+        base.pop();
+    }
+    if words(before).iter().any(|w| w == "volatile") {
+        return raw();
+    }
+    let Some(canonical) = canonical(&base) else {
+        // A struct or a typedef by value: named as the demangler names it.
+        return if stars == 0 { base.join(" ") } else { raw() };
+    };
+    match (stars, constant) {
+        (0, _) => canonical.to_owned(),
+        (_, true) => format!("{canonical} const*"),
+        (_, false) => format!("{canonical}*"),
+    }
+}
+
+/// C's spellings of one scalar type, and the typedefs CUDA code uses for them (LP64), as the
+/// demangler names them.
+fn canonical(words: &[String]) -> Option<&'static str> {
+    let w: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| *w != "int" || words.len() == 1)
+        .collect();
+    Some(match w.as_slice() {
+        ["int"] | ["signed"] => "int",
+        ["unsigned"] => "unsigned int",
+        ["char"] => "char",
+        ["signed", "char"] | ["int8_t"] => "signed char",
+        ["unsigned", "char"] | ["uint8_t"] => "unsigned char",
+        ["short"] | ["signed", "short"] | ["short", "signed"] | ["int16_t"] => "short",
+        ["unsigned", "short"] | ["short", "unsigned"] | ["uint16_t"] => "unsigned short",
+        ["int32_t"] => "int",
+        ["uint32_t"] => "unsigned int",
+        ["long"] | ["signed", "long"] | ["int64_t"] | ["ptrdiff_t"] | ["ssize_t"] => "long",
+        ["unsigned", "long"] | ["uint64_t"] | ["size_t"] => "unsigned long",
+        ["long", "long"] | ["signed", "long", "long"] => "long long",
+        ["unsigned", "long", "long"] => "unsigned long long",
+        ["float"] => "float",
+        ["double"] => "double",
+        ["bool"] => "bool",
+        ["__half"] | ["half"] => "__half",
+        ["__nv_bfloat16"] | ["nv_bfloat16"] => "__nv_bfloat16",
+        _ => return None,
+    })
+}
+
+/// The declared name after `__global__`: the identifier before the first parenthesis that is
+/// not an attribute's (`__launch_bounds__(256)`, `__attribute__((…))`).
+fn name_after(toks: &[Tok], k: usize) -> Option<String> {
+    name_and_paren(toks, k).map(|(name, _)| name)
 }
 
 /// The index after the parenthesis that closes the one at `open`.
@@ -163,5 +335,30 @@ extern "C" __global__ void scale(float*, float, unsigned int);
             kernels(text),
             ["scale", "bounded", "cpp_kernel", "attributed"]
         );
+        let shown: Vec<String> = declarations(text).into_iter().map(|d| d.shown).collect();
+        assert_eq!(
+            shown,
+            ["scale(float*, float, unsigned int)", "bounded(int*)"]
+        );
+    }
+
+    #[test]
+    fn declarations_read_as_a_real_build_s_launch_stub() {
+        let text = "extern \"C\" __global__ void k(const float* __restrict__ a, float const *b, \
+                    unsigned n, size_t m, const __half* h, __nv_bfloat16 v, bool f, \
+                    long long int q, unsigned char c, int8_t s, Pair p, float** pp, void* raw) {}\n\
+                    extern \"C\" __global__ void none(void);";
+        let d = declarations(text);
+        assert_eq!(
+            d[0].shown,
+            "k(float const*, float const*, unsigned int, unsigned long, __half const*, \
+             __nv_bfloat16, bool, long long, unsigned char, signed char, Pair, float * * pp, void * \
+             raw)"
+        );
+        assert_eq!(d[1].shown, "none()");
+        let unmapped: Vec<usize> = (0..d[0].params.len())
+            .filter(|&i| d[0].params[i].rust.is_none())
+            .collect();
+        assert_eq!(unmapped, [10, 11, 12]);
     }
 }

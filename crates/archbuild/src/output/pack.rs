@@ -129,7 +129,9 @@ fn gather<'a>(
     stamp_key
         .str("module", &module.name)
         .str("path", &path.to_string_lossy())
-        .str("compression", &format!("{compression:?}"));
+        .str("compression", &format!("{compression:?}"))
+        // The stamp keeps the kernels' declarations: a change in how they are read renews it.
+        .str("declared", crate::output::signature::FORMAT);
     let mut all_keyed = true;
     for (job, d) in &mine {
         match job.phase {

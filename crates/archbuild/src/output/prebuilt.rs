@@ -324,6 +324,7 @@ pub(crate) fn left_over(p: &Prepared, out: &Path, roots: &Roots, taken: &mut Tak
         // The items a real build's module has: its targets, and its kernels from the sources.
         report.targets = module.archs.list.target_names();
         report.kernels = scanned_kernels(&p.settings.base_dir, module);
+        report.declared = scanned_declarations(&p.settings.base_dir, module);
         report.target_kernels = report
             .targets
             .iter()
@@ -355,6 +356,25 @@ fn scanned_kernels(base: &Path, module: &Module) -> Vec<String> {
     kernels.sort();
     kernels.dedup();
     kernels
+}
+
+/// The `extern "C"` kernels' declarations read from the sources (`kernel_scan::declarations`):
+/// the typed launchers a real build generates for them.
+fn scanned_declarations(base: &Path, module: &Module) -> Vec<crate::output::signature::Declared> {
+    let mut out: Vec<crate::output::signature::Declared> = Vec::new();
+    for text in module
+        .members
+        .iter()
+        .filter_map(|s| std::fs::read_to_string(base.join(s)).ok())
+    {
+        for d in crate::output::kernel_scan::declarations(&text) {
+            if !out.iter().any(|o| o.entry == d.entry) {
+                out.push(d);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.entry.cmp(&b.entry));
+    out
 }
 
 /// The error of a build that cannot compile what its package's files do not cover.
@@ -465,7 +485,7 @@ fn use_prebuilt(
         targets: record.map(|r| r.targets.clone()).unwrap_or_default(),
         kernels,
         target_kernels,
-        declared: Vec::new(),
+        declared: record.map(|r| r.declared.clone()).unwrap_or_default(),
         coverage_gaps: Vec::new(),
         made_by: record
             .map(|r| {
@@ -537,6 +557,7 @@ pub(crate) fn write_record(
             fatbin_blake3,
         );
         r.variants = variants.clone();
+        r.declared = report.declared.clone();
         r.packaged = Some(packaged.clone());
         r
     };

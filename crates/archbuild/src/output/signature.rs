@@ -16,9 +16,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// One kernel's declaration.
+/// The version of how declarations are read and mapped, in the pack stamp's key.
+pub(crate) const FORMAT: &str = "1";
+
+/// One kernel's declaration (kept in build records, `archbuild::record::Declared`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Declared {
+pub struct Declared {
     /// Its `.entry` name, as the driver finds it.
     pub entry: String,
     /// The declaration, demangled: `vadd(float const*, float const*, float*, unsigned int)`.
@@ -28,14 +31,14 @@ pub(crate) struct Declared {
 
 /// One parameter: its C type and, when it maps, its Rust form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Param {
+pub struct Param {
     pub c: String,
     pub rust: Option<RustParam>,
 }
 
 /// How a parameter reaches a launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum RustParam {
+pub enum RustParam {
     /// A scalar by value.
     Value(Scalar),
     /// `const T*`: a device buffer the kernel reads.
@@ -46,7 +49,7 @@ pub(crate) enum RustParam {
 
 /// The scalar types a launcher passes by their exact width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Scalar {
+pub enum Scalar {
     I8,
     U8,
     /// C's `char`, whose sign is the platform's (`c_char`).
@@ -129,6 +132,16 @@ impl RustParam {
     }
 }
 
+impl Param {
+    /// A parameter of C type `c` (as the demangler writes it), mapped when it can be.
+    pub(crate) fn of_c(c: &str) -> Self {
+        Self {
+            c: c.to_owned(),
+            rust: map(c),
+        }
+    }
+}
+
 impl Declared {
     /// Why the kernel gets no typed launcher, or `None` when every parameter maps.
     pub(crate) fn unmapped(&self) -> Option<String> {
@@ -168,17 +181,21 @@ fn map(c: &str) -> Option<RustParam> {
 pub(crate) fn from_stub(stub: &[u8], entries: &[String]) -> Vec<Declared> {
     let text = String::from_utf8_lossy(stub);
     let mut out: Vec<Declared> = Vec::new();
-    // A stub's definition: `void __device_stub__Z4vaddPKfS0_Pfj(const float *__par0, …){
-    // __cudaLaunchPrologue(4); …`. Declarations without a body carry the same name.
-    for line in text.lines().filter(|l| l.contains("__cudaLaunchPrologue(")) {
-        let Some(at) = line.find("__device_stub_") else {
-            continue;
-        };
-        let rest = &line[at + "__device_stub_".len()..];
-        let mangled: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
+    // Every kernel has a stub function named `__device_stub_` and its mangling
+    // (`__device_stub__Z4vaddPKfS0_Pfj`), declared, defined (over one or several lines) and
+    // called; a template's wrapper (`__wrapper__device_stub_fill<double>`) is not mangled.
+    let mut names: Vec<&str> = Vec::new();
+    for (at, _) in text.match_indices("__device_stub__Z") {
+        let rest = &text[at + "__device_stub_".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if !names.contains(&&rest[..end]) {
+            names.push(&rest[..end]);
+        }
+    }
+    for mangled in names {
+        let mangled = mangled.to_owned();
         let Some(shown) = demangle(&mangled) else {
             continue;
         };

@@ -9,6 +9,9 @@ __attribute__((visibility("hidden"))) void __device_stub__Z4vaddPKfS0_Pfj(const 
 static void __device_stub__Z4fillIdEvPT_S0_m( double *__par0,  double __par1,  size_t __par2) {  __cudaLaunchPrologue(3); __cudaSetupArgSimple(__par0, 0UL); __cudaSetupArgSimple(__par1, 8UL); __cudaSetupArgSimple(__par2, 16UL); __cudaLaunch(((char *)((void ( *)(double *, double, size_t))fill<double> ))); }
 static void __device_stub__Z4fillI6__halfEvPT_S1_m( struct __half *__par0,  struct __half&__par1,  size_t __par2) {  __cudaLaunchPrologue(3); __cudaSetupArgSimple(__par0, 0UL); __cudaSetupArg(__par1, 8UL); __cudaSetupArgSimple(__par2, 16UL); __cudaLaunch(((char *)((void ( *)(struct __half *, struct __half, size_t))fill<    ::__half> ))); }
 __attribute__((visibility("hidden"))) void __device_stub__Z2st1Pbay( struct P&__par0,  bool __par1,  signed char __par2,  unsigned long long __par3) {  __cudaLaunchPrologue(4); __cudaSetupArg(__par0, 0UL); __cudaSetupArgSimple(__par1, 8UL); __cudaSetupArgSimple(__par2, 9UL); __cudaSetupArgSimple(__par3, 16UL); __cudaLaunch(((char *)((void ( *)(struct P, bool, signed char, unsigned long long))st))); }
+__attribute__((visibility("hidden"))) void __device_stub__Z13restrict_copyPKfPfi( const float *__restrict__ __par0,  float *__restrict__ __par1,  int __par2) {  const float *__T5;
+float *__T6;
+__cudaLaunchPrologue(3); __T5 = __par0; __cudaSetupArgSimple(__T5, 0UL); __T6 = __par1; __cudaSetupArgSimple(__T6, 8UL); __cudaSetupArgSimple(__par2, 16UL); __cudaLaunch(((char *)((void ( *)(const float *__restrict__, float *__restrict__, int))restrict_copy))); }
 "#;
 
 fn entries() -> Vec<String> {
@@ -17,6 +20,7 @@ fn entries() -> Vec<String> {
         "_Z4fillIdEvPT_S0_m",
         "_Z4fillI6__halfEvPT_S1_m",
         "st",
+        "restrict_copy",
     ]
     .map(String::from)
     .to_vec()
@@ -45,6 +49,8 @@ fn extern_c_and_template_kernels_get_their_c_types_from_the_stub() {
             "fill<double>(double*, double, unsigned long)",
             "fill<__half>(__half*, __half, unsigned long)",
             "st(P, bool, signed char, unsigned long long)",
+            // A definition over several lines (a `__restrict__` parameter).
+            "restrict_copy(float const*, float*, int)",
         ]
     );
     assert_eq!(d[0].entry, "vadd");

@@ -59,6 +59,7 @@ mod tests {
                 .iter()
                 .map(|(t, ks)| (t.to_string(), ks.iter().map(|k| k.to_string()).collect()))
                 .collect(),
+            declared: Vec::new(),
             coverage_gaps: Vec::new(),
             made_by: Vec::new(),
         }
