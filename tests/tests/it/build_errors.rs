@@ -278,3 +278,25 @@ fn a_kernel_whose_parameters_differ_between_archs_is_refused() {
         .try_compile("kernels")
         .unwrap();
 }
+
+/// A parameter whose C type differs on one arch with the same layout (`int` on sm_80, `unsigned
+/// int` on sm_90: `.u32` in both PTX files, so the layouts agree) is refused by the typed
+/// launchers' check of the declarations, naming the kernel, the parameter and the images.
+#[test]
+fn a_kernel_declared_with_another_type_on_one_arch_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let differs = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\ntypedef unsigned int n_t;\n\
+                   #else\ntypedef int n_t;\n#endif\n\
+                   extern \"C\" __global__ void fill(float* x, n_t n) { x[0] = n; }\n";
+    let err = build_in(tmp.path(), "8.0 8.6 9.0", differs);
+    assert_eq!(err.kind(), archbuild::ErrorKind::Compile, "{err}");
+    let text = redact(&err.to_string(), tmp.path());
+    assert!(
+        text.contains(
+            "kernel `fill` of `k` is not declared alike in every image: parameter 1 \
+             declared as `int` in sm_80, sm_86 but `unsigned int` in sm_90"
+        ),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}

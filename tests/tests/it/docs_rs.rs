@@ -202,6 +202,9 @@ fn docs_rs_and_shipped_builds_generate_the_typed_launchers_of_a_real_build() {
     assert!(hit.jobs.iter().all(|j| j.served.cached()), "{hit}");
     let real = launcher_items(&real_out.join("kernels.rs"));
     assert_eq!(launcher_items(&dir.path().join("off/kernels.rs")), real);
+    // cicc writes its C output beside the PTX, never into the package (its working directory).
+    let files: Vec<String> = walk(&pkg);
+    assert_eq!(files, ["Cargo.toml", "kernels/ops.cu"]);
     assert_eq!(
         real.iter().filter(|l| l.starts_with("pub struct ")).count(),
         4,
@@ -229,4 +232,22 @@ fn docs_rs_and_shipped_builds_generate_the_typed_launchers_of_a_real_build() {
     let r = docs_build(&pkg, &shipped_out);
     assert_eq!(r.prebuilt.len(), 1, "the shipped file was taken: {r}");
     assert_eq!(launcher_items(&shipped_out.join("kernels.rs")), real);
+}
+
+/// The files under `dir`, relative, sorted.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::store::Key;
 use crate::cache::deps::Inputs;
 use crate::error::{Error, Result};
-pub use crate::output::signature::{Declared, Param, RustParam, Scalar};
+pub use crate::report::signature::{Declared, Param, RustParam, Scalar};
 
 /// The record's format version.
 const FORMAT: u32 = 1;

@@ -48,7 +48,7 @@ pub(crate) struct JobOut {
 }
 
 /// The host-side files a cicc job wrote: the typed launchers read the stub
-/// (`output/signature.rs`); a host library source's host compile includes it (`host/steps.rs`).
+/// (`report/signature.rs`); a host library source's host compile includes it (`host/steps.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HostSideOut {
     /// The stub `.cudafe1.cpp` includes, naming itself by its stable name.

@@ -32,8 +32,8 @@ pub(crate) struct ModuleCode<'a> {
     pub target_kernels: &'a [(String, Vec<String>)],
     /// The variant groups whose kernels are in this module.
     pub variants: Vec<(&'a str, &'a [String])>,
-    /// Each kernel's declared signature (`signature.rs`), for the typed launchers.
-    pub declared: &'a [crate::output::signature::Declared],
+    /// Each kernel's declared signature (`report/signature.rs`), for the typed launchers.
+    pub declared: &'a [crate::report::signature::Declared],
 }
 
 /// Generates the whole file.
@@ -125,30 +125,7 @@ pub(crate) fn generate(
             "    pub const AVAILABILITY: &[(&str, &[&str])] = &[{}];",
             avail.join(", ")
         );
-        let groups: Vec<String> = m
-            .variants
-            .iter()
-            .map(|(g, ks)| format!("({g:?}, &{})", str_array(ks)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "    /// Kernel variant groups, most preferred first: pass to \
-             `FatBinary::with_variants`, then `Loaded::variant(\"group\")` names the kernel \
-             the GPU runs."
-        );
-        let _ = writeln!(
-            s,
-            "    pub const VARIANTS: &[(&str, &[&str])] = &[{}];",
-            groups.join(", ")
-        );
-        if let Launchers::Typed { krate } = launchers {
-            s.push_str(&crate::output::launchers::generate(
-                krate,
-                m.declared,
-                &names,
-                &m.variants,
-            ));
-        }
+        variants_and_launchers(&mut s, m, &names, launchers);
         let _ = writeln!(s, "}}");
         entries.push(format!("({:?}, {ident}::FATBIN, {ident}::KERNELS)", m.name));
     }
@@ -159,6 +136,40 @@ pub(crate) fn generate(
         entries.join(", ")
     );
     s
+}
+
+/// A module's variant groups and, when the package depends on archbuild-runtime, its typed
+/// launchers.
+fn variants_and_launchers(
+    s: &mut String,
+    m: &ModuleCode,
+    names: &[(String, String)],
+    launchers: &Launchers,
+) {
+    let groups: Vec<String> = m
+        .variants
+        .iter()
+        .map(|(g, ks)| format!("({g:?}, &{})", str_array(ks)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "    /// Kernel variant groups, most preferred first: pass to \
+         `FatBinary::with_variants`, then `Loaded::variant(\"group\")` names the kernel \
+         the GPU runs."
+    );
+    let _ = writeln!(
+        s,
+        "    pub const VARIANTS: &[(&str, &[&str])] = &[{}];",
+        groups.join(", ")
+    );
+    if let Launchers::Typed { krate } = launchers {
+        s.push_str(&crate::output::launchers::generate(
+            krate,
+            m.declared,
+            names,
+            &m.variants,
+        ));
+    }
 }
 
 fn str_array(items: &[String]) -> String {

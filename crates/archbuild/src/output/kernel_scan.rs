@@ -102,9 +102,9 @@ pub(crate) fn kernels(text: &str) -> Vec<String> {
 /// the launchers know (a typedef of the project's, a struct) stays unmapped, as it would in a
 /// real build for a struct; C++ kernels are left out (their symbols are mangled by the
 /// compiler).
-pub(crate) fn declarations(text: &str) -> Vec<crate::output::signature::Declared> {
+pub(crate) fn declarations(text: &str) -> Vec<crate::report::signature::Declared> {
     let toks = tokens(text);
-    let mut found: Vec<crate::output::signature::Declared> = Vec::new();
+    let mut found: Vec<crate::report::signature::Declared> = Vec::new();
     let mut decl = 0usize;
     // Whether each open brace is an `extern "C" {` block.
     let mut braces: Vec<bool> = Vec::new();
@@ -134,12 +134,12 @@ pub(crate) fn declarations(text: &str) -> Vec<crate::output::signature::Declared
                     continue;
                 }
                 let params = split_params(&toks[open + 1..past_parens(&toks, open) - 1]);
-                let params: Vec<crate::output::signature::Param> = params
+                let params: Vec<crate::report::signature::Param> = params
                     .iter()
-                    .map(|p| crate::output::signature::Param::of_c(&c_type(p)))
+                    .map(|p| crate::report::signature::Param::of_c(&c_type(p)))
                     .collect();
                 let shown: Vec<&str> = params.iter().map(|p| p.c.as_str()).collect();
-                found.push(crate::output::signature::Declared {
+                found.push(crate::report::signature::Declared {
                     shown: format!("{name}({})", shown.join(", ")),
                     entry: name,
                     params,

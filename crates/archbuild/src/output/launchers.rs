@@ -1,5 +1,5 @@
 //! The typed launchers of the generated module: one type per kernel whose parameters map to
-//! Rust (`signature.rs`), and one per variant group whose kernels are declared alike.
+//! Rust (`report/signature.rs`), and one per variant group whose kernels are declared alike.
 //!
 //! ```text
 //! /// Typed launcher of `vector_add(float const*, float const*, float*, unsigned int)`.
@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::output::signature::{Declared, RustParam};
+use crate::report::signature::{Declared, RustParam};
 
 /// The launcher items of one module, indented for its `pub mod`.
 pub(crate) fn generate(

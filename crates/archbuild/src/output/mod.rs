@@ -4,7 +4,7 @@
 //! library's host objects, archive and link lines (`host_stage.rs`), and compile failures,
 //! reported once (`diag.rs`), the kernels a source declares when nothing is compiled (docs.rs,
 //! `kernel_scan.rs`), the metadata a kernel crate hands its dependents (`metadata.rs`), and each
-//! kernel's declared signature with its typed launcher (`signature.rs`, `launchers.rs`).
+//! kernel's typed launcher (`launchers.rs`, from the declarations `report/signature.rs` reads).
 
 pub(crate) mod codegen;
 pub(crate) mod diag;
@@ -15,4 +15,3 @@ pub(crate) mod metadata;
 pub(crate) mod pack;
 pub(crate) mod params_check;
 pub(crate) mod prebuilt;
-pub(crate) mod signature;

@@ -30,8 +30,8 @@ struct Stamp {
     targets: Vec<String>,
     kernels: Vec<String>,
     target_kernels: Vec<(String, Vec<String>)>,
-    /// Each kernel's declared signature (`signature.rs`), checked against every image.
-    declared: Vec<crate::output::signature::Declared>,
+    /// Each kernel's declared signature (`report/signature.rs`), checked against every image.
+    declared: Vec<crate::report::signature::Declared>,
 }
 
 /// What one module's packing works from: its jobs with their outputs, the targets they make,
@@ -131,7 +131,7 @@ fn gather<'a>(
         .str("path", &path.to_string_lossy())
         .str("compression", &format!("{compression:?}"))
         // The stamp keeps the kernels' declarations: a change in how they are read renews it.
-        .str("declared", crate::output::signature::FORMAT);
+        .str("declared", crate::report::signature::FORMAT);
     let mut all_keyed = true;
     for (job, d) in &mine {
         match job.phase {
@@ -257,7 +257,7 @@ fn assemble(
                 let layouts =
                     archbuild_fatbin::ptx_params::entry_params(image).map_err(pack_err)?;
                 let stub = d.host_side.as_ref().map_or(&[][..], |h| &h.stub[..]);
-                let declared = crate::output::signature::from_stub(stub, &entries);
+                let declared = crate::report::signature::from_stub(stub, &entries);
                 signatures.push((arch, declared, layouts.clone()));
                 by_arch.insert(arch, entries);
                 params.push((arch, layouts));
@@ -271,7 +271,7 @@ fn assemble(
         }
     }
     crate::output::params_check::check(&module.name, &params)?;
-    let declared = crate::output::signature::check(&module.name, &signatures)?;
+    let declared = crate::report::signature::check(&module.name, &signatures)?;
     kernels.sort();
     kernels.dedup();
     let target_kernels: Vec<(String, Vec<String>)> = inputs

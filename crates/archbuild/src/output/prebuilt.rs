@@ -360,8 +360,8 @@ fn scanned_kernels(base: &Path, module: &Module) -> Vec<String> {
 
 /// The `extern "C"` kernels' declarations read from the sources (`kernel_scan::declarations`):
 /// the typed launchers a real build generates for them.
-fn scanned_declarations(base: &Path, module: &Module) -> Vec<crate::output::signature::Declared> {
-    let mut out: Vec<crate::output::signature::Declared> = Vec::new();
+fn scanned_declarations(base: &Path, module: &Module) -> Vec<crate::report::signature::Declared> {
+    let mut out: Vec<crate::report::signature::Declared> = Vec::new();
     for text in module
         .members
         .iter()

@@ -181,18 +181,20 @@ fn device_command(
     }
     if phase == "-ptx" {
         // cicc writes the host-side launch stub of every kernel: its declared C signature
-        // (`output/signature.rs`, the typed launchers) and, for a library source, what the host
+        // (`report/signature.rs`, the typed launchers) and, for a library source, what the host
         // compile includes (`host/steps.rs`). nvcc's own temp names come first on its command
         // line, and cicc takes the last. The module ID goes to nvcc's temp file, which
         // `--keep` keeps.
         let side = HostSide::of(out);
         let stem = m.source.file_stem().unwrap_or_default().to_string_lossy();
-        let mut files = vec![("--stub_file_name", side.stub.as_os_str().to_owned())];
+        // Without `--gen_c_file_name`, cicc writes its C output (`tmpxft_…cpp1.int.c`) into
+        // the working directory, the package's: it goes beside the PTX instead.
+        let mut files = vec![
+            ("--stub_file_name", side.stub.as_os_str().to_owned()),
+            ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
+        ];
         if m.host {
-            files.extend([
-                ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
-                ("--include_file_name", format!("{stem}.fatbin.c").into()),
-            ]);
+            files.push(("--include_file_name", format!("{stem}.fatbin.c").into()));
         }
         for (opt, value) in files {
             let mut v = OsString::from(opt);

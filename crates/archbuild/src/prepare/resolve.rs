@@ -1,5 +1,6 @@
 //! A build's configuration resolved once, before anything runs, into one [`Prepared`].
 use super::setup::{self, Sources};
+use crate::config::runtime_dep::Launchers;
 use std::path::PathBuf;
 
 use archbuild_arch::ComputeCapability;
@@ -152,7 +153,7 @@ pub(crate) struct Prepared {
     /// Whether to write the `include!` module.
     pub rust_module: bool,
     /// Whether the Rust module has typed launchers (`config/runtime_dep.rs`).
-    pub launchers: crate::config::runtime_dep::Launchers,
+    pub launchers: Launchers,
     pub quiet: bool,
     /// The build's one count of processes started; its compiler jobs count into it too.
     pub spawns: Spawns,
@@ -179,9 +180,7 @@ pub(crate) fn resolve(b: &Spec, name: &str, mode: Mode) -> Result<Prepared> {
 /// [`resolve`], finding the legacy toolkit the build asks for when `find_legacy`.
 fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Prepared> {
     let env = environment(b);
-    let (base_dir, pkg, mut watch) = package(b, &env)?;
-    let launchers =
-        crate::config::runtime_dep::Launchers::of_manifest(&base_dir.join("Cargo.toml"));
+    let (base_dir, pkg, mut watch, launchers) = package(b, &env)?;
     let (home, cache_on, cache_max) = home_and_cache(b, &env)?;
     // Offline, the remote tier is not contacted either: the build uses its local cache only.
     let offline = crate::base::pypi::offline(&env)?;
@@ -247,9 +246,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         crate::prepare::fleet::check((f, origin), &modules, &toolkits, compression)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
-    for m in &mut modules {
-        m.host = library.is_some();
-    }
+    modules.iter_mut().for_each(|m| m.host = library.is_some());
     let cache = match mode {
         Mode::Build => open_cache(cache_on, &home, remote.as_ref()),
         _ => OpenCache::default(),
@@ -302,8 +299,12 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
 }
 
 /// The directory relative paths start from (the package's, else the current one), the
-/// package's `[package.metadata.archbuild]` table, and the files that table was read from.
-fn package(b: &Spec, env: &Env) -> Result<(PathBuf, Option<PackageConfig>, Vec<PathBuf>)> {
+/// package's `[package.metadata.archbuild]` table, the files that table was read from, and
+/// whether the generated module has typed launchers (the package depends on archbuild-runtime).
+fn package(
+    b: &Spec,
+    env: &Env,
+) -> Result<(PathBuf, Option<PackageConfig>, Vec<PathBuf>, Launchers)> {
     let manifest_dir = b
         .manifest_dir
         .clone()
@@ -322,7 +323,8 @@ fn package(b: &Spec, env: &Env) -> Result<(PathBuf, Option<PackageConfig>, Vec<P
         }
         _ => None,
     };
-    Ok((base_dir, pkg, watch))
+    let launchers = Launchers::of_manifest(&base_dir.join("Cargo.toml"));
+    Ok((base_dir, pkg, watch, launchers))
 }
 
 /// archbuild's home (with the build's cache directory), whether the build cache is on, and its

@@ -105,7 +105,7 @@ pub struct ModuleReport {
     /// Each kernel's declared C signature, checked against every image (the typed launchers';
     /// empty for a module taken from prebuilt or shipped files).
     #[serde(skip)]
-    pub(crate) declared: Vec<crate::output::signature::Declared>,
+    pub(crate) declared: Vec<crate::report::signature::Declared>,
     /// Kernels missing from some of its images, one per kernel (variant groups taken into
     /// account: a group is a gap only where an image has none of its kernels); the build's
     /// warnings group them.

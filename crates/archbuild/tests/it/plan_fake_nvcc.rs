@@ -52,6 +52,12 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
             "--orig_src_path_name".into(),
             "-Xcicc".into(),
             "kernels/add.cu".into(),
+            // The launch stub (the typed launchers' declarations) and cicc's C output go
+            // beside the PTX, never into the package.
+            "-Xcicc".into(),
+            format!("--stub_file_name,<tmp>/{j}.ptx.stub.c"),
+            "-Xcicc".into(),
+            format!("--gen_c_file_name,<tmp>/{j}.ptx.cudafe1.c"),
             "-Xcompiler".into(),
             // Quoted for the shell nvcc runs the host compiler through.
             format!("-MD,-MF,'<tmp>/{j}.d'"),

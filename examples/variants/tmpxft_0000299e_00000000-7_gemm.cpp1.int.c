@@ -1,1 +1,0 @@
-# 1 "kernels/gemm.cu"
