@@ -11,6 +11,7 @@ use archbuild_arch::Arch;
 use archbuild_fatbin::ptx_params::{EntryParams, ParamLayout};
 
 use crate::error::{Error, Result};
+use crate::report::signature::images;
 
 /// Refuses the first kernel whose parameter layouts differ between `by_arch`'s images.
 pub(crate) fn check(module: &str, by_arch: &[(Arch, Vec<EntryParams>)]) -> Result<()> {
@@ -35,14 +36,6 @@ pub(crate) fn check(module: &str, by_arch: &[(Arch, Vec<EntryParams>)]) -> Resul
         }
     }
     Ok(())
-}
-
-fn images(archs: &[Arch]) -> String {
-    let names: Vec<String> = archs
-        .iter()
-        .map(|a| format!("sm_{}", a.sm_name()))
-        .collect();
-    names.join(", ")
 }
 
 /// "parameter 2 is `.u32` (4 bytes, align 4) in sm_80, sm_86 but `.f64` (8 bytes, align 8) in

@@ -187,19 +187,31 @@ fn device_command(
         // `--keep` keeps.
         let side = HostSide::of(out);
         let stem = m.source.file_stem().unwrap_or_default().to_string_lossy();
+        // Paths as cicc reads them: quoted when they hold white space (a TMPDIR with spaces);
+        // `None` for one that needs more quoting than nvcc gives.
+        let quoted = |p: &Path| {
+            cicc_path_arg(p).or_else(|| {
+                m.host
+                    .then(|| p.to_string_lossy().replace(',', "\\,").into())
+            })
+        };
         // Without `--gen_c_file_name`, cicc writes its C output (`tmpxft_…cpp1.int.c`) into
-        // the working directory, the package's: it goes beside the PTX instead.
-        let mut files = vec![
-            ("--stub_file_name", side.stub.as_os_str().to_owned()),
-            ("--gen_c_file_name", side.gen_c.as_os_str().to_owned()),
-        ];
+        // the working directory, the package's: it goes beside the PTX instead. A kernels-only
+        // source whose temporary paths cannot be quoted gets neither (and no typed launchers).
+        let mut files = match (quoted(&side.stub), quoted(&side.gen_c)) {
+            (Some(stub), Some(gen_c)) => {
+                vec![("--stub_file_name", stub), ("--gen_c_file_name", gen_c)]
+            }
+            _ => Vec::new(),
+        };
         if m.host {
-            files.push(("--include_file_name", format!("{stem}.fatbin.c").into()));
+            let name = format!("{stem}.fatbin.c").replace(',', "\\,");
+            files.push(("--include_file_name", name.into()));
         }
         for (opt, value) in files {
             let mut v = OsString::from(opt);
             v.push(",");
-            v.push(value.to_string_lossy().replace(',', "\\,"));
+            v.push(value);
             args.extend(["-Xcicc".into(), v]);
         }
     }

@@ -381,7 +381,8 @@ fn against_ptx(d: &Declared, ptx: &[ParamLayout], arch: Arch) -> std::result::Re
     Ok(())
 }
 
-fn images(archs: &[Arch]) -> String {
+/// The images of `archs` as a message names them: `sm_80, sm_86`.
+pub(crate) fn images(archs: &[Arch]) -> String {
     let names: Vec<String> = archs
         .iter()
         .map(|a| format!("sm_{}", a.sm_name()))
