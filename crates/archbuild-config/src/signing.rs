@@ -14,8 +14,11 @@
 //! accepts, never the value. The signing itself (what is signed, the entry's trailer) is
 //! `archbuild-store`'s.
 
+#[cfg(feature = "ed25519")]
 use base64ct::{Base64, Base64Unpadded, Encoding};
+#[cfg(feature = "ed25519")]
 use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
+#[cfg(feature = "ed25519")]
 use ed25519_dalek::{SigningKey, VerifyingKey};
 
 use crate::error::Error;
@@ -39,10 +42,15 @@ enum Scheme {
     #[default]
     Off,
     Hmac(Vec<u8>),
+    #[cfg(feature = "ed25519")]
     Ed25519 {
         public: VerifyingKey,
         secret: Option<Box<SigningKey>>,
     },
+    /// ed25519 keys given to a build without the `ed25519` feature (archbuild without its
+    /// remote tier, which alone reads them): entries must be signed, and none verifies here.
+    #[cfg(not(feature = "ed25519"))]
+    Ed25519Unread,
 }
 
 impl std::fmt::Debug for Signing {
@@ -87,6 +95,21 @@ impl Signing {
                 hmac_key(h).map_err(|e| (HMAC_KEY_VAR, e))?,
             )));
         }
+        #[cfg(not(feature = "ed25519"))]
+        return Ok(match (signing, public) {
+            (None, None) => Self::default(),
+            _ => Self(Scheme::Ed25519Unread),
+        });
+        #[cfg(feature = "ed25519")]
+        Self::parse_ed25519(signing, public)
+    }
+
+    /// The ed25519 keys of [`Signing::parse`].
+    #[cfg(feature = "ed25519")]
+    fn parse_ed25519(
+        signing: Option<&str>,
+        public: Option<&str>,
+    ) -> Result<Self, (&'static str, Error)> {
         let secret = signing
             .map(|s| secret_key(s).map_err(|e| (SIGNING_KEY_VAR, e)))
             .transpose()?;
@@ -127,6 +150,7 @@ impl Signing {
     }
 
     /// Signs with `secret` (and verifies with its public key).
+    #[cfg(feature = "ed25519")]
     pub fn ed25519(secret: SigningKey) -> Self {
         Self(Scheme::Ed25519 {
             public: secret.verifying_key(),
@@ -135,6 +159,7 @@ impl Signing {
     }
 
     /// Verifies with `public` only: this machine cannot sign, so it never writes.
+    #[cfg(feature = "ed25519")]
     pub fn ed25519_verify_only(public: VerifyingKey) -> Self {
         Self(Scheme::Ed25519 {
             public,
@@ -147,7 +172,10 @@ impl Signing {
         match self.0 {
             Scheme::Off => None,
             Scheme::Hmac(_) => Some("hmac-sha256"),
+            #[cfg(feature = "ed25519")]
             Scheme::Ed25519 { .. } => Some("ed25519"),
+            #[cfg(not(feature = "ed25519"))]
+            Scheme::Ed25519Unread => Some("ed25519"),
         }
     }
 
@@ -162,7 +190,10 @@ impl Signing {
         match &self.0 {
             Scheme::Off => false,
             Scheme::Hmac(_) => true,
+            #[cfg(feature = "ed25519")]
             Scheme::Ed25519 { secret, .. } => secret.is_some(),
+            #[cfg(not(feature = "ed25519"))]
+            Scheme::Ed25519Unread => false,
         }
     }
 
@@ -175,6 +206,7 @@ impl Signing {
     }
 
     /// The ed25519 public key that verifies entries.
+    #[cfg(feature = "ed25519")]
     pub fn ed25519_public(&self) -> Option<&VerifyingKey> {
         match &self.0 {
             Scheme::Ed25519 { public, .. } => Some(public),
@@ -183,6 +215,7 @@ impl Signing {
     }
 
     /// The ed25519 secret key that signs entries: for the store's signer only.
+    #[cfg(feature = "ed25519")]
     pub fn ed25519_secret(&self) -> Option<&SigningKey> {
         match &self.0 {
             Scheme::Ed25519 { secret, .. } => secret.as_deref(),
@@ -224,11 +257,14 @@ fn hmac_key(value: &str) -> Result<Vec<u8>, Error> {
     Ok(value.as_bytes().to_vec())
 }
 
+#[cfg(feature = "ed25519")]
 const SECRET_FORMS: &str = "a PEM private key from `openssl genpkey -algorithm ed25519` \
                             (`-----BEGIN PRIVATE KEY-----`), or its 32-byte seed in base64 or hex";
+#[cfg(feature = "ed25519")]
 const PUBLIC_FORMS: &str = "a PEM public key from `openssl pkey -in key.pem -pubout` \
                             (`-----BEGIN PUBLIC KEY-----`), or its 32 bytes in base64 or hex";
 
+#[cfg(feature = "ed25519")]
 fn secret_key(value: &str) -> Result<SigningKey, Error> {
     let wrong = |why: &str| {
         bad(
@@ -251,6 +287,7 @@ fn secret_key(value: &str) -> Result<SigningKey, Error> {
     }
 }
 
+#[cfg(feature = "ed25519")]
 fn public_key(value: &str) -> Result<VerifyingKey, Error> {
     let wrong = |why: &str, hint: &str| bad(PUBLIC_KEY_VAR, why.to_owned(), hint);
     let forms = format!("give {PUBLIC_FORMS}");
@@ -283,6 +320,7 @@ fn public_key(value: &str) -> Result<VerifyingKey, Error> {
 
 /// The label and DER bytes of a PEM block. Lenient about layout, since CI secret stores and
 /// shells reflow values: the base64 may be on one line, split by spaces, or by literal `\n`.
+#[cfg(feature = "ed25519")]
 fn pem_body(value: &str) -> Option<(String, Vec<u8>)> {
     let value = value.replace("\\n", "\n");
     let rest = value.trim().strip_prefix("-----BEGIN ")?;
@@ -296,6 +334,7 @@ fn pem_body(value: &str) -> Option<(String, Vec<u8>)> {
 }
 
 /// 32 bytes written as 64 hex digits or as base64 (padded or not).
+#[cfg(feature = "ed25519")]
 fn raw32(value: &str) -> Option<[u8; 32]> {
     let v = value.trim();
     let bytes = if v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -308,7 +347,9 @@ fn raw32(value: &str) -> Option<[u8; 32]> {
     bytes.try_into().ok()
 }
 
-#[cfg(test)]
+// The ed25519 keys' tests; the feature is on in the workspace's test runs (cargo-archbuild's
+// remote tier turns it on).
+#[cfg(all(test, feature = "ed25519"))]
 mod tests {
     use super::*;
     use crate::{Env, RemoteConfig, RemoteSettings};

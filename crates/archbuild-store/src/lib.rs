@@ -24,6 +24,10 @@ mod local;
 mod lru;
 #[cfg(feature = "remote")]
 mod remote;
+#[cfg(feature = "remote")]
+mod sign;
+#[cfg(not(feature = "remote"))]
+#[path = "sign_off.rs"]
 mod sign;
 mod tier;
 

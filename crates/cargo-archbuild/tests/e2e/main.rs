@@ -11,6 +11,7 @@ mod cache_trim;
 mod compile;
 mod coverage;
 mod data_safety;
+mod dependency_graph;
 mod dependents;
 mod docs;
 mod doctor;
