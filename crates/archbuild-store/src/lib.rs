@@ -29,6 +29,9 @@ mod sign;
 #[cfg(not(feature = "remote"))]
 #[path = "sign_off.rs"]
 mod sign;
+// Its fail-closed rules are tested in every build, the workspace's (remote on) included.
+#[cfg(all(test, feature = "remote"))]
+mod sign_off;
 mod tier;
 
 use archbuild_config::RemoteConfig;
