@@ -347,9 +347,10 @@ fn raw32(value: &str) -> Option<[u8; 32]> {
     bytes.try_into().ok()
 }
 
+#[cfg(test)]
 // The ed25519 keys' tests; the feature is on in the workspace's test runs (cargo-archbuild's
 // remote tier turns it on).
-#[cfg(all(test, feature = "ed25519"))]
+#[cfg(feature = "ed25519")]
 mod tests {
     use super::*;
     use crate::{Env, RemoteConfig, RemoteSettings};
