@@ -32,6 +32,7 @@ mod reader;
 mod scan;
 mod writer;
 
+pub use compress::{writers, Writers};
 pub use embed::embedded_c_source;
 pub use error::Error;
 pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};

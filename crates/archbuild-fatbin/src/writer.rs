@@ -30,11 +30,30 @@ struct Image {
     compat: Option<Vec<u8>>,
 }
 
-/// Builds a fat binary. Compression defaults to [`CompressionChoice::nvcc_default`].
-#[derive(Clone, Debug, Default)]
+/// Builds a fat binary. Compression defaults to [`CompressionChoice::nvcc_default`] where this
+/// build writes zstd (`c-writers`), else to the same with PTX as LZ4 ([`crate::writers`]).
+#[derive(Clone, Debug)]
 pub struct FatbinWriter {
     images: Vec<Image>,
     compression: CompressionChoice,
+}
+
+impl Default for FatbinWriter {
+    fn default() -> Self {
+        let nvcc = CompressionChoice::nvcc_default();
+        let compression = if crate::writers().writes(nvcc.ptx) {
+            nvcc
+        } else {
+            CompressionChoice {
+                ptx: Compression::Lz4,
+                ..nvcc
+            }
+        };
+        Self {
+            images: Vec::new(),
+            compression,
+        }
+    }
 }
 
 impl FatbinWriter {

@@ -32,7 +32,6 @@ use archbuild_arch::{
 use archbuild_fatbin::{
     cubin::parse_cubin, ptx::parse_ptx, read_fatbin, Compression, Entry, EntryKind,
 };
-use sha2::{Digest, Sha256};
 
 use crate::backend::{ptx_text, DeviceProps, Driver, JitOutput};
 use crate::error::{cu, Error, Result};
@@ -160,7 +159,11 @@ impl SimDriver {
             std::thread::sleep(self.jit_delay);
         }
         let machine = Arch::new(cc, info.target.variant);
-        Ok((machine, info.entries, Sha256::digest(ptx_text(ptx)).into()))
+        Ok((
+            machine,
+            info.entries,
+            hmac_sha256::Hash::hash(ptx_text(ptx)),
+        ))
     }
 
     /// The driver's own choice among a container's images (fatbin-format.md §8).

@@ -226,6 +226,16 @@ impl Build {
         self
     }
 
+    /// Without a compression set (`.compression`, `ARCHBUILD_COMPRESSION`, Cargo.toml), packs
+    /// the smallest fat binaries every driver of the fleet reads (`size`: zstd level 19; LZ4
+    /// for a fleet with a driver older than 12.4) instead of nvcc's default. `cargo archbuild
+    /// package` does, so that shipped files stay small; a dependent that sets no compression
+    /// takes them as they are.
+    pub fn smallest_compression(&mut self) -> &mut Self {
+        self.spec.default_compression = crate::prepare::packing::DefaultCompression::Smallest;
+        self
+    }
+
     /// Where fat binaries and the Rust module go (default: `OUT_DIR`).
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.spec.out_dir = Some(dir.as_ref().to_path_buf());

@@ -315,6 +315,11 @@ fn attempt(
         Some(source) => take_prebuilt(p, source, &out, &settings_key, &roots)?,
         None => Taken::none(p.modules.len()),
     };
+    if let Some((origin, asked)) = p.packing.unwritten() {
+        if taken.compile.iter().any(|&c| c) {
+            taken.warnings.push(Warning::NoZstdWriter { origin, asked });
+        }
+    }
     if let Some(available) = p.cache.full {
         taken.warnings.push(Warning::CacheFull {
             dir: p.home.cache_dir().to_path_buf(),
@@ -482,7 +487,7 @@ fn conclude(
             Serve::Shipped(_) => format!("{} (packaged)", p.toolkits.main().release()),
             Serve::Compile => p.toolkits.main().release().to_owned(),
         },
-        compression: compression_text(p),
+        compression: format!("{:?}", p.packing.written),
         nvcc: p.toolkits.main().nvcc().to_path_buf(),
         programs: programs(p),
         jobs_planned: jobs.len(),

@@ -92,15 +92,18 @@ pub(crate) fn inspect_with(
     let groups = recorded_groups(path);
     let mut coverage_gaps = Vec::new();
     let mut coverage_lines = Vec::new();
-    let mut containers: Vec<&str> = images.iter().map(|i| i.group.as_str()).collect();
-    containers.dedup();
-    for container in containers {
-        let members: Vec<&ImageRecord> = records
-            .iter()
-            .zip(&images)
-            .filter(|(_, j)| j.group == container)
-            .map(|(r, _)| r)
-            .collect();
+    // A container's images are consecutive: one pass, not a search per container (the CUDA
+    // libraries hold some 16,000 containers).
+    let mut start = 0;
+    while start < images.len() {
+        let group = &images[start].group;
+        let end = start
+            + images[start..]
+                .iter()
+                .take_while(|i| &i.group == group)
+                .count();
+        let members: Vec<&ImageRecord> = records[start..end].iter().collect();
+        start = end;
         let gaps = gaps_of(&members, &groups);
         coverage_lines.extend(group_gaps(&gaps).iter().map(ToString::to_string));
         coverage_gaps.extend(gaps);

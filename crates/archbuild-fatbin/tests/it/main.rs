@@ -6,5 +6,6 @@
 mod support;
 
 mod errors;
+mod reach;
 mod robustness;
 mod roundtrip;

@@ -105,9 +105,32 @@ pub const CACHE_ROOM: u64 = 64 << 20;
 /// [`CACHE_ROOM`]; `None` when there is room or the file system does not say.
 pub fn short_of_room(dir: &Path) -> Option<u64> {
     let existing = dir.ancestors().find(|d| d.exists())?;
-    fs4::available_space(existing)
-        .ok()
-        .filter(|free| *free < CACHE_ROOM)
+    available_space(existing).filter(|free| *free < CACHE_ROOM)
+}
+
+/// The bytes an unprivileged process may still write on the disk of `dir` (`statvfs`'s
+/// `f_bavail`), or `None` when the file system does not say.
+#[cfg(unix)]
+pub(crate) fn available_space(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `st` a buffer of the size statvfs fills.
+    if unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    #[allow(
+        clippy::unnecessary_cast,
+        reason = "the field types differ between platforms"
+    )]
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn available_space(_: &Path) -> Option<u64> {
+    None
 }
 
 /// The text of `## heading` in `docs/<file>` (up to the next `## `), for tests that hold a page

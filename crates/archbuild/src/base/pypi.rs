@@ -332,8 +332,8 @@ fn find_python(env: &Env, what: &str) -> Result<PathBuf> {
         })
 }
 
-/// An exclusive advisory lock (`flock` through fs4), released when dropped or when the process
-/// dies.
+/// An exclusive advisory lock (`flock` on Unix, `LockFileEx` on Windows, through std),
+/// released when dropped or when the process dies.
 pub(crate) struct Lock(#[expect(dead_code, reason = "held for its Drop")] File);
 
 /// Takes the lock at `path`, calling `waiting` first when another process holds it.
@@ -344,15 +344,14 @@ pub(crate) fn lock(path: &Path, waiting: &mut dyn FnMut()) -> Result<Lock> {
         .write(true)
         .open(path)
         .map_err(|e| Error::io("open lock file", path, e))?;
-    use fs4::FileExt;
-    match FileExt::try_lock(&file) {
+    match file.try_lock() {
         Ok(()) => {}
         // Another process is installing: say so, then wait for it.
-        Err(fs4::TryLockError::WouldBlock) => {
+        Err(std::fs::TryLockError::WouldBlock) => {
             waiting();
-            FileExt::lock(&file).map_err(|e| Error::io("lock", path, e))?;
+            file.lock().map_err(|e| Error::io("lock", path, e))?;
         }
-        Err(fs4::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
+        Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", path, e)),
     }
     Ok(Lock(file))
 }

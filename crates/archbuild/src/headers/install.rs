@@ -498,7 +498,6 @@ fn single_wheel(dir: &Path) -> Option<PathBuf> {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(bytes);
+    let digest = hmac_sha256::Hash::hash(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

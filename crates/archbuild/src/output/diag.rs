@@ -148,7 +148,7 @@ pub(crate) fn cause(failures: &[(usize, &Failure)], work: &Path) -> Cause {
     let said_so = failures
         .iter()
         .any(|(_, f)| f.output.contains("No space left on device"));
-    let nearly_full = fs4::available_space(work).is_ok_and(|a| a < NEARLY_FULL);
+    let nearly_full = crate::base::paths::available_space(work).is_some_and(|a| a < NEARLY_FULL);
     if said_so || nearly_full {
         return Cause::DiskFull;
     }

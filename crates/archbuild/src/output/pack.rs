@@ -54,7 +54,7 @@ pub(crate) fn pack(
     out: &Path,
     store: Option<&Store>,
 ) -> Result<Option<(ModuleReport, Vec<PathBuf>)>> {
-    let (module, verify, compression) = (&p.modules[m], p.verify, p.compression);
+    let (module, verify, compression) = (&p.modules[m], p.verify, p.packing.written);
     let inputs = gather(module, m, jobs, done, compression, out, store);
     let report = |st: Stamp| ModuleReport {
         name: module.name.clone(),
@@ -130,6 +130,8 @@ fn gather<'a>(
         .str("module", &module.name)
         .str("path", &path.to_string_lossy())
         .str("compression", &format!("{compression:?}"))
+        // The same choice packs other bytes with libzstd and LZ4HC than with lz4_flex alone.
+        .str("writers", archbuild_fatbin::writers().name())
         // The stamp keeps the kernels' declarations: a change in how they are read renews it.
         .str("declared", crate::report::signature::FORMAT);
     let mut all_keyed = true;

@@ -30,7 +30,7 @@ use crate::report::ModuleReport;
 
 /// The settings text both kinds of record are compared on (the compression as the key has it).
 pub(crate) fn compression_text(p: &Prepared) -> String {
-    format!("{:?}", p.compression)
+    p.packing.asked_text()
 }
 
 /// Checks `<dir>/<module>.fatbin` against this build; its bytes and its record when it
@@ -78,7 +78,16 @@ fn check(
         }
         (Prebuilt::Packaged(_), Some(shipped)) => {
             let facts = Facts::packaged(&record.toolkit, p.toolkits.asked(), &p.settings, roots);
-            let (key, items) = keys::output_items(&p.settings, &facts, &compression_text(p));
+            // Packed as the package chose: taken when this build sets no other compression
+            // and its fleet reads it (`prepare/packing.rs`).
+            let packed = shipped
+                .items
+                .iter()
+                .find(|(k, _)| k == "compression")
+                .map(|(_, v)| v.clone())
+                .filter(|v| p.packing.takes_shipped(v))
+                .unwrap_or_else(|| compression_text(p));
+            let (key, items) = keys::output_items(&p.settings, &facts, &packed);
             if key != shipped.settings {
                 return Err(setting_differs(&shipped.items, &items));
             }

@@ -88,28 +88,6 @@ fn driver_of_version_file(text: &str) -> Option<CudaVersion> {
     archbuild_arch::cuda_for_branch(branch)
 }
 
-/// The compression: the one set, else nvcc's default with zstd swapped for LZ4 when a member's
-/// driver cannot decompress zstd (a set one that it cannot read is the check's error).
-pub(crate) fn compression(
-    set: Option<CompressionChoice>,
-    fleet: Option<&Fleet>,
-) -> CompressionChoice {
-    let chosen = set.unwrap_or_else(CompressionChoice::nvcc_default);
-    match fleet {
-        Some(f) if set.is_none() && !f.reads_zstd() => {
-            let no_zstd = |c: Compression| match c {
-                Compression::Zstd { .. } => Compression::Lz4,
-                other => other,
-            };
-            CompressionChoice {
-                elf: no_zstd(chosen.elf),
-                ptx: no_zstd(chosen.ptx),
-            }
-        }
-        _ => chosen,
-    }
-}
-
 /// Checks every list the build makes against the fleet: the build's own list with every
 /// problem, a per-file list without "covers no member" (a `9.0a` kernel is for 9.0 alone by
 /// design). The images are what `toolkit` makes, stored as `compression` says, handed to the
@@ -190,23 +168,5 @@ mod tests {
         let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release";
         assert_eq!(driver_of_version_file(open), Some(CudaVersion::new(12, 4)));
         assert_eq!(driver_of_version_file("nothing"), None);
-    }
-
-    #[test]
-    fn zstd_only_where_every_member_reads_it_and_a_set_choice_stands() {
-        let old = Fleet::parse("7.5@12.2, 8.6@13.0", "t").unwrap();
-        let new = Fleet::parse("7.5@12.4", "t").unwrap();
-        let lz4_ptx = CompressionChoice {
-            elf: Compression::None,
-            ptx: Compression::Lz4,
-        };
-        assert_eq!(compression(None, Some(&old)), lz4_ptx);
-        assert_eq!(
-            compression(None, Some(&new)),
-            CompressionChoice::nvcc_default()
-        );
-        assert_eq!(compression(None, None), CompressionChoice::nvcc_default());
-        let size = CompressionChoice::size();
-        assert_eq!(compression(Some(size), Some(&old)), size);
     }
 }

@@ -13,6 +13,7 @@
 pub(crate) mod fleet;
 pub(crate) mod narrowing;
 pub(crate) mod packaged;
+pub(crate) mod packing;
 pub(crate) mod ptxas_line;
 pub(crate) mod remote;
 mod resolve;

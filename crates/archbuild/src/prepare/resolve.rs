@@ -4,7 +4,6 @@ use crate::config::runtime_dep::Launchers;
 use std::path::PathBuf;
 
 use archbuild_arch::ComputeCapability;
-use archbuild_fatbin::CompressionChoice;
 
 use crate::base::env::Env;
 use crate::base::layered::{Layer, Setting};
@@ -124,7 +123,8 @@ pub(crate) struct Prepared {
     pub arch_warnings: Vec<String>,
     pub modules: Vec<Module>,
     pub settings: Settings,
-    pub compression: CompressionChoice,
+    /// The compression asked for and what this build writes (`prepare/packing.rs`).
+    pub packing: crate::prepare::packing::Packing,
     pub home: Home,
     /// The rule cicc runs are shared by, when they are (`plan/share.rs`).
     pub share_cicc: Option<crate::plan::share::Rule>,
@@ -222,9 +222,11 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
     };
     let mut settings = compile_settings(&sources, &home, mode)?;
     let fleet = crate::prepare::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
-    let compression = crate::prepare::fleet::compression(
+    let packing = crate::prepare::packing::Packing::decide(
         setup::compression(b, &env, pkg.as_ref())?,
         fleet.as_ref().map(|(f, _)| f),
+        b.default_compression,
+        archbuild_fatbin::writers(),
     );
     let share_cicc = crate::plan::share::enabled(
         b.share_cicc,
@@ -243,7 +245,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
     }
     let toolkits = toolkits.with(Maker::Ptx, ptx_asked, ptx.map(|(t, _)| t));
     if let Some((f, origin)) = &fleet {
-        crate::prepare::fleet::check((f, origin), &modules, &toolkits, compression)?;
+        crate::prepare::fleet::check((f, origin), &modules, &toolkits, packing.written)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
     modules.iter_mut().for_each(|m| m.host = library.is_some());
@@ -275,7 +277,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         arch_warnings,
         modules,
         settings,
-        compression,
+        packing,
         home,
         share_cicc,
         cache_max,

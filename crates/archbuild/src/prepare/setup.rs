@@ -88,13 +88,13 @@ fn is_sccache(path: &Path) -> bool {
     })
 }
 
-/// The compression a source sets; `None` when none does (nvcc's default, or with a fleet one
-/// every member reads: `prepare/fleet.rs`).
+/// The compression a source sets, with where; `None` when none does (the command's default:
+/// `prepare/packing.rs`).
 pub(crate) fn compression(
     b: &Spec,
     env: &Env,
     pkg: Option<&PackageConfig>,
-) -> Result<Option<CompressionChoice>> {
+) -> Result<Option<(CompressionChoice, String)>> {
     const SETTING: Setting = Setting(&[
         Layer::Builder("the build's compression (`.compression(...)` / `--compression`)"),
         Layer::Variable("ARCHBUILD_COMPRESSION"),
@@ -106,7 +106,7 @@ pub(crate) fn compression(
         return Ok(None);
     };
     CompressionChoice::from_str(&value)
-        .map(Some)
+        .map(|c| Some((c, origin.to_string())))
         .map_err(|_| Error::Config {
             what: "compression",
             origin: origin.to_string(),

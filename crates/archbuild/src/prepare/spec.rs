@@ -29,6 +29,8 @@ pub(crate) struct Spec {
     pub(crate) includes: Vec<PathBuf>,
     pub(crate) defines: Vec<String>,
     pub(crate) compression: Option<String>,
+    /// The compression when no source sets one (`Build::smallest_compression`).
+    pub(crate) default_compression: crate::prepare::packing::DefaultCompression,
     pub(crate) out_dir: Option<PathBuf>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache: Option<bool>,

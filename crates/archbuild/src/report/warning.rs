@@ -53,6 +53,9 @@ pub enum Warning {
     /// scheduler could not be reached, or build servers failed; those ran on this machine, with
     /// the same results.
     Distribution { message: String },
+    /// A source set zstd compression (`asked`, from `origin`), and this build has no zstd
+    /// writer (archbuild's `zstd` feature is off): its fat binaries are packed with LZ4.
+    NoZstdWriter { origin: String, asked: String },
 }
 
 impl fmt::Display for Warning {
@@ -117,6 +120,13 @@ impl fmt::Display for Warning {
             }
             Warning::CoverageGap { module, gaps } => write!(f, "module `{module}`: {gaps}"),
             Warning::Distribution { message } => f.write_str(message),
+            Warning::NoZstdWriter { origin, asked } => write!(
+                f,
+                "{origin} asks for {asked}, and this build of archbuild writes no zstd (its \
+                 `zstd` feature, which builds libzstd, is off): packed with LZ4 instead, which \
+                 every driver reads; `cargo archbuild package` (the CLI) writes zstd, or turn on \
+                 archbuild's `zstd` feature in [build-dependencies]"
+            ),
             Warning::CacheFull { dir, available } => write!(
                 f,
                 "the disk holding the build cache {} has {:.1} MiB free, less than the {} MiB a \

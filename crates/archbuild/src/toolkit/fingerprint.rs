@@ -82,10 +82,12 @@ pub(crate) fn file_hash(path: &Path, store: Option<&Store>) -> Option<Key> {
     {
         return Some(k);
     }
-    // BLAKE3 (memory-mapped, SIMD) hashes the toolkit in a fraction of SHA-256's time; this
-    // runs once per file per machine, on a first build that is otherwise all compiling.
+    // BLAKE3 (SIMD) hashes the toolkit in a fraction of SHA-256's time; this runs once per
+    // file per machine, on a first build that is otherwise all compiling.
     let mut hasher = blake3::Hasher::new();
-    hasher.update_mmap(&path).ok()?;
+    hasher
+        .update_reader(std::fs::File::open(&path).ok()?)
+        .ok()?;
     let h = Key(*hasher.finalize().as_bytes());
     if let Some(s) = store {
         let _ = s.put_local("stamp", &memo, &h.0);

@@ -22,9 +22,10 @@ pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError>
         ));
     }
     let bytes = map_input(&args.file)?;
-    // The cuobjdump listing names images by target: the headers say all of it.
+    // The cuobjdump listing names images by target: the headers of what cuobjdump reads say
+    // all of it.
     let detail = match (args.format, shell.is_json()) {
-        (InspectFormat::Cuobjdump, false) => Detail::Headers,
+        (InspectFormat::Cuobjdump, false) => Detail::Sections,
         _ => Detail::Contents,
     };
     let report = inspect_with(&args.file, &bytes, detail)?;

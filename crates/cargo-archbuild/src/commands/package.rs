@@ -83,6 +83,8 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
         )? {
             // Made anew: the directory's current files are what this command replaces.
             p.build.packaged(false);
+            // What ships is small unless the author set a compression.
+            p.build.smallest_compression();
             p.ships = false;
             pending.push(p);
             dests.push((dir, config.prebuilt_budget()?));
