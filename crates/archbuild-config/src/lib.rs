@@ -36,7 +36,7 @@ pub use atomic::{current_umask, stage, write_atomic, Durability, Staged};
 pub use endpoint::{endpoint, Endpoint, PASSWORD_VAR, USERNAME_VAR};
 pub use env::Env;
 pub use error::{Error, Result};
-pub use home::{home_dir, HOME_VAR};
+pub use home::{cache_dir, home_dir, user_home, CACHE_DIR_VARS, HOME_VAR};
 pub use remote::{
     RemoteConfig, RemoteMode, RemoteSettings, SettingError, DEFAULT_TIMEOUT, MODE_VAR, TIMEOUT_VAR,
 };

@@ -275,7 +275,7 @@ fn find_nvcc(explicit: Option<String>) -> Res<PathBuf> {
     c.extend(std::env::var_os("NVCC").map(PathBuf::from));
     c.extend(std::env::var_os("CUDA_HOME").map(|h| PathBuf::from(h).join("bin/nvcc")));
     // The toolkit archbuild provisions (`cargo archbuild toolkit install`).
-    let home = archbuild_config::home_dir(std::env::var("ARCHBUILD_HOME").ok().as_deref());
+    let home = archbuild_config::home_dir(|k| std::env::var(k).ok());
     c.extend(home.map(|h| h.join("toolkits/cuda-13.5.37/nvidia/cu13/bin/nvcc")));
     if let Some(path) = std::env::var_os("PATH") {
         c.extend(std::env::split_paths(&path).map(|d| d.join("nvcc")));

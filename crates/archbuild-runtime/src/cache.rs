@@ -255,7 +255,7 @@ impl JitCache {
 
 /// `<ARCHBUILD_HOME>/jit` for the home `vars` name.
 fn default_dir(vars: &Env) -> Option<PathBuf> {
-    Some(home_dir(vars.var(env::HOME).as_deref())?.join("jit"))
+    Some(home_dir(|k| vars.var(k))?.join("jit"))
 }
 
 /// The remote tier `ARCHBUILD_REMOTE_CACHE` names (`off` or unset: none), read by the store's

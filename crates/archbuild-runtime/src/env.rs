@@ -17,8 +17,10 @@ pub(crate) const NVJITLINK: &str = "ARCHBUILD_NVJITLINK";
 pub(crate) const JIT: &str = "ARCHBUILD_JIT";
 // `ARCHBUILD_REMOTE_CACHE`, `_MODE`, `_TIMEOUT`, `_USERNAME` and `_PASSWORD` (the JIT cache's
 // remote tier) are read by `archbuild_config::RemoteConfig::resolve`, the build's reader too.
-/// `ARCHBUILD_HOME`: archbuild's data directory (provisioned toolkits live under it).
-pub(crate) const HOME: &str = archbuild_config::HOME_VAR;
+// `ARCHBUILD_HOME` (archbuild's data directory: provisioned toolkits and the JIT cache live
+// under it) and, when it is unset, `XDG_CACHE_HOME`, `HOME` and `LOCALAPPDATA` (the platform's
+// cache directory) are read by `archbuild_config::home_dir`; `HOME` also by
+// `archbuild_config::user_home` (`~/.local`, a Python prefix nvJitLink may be under).
 /// `CUDA_HOME` / `CUDA_PATH`: a CUDA toolkit whose `lib64` may hold nvJitLink.
 pub(crate) const CUDA_HOME: &str = "CUDA_HOME";
 pub(crate) const CUDA_PATH: &str = "CUDA_PATH";

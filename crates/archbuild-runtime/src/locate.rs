@@ -81,7 +81,7 @@ pub fn candidates() -> Vec<PathBuf> {
     if let Some(path) = vars.path(env::NVJITLINK) {
         out.push(path);
     }
-    let home = archbuild_config::home_dir(vars.var(env::HOME).as_deref());
+    let home = archbuild_config::home_dir(|k| vars.var(k));
     if let Some(home) = home {
         // Newest provisioned toolkit first (names sort by version).
         let mut kits = list_dir(&home.join("toolkits"));
@@ -104,7 +104,7 @@ pub fn candidates() -> Vec<PathBuf> {
         .iter()
         .filter_map(|v| vars.path(v))
         .collect();
-    if let Some(h) = dirs::home_dir() {
+    if let Some(h) = archbuild_config::user_home(|k| vars.var(k)) {
         prefixes.push(h.join(".local"));
     }
     // The environment of the `python3` on PATH (a venv's bin/ is on PATH without VIRTUAL_ENV

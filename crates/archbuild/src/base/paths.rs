@@ -17,7 +17,7 @@ impl Home {
     /// Resolves `ARCHBUILD_HOME` (default: `dirs::cache_dir()/archbuild`, e.g.
     /// `~/.cache/archbuild`) and `ARCHBUILD_CACHE_DIR` (default: `<home>/cache`).
     pub fn from_env(env: &Env) -> Self {
-        let root = archbuild_config::home_dir(env.var(archbuild_config::HOME_VAR).as_deref())
+        let root = archbuild_config::home_dir(|k| env.var(k))
             .unwrap_or_else(|| std::env::temp_dir().join("archbuild"));
         let cache = env
             .path("ARCHBUILD_CACHE_DIR")

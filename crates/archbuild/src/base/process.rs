@@ -1,8 +1,8 @@
 //! Running tool processes: argument vectors (never a shell), output captured, and no orphans.
 //!
 //! Each child gets its own process group, recorded in a lock-free table. On SIGINT, SIGTERM or
-//! SIGHUP a handler (registered through signal-hook, which first runs any handler the host
-//! program installed) kills every recorded group — nvcc *and* the cicc/ptxas it started — then
+//! SIGHUP a handler (installed with sigaction(2); it runs any handler the host program had
+//! installed first) kills every recorded group — nvcc *and* the cicc/ptxas it started — then
 //! lets the signal take its default course. `PR_SET_PDEATHSIG` additionally kills a direct child
 //! if archbuild itself dies by SIGKILL.
 
@@ -226,7 +226,6 @@ impl Drop for Slot {
     }
 }
 
-/// Whether an interrupt signal arrived.
 /// `program` looked up on `path` as the system runs a bare name (the `which` crate): the first
 /// executable file of that name, relative entries taken from this process's directory; `None`
 /// when no directory has one.
@@ -238,6 +237,7 @@ pub(crate) fn on_path(
     which::which_in(program, Some(path), cwd).ok()
 }
 
+/// Whether an interrupt signal arrived.
 pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
@@ -267,8 +267,20 @@ fn register(pid: i32) -> Option<usize> {
     })
 }
 
+/// The handlers the host program had for the signals handled here: signal, handler, flags.
 #[cfg(unix)]
-fn on_signal(sig: libc::c_int) {
+#[allow(
+    clippy::type_complexity,
+    reason = "three atomics per signal, read in the handler"
+)]
+static PREVIOUS: [(AtomicI32, AtomicUsize, AtomicI32); 3] = [
+    (AtomicI32::new(0), AtomicUsize::new(0), AtomicI32::new(0)),
+    (AtomicI32::new(0), AtomicUsize::new(0), AtomicI32::new(0)),
+    (AtomicI32::new(0), AtomicUsize::new(0), AtomicI32::new(0)),
+];
+
+#[cfg(unix)]
+extern "C" fn on_signal(sig: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
     for g in &GROUPS {
         let pid = g.load(Ordering::SeqCst);
@@ -279,19 +291,58 @@ fn on_signal(sig: libc::c_int) {
             }
         }
     }
-    // Restores the default action and re-raises (async-signal-safe; aborts if that fails).
-    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    let previous = PREVIOUS
+        .iter()
+        .find(|(s, _, _)| s.load(Ordering::SeqCst) == sig)
+        .map(|(_, h, f)| (h.load(Ordering::SeqCst), f.load(Ordering::SeqCst)));
+    if let Some((handler, flags)) = previous.filter(|(h, _)| *h > libc::SIG_IGN) {
+        // SAFETY: the host program installed this handler for this signal with these flags;
+        // it is called as the kernel would have called it (no siginfo or context to give).
+        unsafe {
+            if flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(handler);
+                f(sig, std::ptr::null_mut(), std::ptr::null_mut());
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
+                f(sig);
+            }
+        }
+    }
+    // The default action, as if no handler were installed: the process ends by this signal,
+    // so the shell and Cargo see why. signal(2) and raise(3) are async-signal-safe.
+    // SAFETY: both only change this process's disposition and deliver the signal.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
 }
 
 #[cfg(unix)]
 fn install_handlers() {
     INSTALL.call_once(|| {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            // SAFETY: `on_signal` only uses atomics, kill(2) and signal-hook's emulation of the
-            // default action, all async-signal-safe. A failed registration leaves the signal's
-            // previous behaviour, which is all a build can do then.
-            let _ = unsafe { signal_hook::low_level::register(sig, move || on_signal(sig)) };
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: `on_signal` only uses atomics, kill(2), signal(2) and raise(3), all
+            // async-signal-safe; the struct is zeroed, then its handler and mask are set. A
+            // failed sigaction leaves the signal's previous behaviour, which is all a build can
+            // do then.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                let mut old: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                if libc::sigaction(sig, &action, &mut old) == 0 {
+                    if let Some((s, h, f)) = PREVIOUS
+                        .iter()
+                        .find(|(s, _, _)| s.load(Ordering::SeqCst) == 0)
+                    {
+                        h.store(old.sa_sigaction, Ordering::SeqCst);
+                        f.store(old.sa_flags, Ordering::SeqCst);
+                        s.store(sig, Ordering::SeqCst);
+                    }
+                }
+            }
         }
     });
 }

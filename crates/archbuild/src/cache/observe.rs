@@ -6,9 +6,11 @@
 //! a scan of the text misses directories given inside flags, computed `__has_include`
 //! operands, `#include_next` and the host compiler's own search. So each preprocessing run
 //! (nvcc, the host compiler's driver, cc1plus, cicc; the host library's preprocessing too)
-//! runs with a small `LD_PRELOAD` library (`observe_shim.c`, built by `build.rs` and embedded
-//! here) that writes every path opened for reading or looked at with `stat`/`access` — found
-//! or not — to a log beside the job's dependency file. The manifest then records exactly that
+//! runs with a small `LD_PRELOAD` library (`observe_shim.c`, embedded here as source and
+//! built with the machine's C compiler the first time a home needs it, not when archbuild is
+//! built: a dependent that takes shipped fat binaries compiles no C) that writes every path
+//! opened for reading or looked at with `stat`/`access` — found or not — to a log beside the
+//! job's dependency file. The manifest then records exactly that
 //! set: a path that was absent must still be absent, one that was read must have the same
 //! content, one only looked at must still be the same kind of thing.
 //!
@@ -26,14 +28,12 @@ use crate::base::env::Env;
 use crate::base::paths::lexical;
 use crate::base::process::Cmd;
 
-/// The observer library, when this build of archbuild has one (`build.rs`).
-#[cfg(archbuild_observer)]
-const LIBRARY: Option<&[u8]> = Some(include_bytes!(concat!(
-    env!("OUT_DIR"),
-    "/libarchbuild_observe.so"
-)));
-#[cfg(not(archbuild_observer))]
-const LIBRARY: Option<&[u8]> = None;
+/// The observer's source, built under the home on first use (`install`).
+const SOURCE: &str = include_str!("observe_shim.c");
+/// Where `LD_PRELOAD` reaches the compilers nvcc runs.
+const OBSERVABLE: bool = cfg!(all(target_os = "linux", target_env = "gnu"));
+/// The C compilers tried, in order, on `PATH`.
+const C_COMPILERS: [&str; 3] = ["cc", "gcc", "clang"];
 
 /// The variable that turns observation off (`off`): for comparing with the prediction, or
 /// for a compiler that misbehaves under `LD_PRELOAD`.
@@ -60,8 +60,7 @@ impl Default for Observation {
 pub(crate) enum Unobserved {
     /// `ARCHBUILD_OBSERVE=off`.
     TurnedOff,
-    /// This build of archbuild has no observer (not glibc Linux, or no C compiler when it was
-    /// built).
+    /// Not glibc Linux, where `LD_PRELOAD` does not reach the compilers.
     NotBuilt,
     /// The library could not be written under the home.
     NotInstalled(String),
@@ -76,8 +75,8 @@ impl std::fmt::Display for Unobserved {
         match self {
             Unobserved::TurnedOff => write!(f, "{OBSERVE_VAR}=off"),
             Unobserved::NotBuilt => f.write_str(
-                "this build of archbuild has no file-system observer (it needs glibc Linux and \
-                 a C compiler when archbuild is built)",
+                "the file-system observer needs glibc Linux, where LD_PRELOAD reaches the \
+                 compilers",
             ),
             Unobserved::NotInstalled(why) => {
                 write!(f, "the file-system observer could not be installed: {why}")
@@ -105,10 +104,10 @@ impl Observation {
         {
             return Observation::Off(Unobserved::TurnedOff);
         }
-        let Some(bytes) = LIBRARY else {
+        if !OBSERVABLE {
             return Observation::Off(Unobserved::NotBuilt);
-        };
-        match install(home, bytes) {
+        }
+        match install(home, env) {
             Ok(lib) if lib.as_os_str().as_bytes().iter().any(|b| b" :".contains(b)) => {
                 Observation::Off(Unobserved::UnsafePath(lib))
             }
@@ -167,20 +166,75 @@ pub(crate) fn log_path(depfile: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-fn install(home: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    let id = blake3::hash(bytes).to_hex();
-    let lib = home
-        .join("observe")
-        .join(&id[..16])
-        .join("libarchbuild_observe.so");
-    if std::fs::read(&lib).is_ok_and(|b| b == bytes) {
+/// The observer library under `<home>/observe/<source and compiler>/`, built there when no
+/// intact one is: each file is named by its content's BLAKE3, checked on every use, and
+/// written by a rename, so a torn or replaced file is never preloaded and two builds that
+/// install at once each leave a whole one.
+fn install(home: &Path, env: &Env) -> Result<PathBuf, String> {
+    let path = env.var_os("PATH").unwrap_or_default();
+    let compiler = C_COMPILERS
+        .iter()
+        .find_map(|c| crate::base::process::on_path(c, &path))
+        .ok_or_else(|| {
+            "no C compiler (cc, gcc or clang) on PATH to build it; install gcc".to_owned()
+        })?;
+    let stamp = crate::base::paths::file_stamp(&compiler).unwrap_or_default();
+    let mut key = blake3::Hasher::new();
+    key.update(SOURCE.as_bytes())
+        .update(compiler.as_os_str().as_bytes())
+        .update(format!("{stamp:?}").as_bytes());
+    let dir = home.join("observe").join(&key.finalize().to_hex()[..16]);
+    if let Some(lib) = intact(&dir) {
         return Ok(lib);
     }
-    let dir = lib.parent().unwrap_or(home);
-    std::fs::create_dir_all(dir)
-        .and_then(|()| crate::base::paths::write_atomic(&lib, bytes))
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let work = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (src, out) = (
+        work.path().join("observe.c"),
+        work.path().join("observe.so"),
+    );
+    std::fs::write(&src, SOURCE).map_err(|e| format!("{}: {e}", src.display()))?;
+    let done = Cmd::new(&compiler)
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl")
+        .output()
+        .map_err(|e| format!("{} could not start: {e}", compiler.display()))?;
+    if !done.status.success() {
+        return Err(format!(
+            "{} could not build it: {}",
+            compiler.display(),
+            String::from_utf8_lossy(&done.stderr).trim()
+        ));
+    }
+    let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let lib = dir.join(library_name(&bytes));
+    crate::base::paths::write_atomic(&lib, &bytes)
         .map_err(|e| format!("{}: {e}", lib.display()))?;
     Ok(lib)
+}
+
+/// `libarchbuild_observe-<blake3, 16 hex>.so`.
+fn library_name(bytes: &[u8]) -> String {
+    format!(
+        "libarchbuild_observe-{}.so",
+        &blake3::hash(bytes).to_hex()[..16]
+    )
+}
+
+/// A library in `dir` whose content still has the hash its name says.
+fn intact(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir).ok()?.flatten().find_map(|e| {
+        let path = e.path();
+        let name = path.file_name()?.to_str()?;
+        let ok = name.starts_with("libarchbuild_observe-")
+            && std::fs::read(&path).is_ok_and(|b| library_name(&b) == name);
+        ok.then_some(path)
+    })
 }
 
 /// The paths one compile looked at.
@@ -237,6 +291,46 @@ fn is_input(path: &Path, skip: &[&Path]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_library_is_built_once_per_home_named_by_its_hash_and_rebuilt_when_damaged() {
+        if !OBSERVABLE {
+            return;
+        }
+        let home = tempfile::tempdir().unwrap();
+        let path = Env::process().var_os("PATH").unwrap_or_default();
+        let env = Env::from_vars([("PATH", path)]);
+        let Observation::On(lib) = Observation::from_env(&env, home.path()) else {
+            panic!("a C compiler is on PATH here");
+        };
+        let bytes = std::fs::read(&lib).unwrap();
+        assert_eq!(
+            lib.file_name().unwrap().to_str().unwrap(),
+            library_name(&bytes)
+        );
+        // Installed: a second build finds it, builds nothing.
+        let mtime = std::fs::metadata(&lib).unwrap().modified().unwrap();
+        assert_eq!(
+            Observation::from_env(&env, home.path()),
+            Observation::On(lib.clone())
+        );
+        assert_eq!(std::fs::metadata(&lib).unwrap().modified().unwrap(), mtime);
+        // Damaged: never preloaded, built again.
+        std::fs::write(&lib, b"not a library").unwrap();
+        let Observation::On(again) = Observation::from_env(&env, home.path()) else {
+            panic!("rebuilt");
+        };
+        assert_eq!(std::fs::read(&again).unwrap().len(), bytes.len());
+        // No compiler on PATH: the prediction stands in, and says why.
+        let bare = Env::from_vars([("PATH", "/nonexistent")]);
+        let other = tempfile::tempdir().unwrap();
+        match Observation::from_env(&bare, other.path()) {
+            Observation::Off(Unobserved::NotInstalled(why)) => {
+                assert!(why.contains("no C compiler"), "{why}")
+            }
+            o => panic!("{o:?}"),
+        }
+    }
 
     #[test]
     fn a_log_gives_each_path_once_with_whether_it_was_read() {

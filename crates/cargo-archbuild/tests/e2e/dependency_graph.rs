@@ -1,42 +1,116 @@
-//! What a crate that depends on ours compiles: the default normal graph of `archbuild` (a
-//! kernel crate's build dependency) and of `archbuild-runtime` (its run-time one), read with
-//! `cargo tree -p`, which resolves the package's own features as a dependent's build does (not
-//! the workspace's, where `cargo-archbuild` turns the remote tier on).
+//! What a crate that depends on ours compiles: the default graph of `archbuild` (a kernel
+//! crate's build dependency) and of `archbuild-runtime` (its run-time one), normal and build
+//! edges, read with `cargo tree -p`, which resolves the package's own features as a dependent's
+//! build does (not the workspace's, where `cargo-archbuild` turns the remote tier and the zstd
+//! writer on), and the packages' manifests from `cargo metadata`.
 //!
-//! Held here: no signature scheme (signing is the remote tier's, behind its feature), each
-//! crate once, and a crate count that may only go down. Issue 48 goes further (no C build, 40
-//! crates); the two C builds left are named below so that a third cannot slip in.
+//! Held here: no signature scheme (signing is the remote tier's, behind its feature), no crate
+//! that builds C (zstd and LZ4HC writing are behind archbuild's `zstd` feature, the observer
+//! is built at run time), each crate once, and a crate count that may only go down.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `name → versions` of `package`'s default normal dependency graph, itself included.
-fn graph(package: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn cargo(args: &[&str]) -> String {
     let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .current_dir(&root)
-        .args(["tree", "-p", package, "-e", "normal", "--prefix", "none"])
-        .args(["-f", "{p}", "--offline"])
+        .current_dir(root())
+        .args(args)
+        .arg("--offline")
         .output()
         .expect("cargo runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut crates: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    text
+}
+
+/// A crate of the graph: its versions and the features it is built with.
+#[derive(Default)]
+struct Node {
+    versions: BTreeSet<String>,
+    features: BTreeSet<String>,
+}
+
+/// `name → node` of `package`'s default graph (normal and build edges), itself included.
+fn graph(package: &str) -> BTreeMap<String, Node> {
+    let text = cargo(&[
+        "tree",
+        "-p",
+        package,
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "-f",
+        "{p}|{f}",
+    ]);
+    let mut crates: BTreeMap<String, Node> = BTreeMap::new();
     for line in text.lines() {
-        let mut words = line.split_whitespace();
+        let (p, features) = line.split_once('|').unwrap_or((line, ""));
+        let mut words = p.split_whitespace();
         if let (Some(name), Some(version)) = (words.next(), words.next()) {
-            crates
-                .entry(name.to_owned())
-                .or_default()
-                .insert(version.to_owned());
+            let node = crates.entry(name.to_owned()).or_default();
+            node.versions.insert(version.to_owned());
+            let features = features.trim_end_matches(" (*)").trim();
+            node.features.extend(
+                features
+                    .split(',')
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_owned),
+            );
         }
     }
     crates
+}
+
+/// Crates that build or link C, from their manifests: a `links` key, or a build dependency on
+/// `cc` or `cmake` — blake3 with `pure` aside, whose build script then compiles nothing.
+fn c_builds(g: &BTreeMap<String, Node>) -> Vec<String> {
+    // This machine's platform: the others' packages need not be downloaded.
+    let rustc = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("rustc runs");
+    let info = String::from_utf8_lossy(&rustc.stdout).into_owned();
+    let host = info
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("rustc -vV names the host");
+    let meta = cargo(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--filter-platform",
+        host,
+    ]);
+    let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    let mut found = Vec::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        let Some(node) = g.get(name) else { continue };
+        if !node
+            .versions
+            .contains(&format!("v{}", p["version"].as_str().unwrap()))
+        {
+            continue;
+        }
+        let builds_c = p["dependencies"].as_array().unwrap().iter().any(|d| {
+            d["kind"] == "build" && ["cc", "cmake"].contains(&d["name"].as_str().unwrap())
+        });
+        let pure = name == "blake3" && node.features.contains("pure");
+        if !p["links"].is_null() || (builds_c && !pure) {
+            found.push(name.to_owned());
+        }
+    }
+    found
 }
 
 /// Crates that implement or pull a signature scheme.
@@ -50,14 +124,14 @@ const SIGNATURE_SCHEMES: [&str; 7] = [
     "p256",
 ];
 
-/// The C builds still in the graphs (zstd and LZ4HC writers and readers of `archbuild-fatbin`).
-const C_BUILDS_LEFT: [&str; 2] = ["lz4-sys", "zstd-sys"];
-
 fn check(package: &str, budget: usize) {
     let g = graph(package);
     let listed: Vec<String> = g
         .iter()
-        .map(|(n, v)| format!("{n} {}", v.iter().cloned().collect::<Vec<_>>().join(" ")))
+        .map(|(n, v)| {
+            let versions: Vec<&str> = v.versions.iter().map(String::as_str).collect();
+            format!("{n} {}", versions.join(" "))
+        })
         .collect();
     println!("{package}: {} crates: {}", g.len(), listed.join(", "));
     let schemes: Vec<&&str> = SIGNATURE_SCHEMES
@@ -74,13 +148,12 @@ fn check(package: &str, budget: usize) {
         twice.is_empty(),
         "{package} compiles crates twice: {twice:?}"
     );
-    // `-sys` crates link or build C; the two named are what is left to replace.
-    let c: Vec<&String> = g
-        .keys()
-        .filter(|n| n.ends_with("-sys") && !["linux-raw-sys", "dirs-sys"].contains(&n.as_str()))
-        .filter(|n| !C_BUILDS_LEFT.contains(&n.as_str()))
-        .collect();
-    assert!(c.is_empty(), "{package} gained a C build: {c:?}");
+    let c = c_builds(&g);
+    assert!(
+        c.is_empty(),
+        "{package}'s default graph builds C: {c:?}; a dependent must need no C compiler \
+         beyond the linker's"
+    );
     assert!(
         g.len() <= budget,
         "{package}'s default graph is {} crates, over its budget of {budget}: {}",
@@ -89,14 +162,49 @@ fn check(package: &str, budget: usize) {
     );
 }
 
-/// 69 crates on 2026-11-29, down from 90 with ed25519 and HMAC behind the remote tier.
+/// 50 crates on 2026-12-07 (69 on 2026-11-29 with lz4-sys and zstd-sys, 90 with ed25519).
 #[test]
-fn the_build_dependency_compiles_no_signature_scheme_and_no_more_crates() {
-    check("archbuild", 69);
+fn the_build_dependency_compiles_no_signature_scheme_no_c_and_no_more_crates() {
+    check("archbuild", 50);
 }
 
-/// 51 crates on 2026-11-29.
+/// 39 crates on 2026-12-07 (51 on 2026-11-29).
 #[test]
-fn the_runtime_compiles_no_signature_scheme_and_no_more_crates() {
-    check("archbuild-runtime", 51);
+fn the_runtime_compiles_no_signature_scheme_no_c_and_no_more_crates() {
+    check("archbuild-runtime", 39);
+}
+
+/// The check itself: it finds the C builds of the graph before this change (zstd-sys and
+/// lz4-sys through archbuild-fatbin's writers), and finds them again with the feature on.
+#[test]
+fn the_c_check_sees_the_zstd_writer() {
+    let text = cargo(&[
+        "tree",
+        "-p",
+        "archbuild",
+        "--features",
+        "zstd",
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "-f",
+        "{p}|{f}",
+    ]);
+    let mut g: BTreeMap<String, Node> = BTreeMap::new();
+    for line in text.lines() {
+        let p = line.split_once('|').map_or(line, |(p, _)| p);
+        let mut words = p.split_whitespace();
+        if let (Some(name), Some(version)) = (words.next(), words.next()) {
+            g.entry(name.to_owned())
+                .or_default()
+                .versions
+                .insert(version.to_owned());
+        }
+    }
+    let c = c_builds(&g);
+    assert!(
+        c.contains(&"zstd-sys".to_owned()) && c.contains(&"lz4-sys".to_owned()),
+        "{c:?}"
+    );
 }
