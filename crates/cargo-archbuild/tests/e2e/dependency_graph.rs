@@ -41,7 +41,12 @@ struct Node {
 
 /// `name → node` of `package`'s default graph (normal and build edges), itself included.
 fn graph(package: &str) -> BTreeMap<String, Node> {
-    let text = cargo(&[
+    graph_with(package, &[])
+}
+
+/// [`graph`] with more cargo arguments (`--features`).
+fn graph_with(package: &str, more: &[&str]) -> BTreeMap<String, Node> {
+    let mut args = vec![
         "tree",
         "-p",
         package,
@@ -49,9 +54,10 @@ fn graph(package: &str) -> BTreeMap<String, Node> {
         "normal,build",
         "--prefix",
         "none",
-        "-f",
-        "{p}|{f}",
-    ]);
+    ];
+    args.extend(["-f", "{p}|{f}"]);
+    args.extend(more);
+    let text = cargo(&args);
     let mut crates: BTreeMap<String, Node> = BTreeMap::new();
     for line in text.lines() {
         let (p, features) = line.split_once('|').unwrap_or((line, ""));
@@ -178,30 +184,7 @@ fn the_runtime_compiles_no_signature_scheme_no_c_and_no_more_crates() {
 /// lz4-sys through archbuild-fatbin's writers), and finds them again with the feature on.
 #[test]
 fn the_c_check_sees_the_zstd_writer() {
-    let text = cargo(&[
-        "tree",
-        "-p",
-        "archbuild",
-        "--features",
-        "zstd",
-        "-e",
-        "normal,build",
-        "--prefix",
-        "none",
-        "-f",
-        "{p}|{f}",
-    ]);
-    let mut g: BTreeMap<String, Node> = BTreeMap::new();
-    for line in text.lines() {
-        let p = line.split_once('|').map_or(line, |(p, _)| p);
-        let mut words = p.split_whitespace();
-        if let (Some(name), Some(version)) = (words.next(), words.next()) {
-            g.entry(name.to_owned())
-                .or_default()
-                .versions
-                .insert(version.to_owned());
-        }
-    }
+    let g = graph_with("archbuild", &["--features", "zstd"]);
     let c = c_builds(&g);
     assert!(
         c.contains(&"zstd-sys".to_owned()) && c.contains(&"lz4-sys".to_owned()),
