@@ -17,6 +17,13 @@ the two ways, one after the other in this run:
 
 It prints each `cargo build`'s wall time, the build script's own time and process count (from
 its report), and the ratios. Needs a provisioned toolkit (`cargo archbuild toolkit install`).
+
+With `--cold` it measures instead what depending on such a crate costs from nothing (issue 48):
+a dependent's cold `cargo build` (empty target directory, offline, no toolkit) of the packaged
+kernel crate, against the same dependent of a *plain* kernel crate that has no build dependency
+at all and `include_bytes!`s the same fat binary; both dependents load it with
+`archbuild-runtime`. The two are built alternately, `--rounds` times each, in this run; it prints
+the crates compiled and the wall time of each build, and the ratios of the medians.
 """
 
 import argparse
@@ -84,12 +91,76 @@ def report(target):
     return float(seconds), int(processes), prebuilt.strip()
 
 
+COLD_MAIN = """//! Loads the kernel crate's fat binary with archbuild-runtime (both dependents alike).
+static FATBIN: archbuild_runtime::EmbeddedFatbin =
+    archbuild_runtime::EmbeddedFatbin::new(kernels::vector_add::FATBIN);
+
+fn main() {
+    println!("{} bytes of fat binary", kernels::vector_add::FATBIN.len());
+    let _ = &FATBIN;
+}
+"""
+
+PLAIN_LIB = """//! The same kernel, its fat binary committed and included: no build script, no build dependency.
+pub mod kernels {
+    pub mod vector_add {
+        pub const FATBIN: &[u8] = include_bytes!("../vector_add.fatbin");
+    }
+}
+"""
+
+
+def cold(args, tmp, unpacked, env):
+    """The cold builds of a dependent of the packaged crate and of a plain one, alternated."""
+    plain = tmp / "plain"
+    (plain / "src").mkdir(parents=True)
+    shutil.copy(unpacked / "prebuilt/vector_add.fatbin", plain / "vector_add.fatbin")
+    (plain / "src/lib.rs").write_text(PLAIN_LIB)
+    (plain / "Cargo.toml").write_text(
+        '[package]\nname = "vector-add-kernels"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n')
+    apps = {}
+    for name, kernels in [("plain", plain), ("archbuild", unpacked)]:
+        app = tmp / f"cold-{name}"
+        (app / "src").mkdir(parents=True)
+        (app / "src/main.rs").write_text("use vector_add_kernels::kernels;\n" + COLD_MAIN)
+        (app / "Cargo.toml").write_text(
+            '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
+            f'vector-add-kernels = {{ path = "{kernels}" }}\n'
+            f'archbuild-runtime = {{ path = "{REPO}/crates/archbuild-runtime" }}\n'
+            'cudarc = { version = "0.19", default-features = false, features = '
+            '["std", "driver", "dynamic-loading", "cuda-13000"] }\n\n[patch.crates-io]\n'
+            f'archbuild = {{ path = "{REPO}/crates/archbuild" }}\n\n[workspace]\n')
+        shutil.copy(REPO / "Cargo.lock", app / "Cargo.lock")
+        apps[name] = app
+    results = {name: [] for name in apps}
+    for r in range(args.rounds):
+        for name, app in apps.items():
+            target = tmp / f"target-{name}-{r}"
+            start = time.monotonic()
+            res = run(["cargo", "build", "--manifest-path", str(app / "Cargo.toml")],
+                      env=dict(env, CARGO_TARGET_DIR=str(target)))
+            wall = time.monotonic() - start
+            units = sum(1 for l in res.stderr.splitlines() if l.strip().startswith("Compiling "))
+            results[name].append((wall, units))
+            print(f"round {r + 1}, {name:9}: {units:3d} crates compiled, {wall:7.2f} s", flush=True)
+            shutil.rmtree(target, ignore_errors=True)
+    med = {n: sorted(w for w, _ in v)[len(v) // 2] for n, v in results.items()}
+    crates = {n: v[0][1] for n, v in results.items()}
+    print(f"crates compiled: archbuild {crates['archbuild']}, plain {crates['plain']} "
+          f"(+{crates['archbuild'] - crates['plain']})")
+    print(f"median cold build: archbuild {med['archbuild']:.2f} s, plain {med['plain']:.2f} s, "
+          f"ratio {med['archbuild'] / med['plain']:.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=str(REPO / "target/release/cargo-archbuild"))
     ap.add_argument("--archs", default=None, help="arch list (default: the example's, all-major)")
     ap.add_argument("--app-out", default=None,
                     help="copy the dependent program, built from the package as shipped, here")
+    ap.add_argument("--cold", action="store_true",
+                    help="a dependent's cold build against a plain kernel crate's (see above)")
+    ap.add_argument("--rounds", type=int, default=2, help="--cold: builds of each, alternated")
     args = ap.parse_args()
     nvcc = run([args.cli, "toolkit", "which"]).stdout.strip().splitlines()[0].split()[-1]
     tmp = Path(tempfile.mkdtemp(prefix="archbuild-packaged-"))
@@ -133,6 +204,10 @@ def main():
     clean.update(CARGO_TARGET_DIR=str(target), CARGO_NET_OFFLINE="true",
                  ARCHBUILD_HOME=str(tmp / "empty-home"))
     packaged_env = dict(clean, PATH=bare_path(tmp))
+    if args.cold:
+        cold(args, tmp, unpacked, packaged_env)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     compiling_env = dict(clean, NVCC=nvcc, ARCHBUILD_CACHE="off")
     manifest = ["--manifest-path", str(app / "Cargo.toml")]
     run(["cargo", "build", *manifest], env=packaged_env)  # archbuild and its dependencies, once

@@ -5,6 +5,16 @@
                                           [--deadline 560] [--jobs N] [--share-cicc on|off]
                                           [--tag NAME] [--dry-run]
 
+or, on the development machine, makes the carried folder:
+
+    python3 scripts/crate_scale16.py pack --crate CRATE_DIR --cutlass-wheel WHEEL --bench LIBRARY_BENCH [--carry .gpu50]
+
+(CRATE_DIR: candle-flash-attn 0.11.1 unpacked from
+`https://static.crates.io/crates/candle-flash-attn/candle-flash-attn-0.11.1.crate`; WHEEL:
+`python3 -m pip download --no-deps nvidia-cutlass==4.2.0`; LIBRARY_BENCH:
+`cargo build --release -p archbuild --features remote --example library_bench`'s
+`target/release/examples/library_bench`, stripped and xz-compressed into the folder).
+
 SIDE is one of
 
   archbuild     `library_bench --skip-nvcc --verbose --edit-header kernels/flash.h` on the files:
@@ -19,12 +29,14 @@ SIDE is one of
                 both archs' phases of every file in one call, where cudaforge's pattern (the archs
                 one after another in one `nvcc`) takes longer than a call for these files.
 
-Each side runs under a load sampler (`gpu_run.load_sampler`: busy cores, memory, cicc/ptxas/
-host-compiler counts each second: `load.csv`, drawn by `scripts/schedule_plot.py`) and a process
-tracer (`trace.csv`: every cicc, ptxas, cudafe++, cc1plus, gcc, fatbinary and nvcc process, first
-and last seen every 0.2 s, with its arguments), and stops at --deadline seconds after this script
-started (what ran until then is kept). Then everything is packed into `$OUT/<tag>.tar.xz`
-(`<tag>.log`, `bench.log`, `load.csv`, `trace.csv`, `nvcc-time.csv`), and the log is copied to `$OUT`.
+Each side runs under a load sampler (`gpu_run.load_sampler`: busy cores, memory, cicc, ptxas and
+host-compiler counts each second: `load.csv`, drawn by `scripts/schedule_plot.py`) and a process tracer
+(`trace.csv`: every cicc, ptxas, cudafe++, cc1plus, gcc, fatbinary and nvcc process, first and last
+seen every 0.25 s, with its arch, its source and its arguments), and stops at --deadline seconds
+after this script started (what ran until then is kept). Then everything is packed into
+`$OUT/<tag>.tar.xz`, folder `<tag>/` (`<tag>.log`, `bench.log`, `load.csv`, `trace.csv`,
+`nvcc-time.csv`), and the log is copied to `$OUT`; `benches/crate_sim.py --logs <tag>.tar.xz` reads it as
+it is. The files default to SUBSET below (`8.0 9.0`: 14 heavy cicc jobs, at once on 16 cores).
 
 The carried folder (`--carry`, git-ignored) holds `library_bench.xz` (stripped,
 `cargo build --release -p archbuild --features remote --example library_bench`) and `fa.tar.xz`
@@ -35,7 +47,9 @@ Standard library only; every process from an argument vector.
 
 import argparse
 import csv
+import io
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -47,12 +61,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_run  # noqa: E402  (load_sampler, FLASH_FLAGS, the machine lines)
 
-# The measured subset: every shape of the crate once (head dim 32 … 512, fp16 and bf16, causal or
-# not, the split-kv kernels at a small and a large head dim) and flash_api.cu (host-heavy).
+# The measured subset: every kind of the crate's kernels (head dim 32 … 512, fp16 and bf16, causal
+# or not, the split-kv kernels at a small and a large head dim), the hdim64 file whose
+# cudaforge's-pattern build on this host did not end in 530 s (2026-11-25, 01a0b63), and
+# flash_api.cu (host-heavy).
 SUBSET = [
     "flash_api.cu",
     "flash_fwd_hdim32_fp16_sm80.cu",
-    "flash_fwd_hdim96_bf16_causal_sm80.cu",
+    "flash_fwd_hdim64_fp16_sm80.cu",
     "flash_fwd_hdim160_fp16_causal_sm80.cu",
     "flash_fwd_hdim256_bf16_sm80.cu",
     "flash_fwd_hdim512_fp16_causal_sm80.cu",
@@ -108,11 +124,14 @@ def tracer(path, stop, period=0.25):
     done += [[pid] + v for pid, v in seen.items()]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["pid", "comm", "ppid", "first", "last", "cmdline"])
+        w.writerow(["pid", "comm", "ppid", "first", "last", "arch", "src", "cmdline"])
         for pid, comm, ppid, first, last, cmd in sorted(done, key=lambda r: r[3]):
-            # long include lists cut; the arch, the flags and the file names are at either end
-            short = cmd if len(cmd) <= 700 else cmd[:350] + " ... " + cmd[-350:]
-            w.writerow([pid, comm, ppid, f"{first:.2f}", f"{last:.2f}", short])
+            arch = re.search(r"(?:-arch[= ]|--gpu-name[= ]|-gencode=arch=)(\S+)", cmd)
+            src = re.search(r"(flash_\w+?)\.(?:cu|cpp1\.ii|cpp4\.ii|ptx|module_id|compute_\d+)\b", cmd)
+            # long include lists cut; the arch and the file names are kept above
+            short = cmd if len(cmd) <= 600 else cmd[:300] + " ... " + cmd[-300:]
+            w.writerow([pid, comm, ppid, f"{first:.2f}", f"{last:.2f}", arch.group(1) if arch else "",
+                        src.group(1) if src else "", short])
 
 
 def unxz(src, dest):
@@ -247,7 +266,41 @@ def run_archbuild_side(a, log, kernels, cutlass, deadline):
     return rc
 
 
+def pack(argv):
+    """The carried folder: fa.tar.xz (fa/kernels, fa/cutlass/include) and library_bench.xz."""
+    import lzma
+    import zipfile
+    p = argparse.ArgumentParser(prog="crate_scale16.py pack")
+    p.add_argument("--crate", required=True, help="candle-flash-attn 0.11.1, unpacked")
+    p.add_argument("--cutlass-wheel", required=True, help="nvidia_cutlass-4.2.0.0-py3-none-any.whl")
+    p.add_argument("--bench", required=True, help="library_bench, as cargo built it")
+    p.add_argument("--carry", default=".gpu50")
+    a = p.parse_args(argv)
+    os.makedirs(a.carry, exist_ok=True)
+    prefix = "cutlass_library/source/include/"
+    with tarfile.open(os.path.join(a.carry, "fa.tar.xz"), "w:xz", preset=9) as tar, \
+            zipfile.ZipFile(a.cutlass_wheel) as whl:
+        tar.add(os.path.join(a.crate, "kernels"), arcname="fa/kernels")
+        for info in whl.infolist():
+            if info.filename.startswith(prefix) and not info.is_dir():
+                data = whl.read(info)
+                ti = tarfile.TarInfo("fa/cutlass/include/" + info.filename[len(prefix):])
+                ti.size, ti.mtime, ti.mode = len(data), time.time() - 3600, 0o644
+                tar.addfile(ti, io.BytesIO(data))
+    stripped = os.path.join(a.carry, "library_bench")
+    shutil.copy(a.bench, stripped)
+    subprocess.run(["strip", stripped], check=True)
+    with open(stripped, "rb") as fin, lzma.open(stripped + ".xz", "wb", preset=9) as fout:
+        shutil.copyfileobj(fin, fout)
+    os.remove(stripped)
+    for n in ("fa.tar.xz", "library_bench.xz"):
+        print(f"{os.path.join(a.carry, n)}: {os.path.getsize(os.path.join(a.carry, n)) / 2**20:.1f} MiB")
+    return 0
+
+
 def main():
+    if sys.argv[1:2] == ["pack"]:
+        return pack(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("side", choices=("archbuild", "nvcc-pattern", "nvcc-chains"))
     p.add_argument("--carry", default=".gpu50")

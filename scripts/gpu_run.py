@@ -503,6 +503,24 @@ def torch_libs(host):
     return found
 
 
+def every_cuda_lib(host, least=10 << 20):
+    """Every CUDA library of the host over `least` bytes, one per name: the PyTorch install's
+    (its `nvidia/*/lib` wheels and torch's own) and the toolkit's `lib64`."""
+    site = host.run(["python3", "-c", "import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))"],
+                    echo=False, always=True).text.strip()
+    roots = [r for r in (site, os.path.join(os.path.dirname(CUDA_BIN), "lib64")) if r and os.path.isdir(r)]
+    found, names = [], set()
+    for root in roots:
+        for folder, _, files in sorted(os.walk(root)):
+            for n in sorted(files):
+                path = os.path.join(folder, n)
+                if (re.match(r"lib.*\.so(\.\d+)*$", n) and n not in names and not os.path.islink(path)
+                        and os.path.getsize(path) >= least):
+                    names.add(n)
+                    found.append(path)
+    return found
+
+
 def inspect(host, a):
     cli = os.path.abspath(host.carried(a.cli))
     cuobjdump = shutil.which("cuobjdump") or os.path.join(CUDA_BIN, "cuobjdump")
@@ -511,7 +529,7 @@ def inspect(host, a):
     host.say_lines(lines(host.run([cuobjdump, "--version"], echo=False).text, last=1))
     machine(host, "nvcc")
     host.step(f"inspect --format cuobjdump vs cuobjdump --list-elf --list-ptx (ms, median of {a.repeat})")
-    for lib in a.libs or torch_libs(host):
+    for lib in a.libs or (every_cuda_lib(host) if a.every else torch_libs(host)):
         if not host.dry:
             with open(lib, "rb") as f:  # page cache warm for both
                 while f.read(1 << 24):
@@ -1410,6 +1428,8 @@ def configure_parser():
     p = scenario("inspect", inspect, "inspect --format cuobjdump against cuobjdump --list-elf --list-ptx")
     p.add_argument("--cli", default=".gpu/s5/bin/cargo-archbuild")
     p.add_argument("--repeat", type=int, default=3, help="runs of each tool, alternated (default: 3)")
+    p.add_argument("--every", action="store_true",
+                   help="every CUDA library over 10 MB: PyTorch's wheels and the toolkit's lib64")
     p.add_argument("libs", nargs="*", help="libraries (default: the CUDA libraries of the host's PyTorch)")
     add_log(p, "inspect.log")
 

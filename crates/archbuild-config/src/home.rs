@@ -60,32 +60,32 @@ mod tests {
 
     #[test]
     fn the_variable_wins_and_blank_means_unset() {
-        let set = [(HOME_VAR, "/srv/ab"), ("HOME", "/home/u")];
+        let set = [(HOME_VAR, "/srv/ab"), ("HOME", "/srv/u")];
         assert_eq!(home_dir(vars(&set)), Some(PathBuf::from("/srv/ab")));
-        let blank = [(HOME_VAR, "  "), ("HOME", "/home/u")];
+        let blank = [(HOME_VAR, "  "), ("HOME", "/srv/u")];
         assert_eq!(
             home_dir(vars(&blank)),
-            home_dir(vars(&[("HOME", "/home/u")]))
+            home_dir(vars(&[("HOME", "/srv/u")]))
         );
     }
 
     #[cfg(all(unix, not(target_os = "macos")))]
     #[test]
     fn the_cache_directory_follows_xdg_and_ignores_a_relative_value() {
-        let home = [("HOME", "/home/u")];
+        let home = [("HOME", "/srv/u")];
         assert_eq!(
             home_dir(vars(&home)),
-            Some(PathBuf::from("/home/u/.cache/archbuild"))
+            Some(PathBuf::from("/srv/u/.cache/archbuild"))
         );
-        let xdg = [("HOME", "/home/u"), ("XDG_CACHE_HOME", "/var/cache/u")];
+        let xdg = [("HOME", "/srv/u"), ("XDG_CACHE_HOME", "/var/cache/u")];
         assert_eq!(
             home_dir(vars(&xdg)),
             Some(PathBuf::from("/var/cache/u/archbuild"))
         );
-        let relative = [("HOME", "/home/u"), ("XDG_CACHE_HOME", "cache")];
+        let relative = [("HOME", "/srv/u"), ("XDG_CACHE_HOME", "cache")];
         assert_eq!(
             home_dir(vars(&relative)),
-            Some(PathBuf::from("/home/u/.cache/archbuild"))
+            Some(PathBuf::from("/srv/u/.cache/archbuild"))
         );
     }
 }

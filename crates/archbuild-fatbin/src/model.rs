@@ -129,6 +129,13 @@ impl CompressionChoice {
     }
 }
 
+impl fmt::Display for CompressionChoice {
+    /// `cubins zstd-19, PTX zstd-19`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cubins {}, PTX {}", self.elf, self.ptx)
+    }
+}
+
 impl Default for CompressionChoice {
     fn default() -> Self {
         Self::nvcc_default()

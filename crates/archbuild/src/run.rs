@@ -33,6 +33,8 @@ pub struct PlanListing {
     /// Where it came from (in words, its `Display`).
     pub source: ArchSource,
     pub jobs: Vec<PlannedJob>,
+    /// The compression asked for, as a record's `compression` item holds it.
+    pub compression: String,
 }
 
 /// One job a cold build would run.
@@ -91,6 +93,7 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
         archs: p.archs.list.to_string(),
         source: p.archs.source.clone(),
         jobs: listing,
+        compression: compression_text(&p),
     })
 }
 
@@ -487,7 +490,7 @@ fn conclude(
             Serve::Shipped(_) => format!("{} (packaged)", p.toolkits.main().release()),
             Serve::Compile => p.toolkits.main().release().to_owned(),
         },
-        compression: format!("{:?}", p.packing.written),
+        compression: p.packing.written.to_string(),
         nvcc: p.toolkits.main().nvcc().to_path_buf(),
         programs: programs(p),
         jobs_planned: jobs.len(),

@@ -17,6 +17,22 @@
 use archbuild_arch::Fleet;
 use archbuild_fatbin::{Compression, CompressionChoice, Writers};
 
+/// The packing of a build: the compression its sources set (`setup::compression`), its fleet
+/// (with where it was named), the command's default and this build's writers.
+pub(crate) fn resolve(
+    b: &crate::prepare::spec::Spec,
+    env: &crate::base::env::Env,
+    pkg: Option<&crate::config::manifest::PackageConfig>,
+    fleet: Option<&(Fleet, String)>,
+) -> crate::error::Result<Packing> {
+    Ok(Packing::decide(
+        crate::prepare::setup::compression(b, env, pkg)?,
+        fleet.map(|(f, _)| f),
+        b.default_compression,
+        archbuild_fatbin::writers(),
+    ))
+}
+
 /// The default a command gives when no source sets the compression.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum DefaultCompression {
@@ -106,7 +122,7 @@ impl Packing {
     pub(crate) fn unwritten(&self) -> Option<(String, String)> {
         match &self.origin {
             Origin::Set(from) if self.written != self.asked => {
-                Some((from.clone(), format!("{}", Shown(self.asked))))
+                Some((from.clone(), self.asked.to_string()))
             }
             _ => None,
         }
@@ -122,15 +138,6 @@ fn without_zstd(c: CompressionChoice) -> CompressionChoice {
     CompressionChoice {
         elf: no_zstd(c.elf),
         ptx: no_zstd(c.ptx),
-    }
-}
-
-/// `cubins zstd-19, PTX zstd-19`.
-struct Shown(CompressionChoice);
-
-impl std::fmt::Display for Shown {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cubins {}, PTX {}", self.0.elf, self.0.ptx)
     }
 }
 

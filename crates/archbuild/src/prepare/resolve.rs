@@ -222,12 +222,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
     };
     let mut settings = compile_settings(&sources, &home, mode)?;
     let fleet = crate::prepare::fleet::resolve(b, &env, pkg.as_ref(), &devices)?;
-    let packing = crate::prepare::packing::Packing::decide(
-        setup::compression(b, &env, pkg.as_ref())?,
-        fleet.as_ref().map(|(f, _)| f),
-        b.default_compression,
-        archbuild_fatbin::writers(),
-    );
+    let packing = crate::prepare::packing::resolve(b, &env, pkg.as_ref(), fleet.as_ref())?;
     let share_cicc = crate::plan::share::enabled(
         b.share_cicc,
         &env,

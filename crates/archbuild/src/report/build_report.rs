@@ -184,7 +184,7 @@ pub struct BuildReport {
     pub source: crate::config::archs::ArchSource,
     /// The toolkit release used, e.g. `13.5.37`.
     pub toolkit: String,
-    /// The image compression of its fat binaries (as `compression` reads, e.g. `Balance`).
+    /// How its fat binaries are packed, e.g. `cubins none, PTX zstd-5`.
     #[serde(default)]
     pub compression: String,
     pub nvcc: PathBuf,

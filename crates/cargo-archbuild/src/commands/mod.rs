@@ -12,6 +12,7 @@ mod matrix;
 mod merge;
 mod new;
 mod package;
+mod package_budget;
 pub(crate) mod toolkit;
 
 use crate::cli::Command;

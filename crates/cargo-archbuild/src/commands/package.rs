@@ -86,8 +86,12 @@ pub(crate) fn run(args: &PackageArgs, shell: &mut Shell) -> Result<(), CliError>
             // What ships is small unless the author set a compression.
             p.build.smallest_compression();
             p.ships = false;
+            let budget = config.prebuilt_budget()?;
+            if let Some(estimate) = super::package_budget::estimate(&mut p.build, &dir) {
+                super::package_budget::check(&p.label, estimate, budget)?;
+            }
             pending.push(p);
-            dests.push((dir, config.prebuilt_budget()?));
+            dests.push((dir, budget));
         }
     }
     if pending.is_empty() {

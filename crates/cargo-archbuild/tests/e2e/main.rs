@@ -25,6 +25,7 @@ mod matrix_precedence;
 mod messages;
 mod offline;
 mod package_safety;
+mod package_size;
 mod packaging;
 mod publish;
 mod remote_credentials;
