@@ -92,6 +92,8 @@ def report(target):
 
 
 COLD_MAIN = """//! Loads the kernel crate's fat binary with archbuild-runtime (both dependents alike).
+use vector_add_kernels::kernels;
+
 static FATBIN: archbuild_runtime::EmbeddedFatbin =
     archbuild_runtime::EmbeddedFatbin::new(kernels::vector_add::FATBIN);
 
@@ -122,7 +124,7 @@ def cold(args, tmp, unpacked, env):
     for name, kernels in [("plain", plain), ("archbuild", unpacked)]:
         app = tmp / f"cold-{name}"
         (app / "src").mkdir(parents=True)
-        (app / "src/main.rs").write_text("use vector_add_kernels::kernels;\n" + COLD_MAIN)
+        (app / "src/main.rs").write_text(COLD_MAIN)
         (app / "Cargo.toml").write_text(
             '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'
             f'vector-add-kernels = {{ path = "{kernels}" }}\n'

@@ -7,12 +7,12 @@ use std::path::Path;
 
 use crate::support::{cli, run, scratch};
 
-const ADD: &str = r#"extern "C" __global__ void add(float* a) { a[threadIdx.x] += 1.0f; }
+pub(crate) const ADD: &str = r#"extern "C" __global__ void add(float* a) { a[threadIdx.x] += 1.0f; }
 "#;
 const OLD: &str = r#"extern "C" __global__ void old(float* a) { a[threadIdx.x] -= 1.0f; }
 "#;
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
@@ -34,7 +34,7 @@ fn kernel_crate(dir: &Path, kernels: &[&str], prebuilt: &str) {
     write(&dir.join("kernels/old.cu"), OLD);
 }
 
-fn package(dir: &Path) -> (i32, String) {
+pub(crate) fn package(dir: &Path) -> (i32, String) {
     let (code, _, stderr) = run(cli()
         .arg("package")
         .arg("--manifest-path")

@@ -7,15 +7,8 @@ use std::path::Path;
 
 use archbuild_fatbin::{read_any, Compression};
 
-use crate::support::{cli, cli_without_toolkit, run, scratch};
-
-const ADD: &str = r#"extern "C" __global__ void add(float* a) { a[threadIdx.x] += 1.0f; }
-"#;
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::package_safety::{package, write, ADD};
+use crate::support::{cli_without_toolkit, run, scratch};
 
 /// A kernel crate for `archs` with `more` in its `[package.metadata.archbuild]`.
 fn kernel_crate(dir: &Path, archs: &str, more: &str) {
@@ -29,14 +22,6 @@ fn kernel_crate(dir: &Path, archs: &str, more: &str) {
     );
     write(&dir.join("src/lib.rs"), "//! Kernels.\n");
     write(&dir.join("kernels/add.cu"), ADD);
-}
-
-fn package(dir: &Path) -> (i32, String) {
-    let (code, _, stderr) = run(cli()
-        .arg("package")
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml")));
-    (code, stderr)
 }
 
 /// A dependent's build with no toolkit: the shipped files or an error.
