@@ -32,11 +32,10 @@ fn cargo(args: &[&str]) -> String {
     text
 }
 
-/// A crate of the graph: its versions and the features it is built with.
+/// A crate of the graph: its versions.
 #[derive(Default)]
 struct Node {
     versions: BTreeSet<String>,
-    features: BTreeSet<String>,
 }
 
 /// `name → node` of `package`'s default graph (normal and build edges), itself included.
@@ -55,30 +54,24 @@ fn graph_with(package: &str, more: &[&str]) -> BTreeMap<String, Node> {
         "--prefix",
         "none",
     ];
-    args.extend(["-f", "{p}|{f}"]);
+    args.extend(["-f", "{p}"]);
     args.extend(more);
     let text = cargo(&args);
     let mut crates: BTreeMap<String, Node> = BTreeMap::new();
     for line in text.lines() {
-        let (p, features) = line.split_once('|').unwrap_or((line, ""));
-        let mut words = p.split_whitespace();
+        let mut words = line.split_whitespace();
         if let (Some(name), Some(version)) = (words.next(), words.next()) {
             let node = crates.entry(name.to_owned()).or_default();
             node.versions.insert(version.to_owned());
-            let features = features.trim_end_matches(" (*)").trim();
-            node.features.extend(
-                features
-                    .split(',')
-                    .filter(|f| !f.is_empty())
-                    .map(str::to_owned),
-            );
         }
     }
     crates
 }
 
 /// Crates that build or link C, from their manifests: a `links` key, or a build dependency on
-/// `cc` or `cmake` — blake3 with `pure` aside, whose build script then compiles nothing.
+/// `cc` or `cmake` — blake3 aside, whose build script assembles its SIMD kernels with the
+/// linker's compiler: without them (`pure`) its Rust fallback, unoptimised in a dev build
+/// script, takes tens of seconds over a toolkit (the cache's fingerprint of it).
 fn c_builds(g: &BTreeMap<String, Node>) -> Vec<String> {
     // This machine's platform: the others' packages need not be downloaded.
     let rustc = Command::new("rustc")
@@ -111,8 +104,7 @@ fn c_builds(g: &BTreeMap<String, Node>) -> Vec<String> {
         let builds_c = p["dependencies"].as_array().unwrap().iter().any(|d| {
             d["kind"] == "build" && ["cc", "cmake"].contains(&d["name"].as_str().unwrap())
         });
-        let pure = name == "blake3" && node.features.contains("pure");
-        if !p["links"].is_null() || (builds_c && !pure) {
+        if !p["links"].is_null() || (builds_c && name != "blake3") {
             found.push(name.to_owned());
         }
     }
