@@ -98,6 +98,9 @@ pub enum TargetKind {
     Cubin,
     /// `compute_XY`: PTX that the driver or nvJitLink compiles for the device at load time.
     Ptx,
+    /// `lto_XY`: LTO-IR (NVVM IR) that only nvJitLink links into a cubin for the device at load
+    /// time; no driver loads it (CUDA 12.0's drivers stopped JIT-compiling NVVM IR).
+    LtoIr,
 }
 
 impl TargetKind {
@@ -105,14 +108,21 @@ impl TargetKind {
         match self {
             TargetKind::Cubin => "sm_",
             TargetKind::Ptx => "compute_",
+            TargetKind::LtoIr => "lto_",
         }
+    }
+
+    /// Whether an image of this kind is compiled for the device when it is loaded (PTX by the
+    /// driver or nvJitLink, LTO-IR by nvJitLink), rather than loaded as it is.
+    pub const fn is_jit(self) -> bool {
+        !matches!(self, TargetKind::Cubin)
     }
 }
 
-/// One build target: `sm_86` (cubin) or `compute_89` (PTX), with variant.
+/// One build target: `sm_86` (cubin), `compute_89` (PTX) or `lto_90` (LTO-IR), with variant.
 ///
-/// Ordering puts targets by arch first, then cubin before PTX, so sorted lists read
-/// `sm_75 sm_86 sm_89 compute_89`.
+/// Ordering puts targets by arch first, then cubin before PTX before LTO-IR, so sorted lists
+/// read `sm_75 sm_86 sm_89 compute_89 lto_90`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Target {
     pub arch: Arch,
@@ -146,7 +156,14 @@ impl Target {
         }
     }
 
-    /// Parses exactly `sm_XY[a|f]` or `compute_XY[a|f]` (case-insensitive). Arch *lists* with
+    pub const fn lto(arch: Arch) -> Self {
+        Self {
+            arch,
+            kind: TargetKind::LtoIr,
+        }
+    }
+
+    /// Parses exactly `sm_XY[a|f]`, `compute_XY[a|f]` or `lto_XY[a|f]` (case-insensitive). Arch *lists* with
     /// all their dialects are parsed by the `list` module; this is for names tools print.
     pub fn parse_nvcc_name(s: &str) -> Option<Self> {
         let lower = s.trim().to_ascii_lowercase();
@@ -154,6 +171,8 @@ impl Target {
             (TargetKind::Cubin, r)
         } else if let Some(r) = lower.strip_prefix("compute_") {
             (TargetKind::Ptx, r)
+        } else if let Some(r) = lower.strip_prefix("lto_") {
+            (TargetKind::LtoIr, r)
         } else {
             return None;
         };
@@ -235,6 +254,8 @@ mod tests {
             "compute_89",
             "compute_120a",
             "sm_121",
+            "lto_90",
+            "lto_100f",
         ] {
             let t = Target::parse_nvcc_name(name).unwrap();
             assert_eq!(t.to_string(), name);
@@ -248,7 +269,7 @@ mod tests {
             "sm_8",
             "sm_8x",
             "compute_1000",
-            "lto_90",
+            "lto_9",
             "sm_90b",
             "",
         ] {

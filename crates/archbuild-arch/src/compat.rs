@@ -5,6 +5,12 @@
 //! |---|---|---|---|
 //! | cubin `sm_` | same major, minor ≥ Y | same major, minor ≥ Y | exactly X.Y |
 //! | PTX `compute_` | any CC ≥ X.Y | same major, minor ≥ Y | exactly X.Y |
+//! | LTO-IR `lto_` | any CC ≥ X.Y | same major, minor ≥ Y | exactly X.Y |
+//!
+//! LTO-IR follows PTX: nvJitLink 13.5 links `lto_80` for sm_80, sm_86, sm_90 and sm_120 and
+//! refuses it for sm_75 (`archbuild-runtime`'s `it nvjitlink` checks this with the real
+//! library). It also linked `lto_90a` for sm_100; archbuild does not rely on that, because `a`
+//! code may use features of one chip only.
 //!
 //! Plain PTX is the only form that crosses majors: that is what the JIT is for. `f` code uses
 //! family features that later majors do not promise, so its PTX stays inside the family; `a`
@@ -30,11 +36,11 @@ pub fn ptx_jits_for(arch: Arch, device: ComputeCapability) -> bool {
     }
 }
 
-/// Whether `target` (cubin or PTX) can run on `device`.
+/// Whether `target` (cubin, PTX or LTO-IR) can run on `device`.
 pub fn target_runs_on(target: Target, device: ComputeCapability) -> bool {
     match target.kind {
         TargetKind::Cubin => cubin_runs_on(target.arch, device),
-        TargetKind::Ptx => ptx_jits_for(target.arch, device),
+        TargetKind::Ptx | TargetKind::LtoIr => ptx_jits_for(target.arch, device),
     }
 }
 

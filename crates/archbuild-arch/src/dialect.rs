@@ -53,6 +53,26 @@ impl Dialect {
         }
     }
 
+    /// Refuses what a list of this dialect cannot mean: LTO-IR (`lto_90`, `9.0+LTO`) in a list
+    /// of CMake, PyTorch or `CUDA_COMPUTE_CAP`, whose tools have no LTO form; archbuild's own
+    /// lists take it. `origin` names the list in the error.
+    pub fn check(self, text: &str, origin: &str) -> Result<(), crate::Error> {
+        if self == Dialect::Archbuild {
+            return Ok(());
+        }
+        let lto = text
+            .split(|c: char| c == ';' || c == ',' || c.is_whitespace())
+            .find(|e| e.to_ascii_lowercase().contains("lto"));
+        match lto {
+            Some(entry) => Err(crate::Error::LtoInForeignList {
+                input: entry.to_owned(),
+                origin: origin.to_owned(),
+                dialect: self.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Warnings about a list that parses here but that the dialect's own tool rejects.
     pub fn warnings(self, text: &str) -> Vec<String> {
         match self {
@@ -182,6 +202,25 @@ fn cmake_to_archbuild(v: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lto_ir_is_refused_where_the_tool_has_no_form_for_it() {
+        assert!(Dialect::Archbuild.check("8.0 9.0+LTO lto_100", "x").is_ok());
+        for d in [Dialect::CMake, Dialect::PyTorch, Dialect::ComputeCap] {
+            assert!(d.check("80;90", "x").is_ok());
+            let e = d.check("80;lto_90", "CUDAARCHS").unwrap_err().to_string();
+            assert!(
+                e.contains("`lto_90` in CUDAARCHS asks for LTO-IR")
+                    && e.contains("ARCHBUILD_ARCHS")
+                    && e.contains(&d.to_string()),
+                "{e}"
+            );
+        }
+        let e = Dialect::PyTorch
+            .check("8.0 9.0+LTO", "TORCH_CUDA_ARCH_LIST")
+            .unwrap_err();
+        assert!(e.to_string().contains("`9.0+LTO`"), "{e}");
+    }
+
     use super::*;
 
     #[test]

@@ -8,7 +8,7 @@ use crate::cc::{ComputeCapability, Variant};
 /// The accepted forms, listed once so every message says the same thing.
 pub(crate) const ACCEPTED_FORMS: &str =
     "`8.6`, `86`, `sm_86`, `compute_86`, `8.6+PTX`, `86-real`, \
-`86-virtual`, `9.0a`, `sm_90a`, `100f`, a generation name (`Turing`, `Ampere`, `Ada`, `Hopper`, \
+`86-virtual`, `lto_90`, `9.0+LTO`, `9.0a`, `sm_90a`, `100f`, a generation name (`Turing`, `Ampere`, `Ada`, `Hopper`, \
 `Blackwell`, ...), `native`, `all` or `all-major`";
 
 /// Errors from parsing arch lists, policies and simulated-GPU descriptions.
@@ -63,6 +63,20 @@ pub enum Error {
         origin: String,
         variant: Variant,
         cc: ComputeCapability,
+    },
+
+    /// LTO-IR asked for in a list whose tool has no way to say it (CMake's, PyTorch's,
+    /// `CUDA_COMPUTE_CAP`'s).
+    #[error(
+        "`{input}` in {origin} asks for LTO-IR, which a {dialect} list cannot say (only \
+         archbuild's own lists and nvcc's names have it): move the LTO-IR to ARCHBUILD_ARCHS or \
+         `archs` in [package.metadata.archbuild], as `9.0+LTO` (cubin and LTO-IR) or `lto_90` \
+         (LTO-IR alone), and leave {origin} to its tool's forms"
+    )]
+    LtoInForeignList {
+        input: String,
+        origin: String,
+        dialect: String,
     },
 
     /// `native` without any visible GPU.

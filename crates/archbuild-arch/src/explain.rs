@@ -45,6 +45,20 @@ impl Selection {
         if let Some(hint) = self.driver_hint() {
             return hint;
         }
+        let unlinked: Vec<String> = self
+            .verdicts
+            .iter()
+            .filter(|v| v.outcome == Outcome::Rejected(Reason::NoLtoLinker))
+            .map(|v| format!("[{}] {}", v.index, v.target))
+            .collect();
+        if !unlinked.is_empty() {
+            return format!(
+                "{} would be linked for this GPU by nvJitLink, which was not found: install it \
+                 (`pip install nvidia-nvjitlink-cu13`, or the CUDA toolkit's libnvJitLink.so) or set \
+                 ARCHBUILD_NVJITLINK to its path; or add {cc} (a cubin) or {cc}+PTX to ARCHBUILD_ARCHS",
+                unlinked.join(", ")
+            );
+        }
         let excluded: Vec<String> = self
             .verdicts
             .iter()
@@ -117,6 +131,7 @@ impl Selection {
                 v.target.arch.cc,
                 device.major
             ),
+            (TargetKind::LtoIr, _) => "LTO-IR, linked for this device by nvJitLink".to_string(),
             (TargetKind::Ptx, _) => match self.route_of(v.index) {
                 Route::NeedsNewerJit { ptx_isa, driver_max } => format!(
                     "PTX ISA {ptx_isa} is newer than the driver can JIT ({driver_max}): needs nvJitLink"
@@ -184,6 +199,10 @@ impl fmt::Display for Selection {
                     Route::NeedsNewerJit { .. } => write!(
                         f,
                         "compiled with nvJitLink (the driver would fail with CUDA_ERROR_UNSUPPORTED_PTX_VERSION)"
+                    )?,
+                    Route::LinkLto => write!(
+                        f,
+                        "linked for this device by nvJitLink (slow first load, then cached)"
                     )?,
                 }
             }

@@ -140,6 +140,10 @@ impl Fleet {
                 driver: m.driver,
                 name: m.name.clone(),
                 handoff,
+                // LTO-IR counts: archbuild's loader links it with nvJitLink, which a program
+                // that ships LTO-IR brings along (docs/runtime.md); the host libraries that
+                // hand fat binaries to the CUDA runtime are built without LTO-IR.
+                links_lto: true,
             };
             let sel = select(images, &device, Policy::PreferCubin);
             if sel.chosen.is_some() {
@@ -276,6 +280,7 @@ mod tests {
             .map(|&t| match t.kind {
                 crate::TargetKind::Cubin => ImageInfo::new(t, None).made_by(Some(major)),
                 crate::TargetKind::Ptx => ImageInfo::new(t, Some(isa)).compression(ptx),
+                crate::TargetKind::LtoIr => ImageInfo::new(t, None).made_by(Some(major)),
             })
             .collect()
     }

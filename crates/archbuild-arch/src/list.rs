@@ -99,6 +99,11 @@ impl ArchList {
         self.of_kind(TargetKind::Ptx)
     }
 
+    /// The archs built as LTO-IR (`lto_XY`).
+    pub fn lto(&self) -> impl Iterator<Item = Arch> + '_ {
+        self.of_kind(TargetKind::LtoIr)
+    }
+
     fn of_kind(&self, kind: TargetKind) -> impl Iterator<Item = Arch> + '_ {
         self.targets
             .iter()
@@ -107,7 +112,8 @@ impl ArchList {
     }
 
     /// nvcc flags, one per target: `-gencode=arch=compute_86,code=sm_86` for a cubin,
-    /// `-gencode=arch=compute_89,code=compute_89` for PTX.
+    /// `-gencode=arch=compute_89,code=compute_89` for PTX, `-gencode=arch=compute_90,code=lto_90`
+    /// for LTO-IR.
     pub fn gencode_flags(&self) -> Vec<String> {
         self.targets
             .iter()
@@ -123,28 +129,29 @@ impl ArchList {
 
 impl fmt::Display for ArchList {
     /// Canonical form, entries separated by spaces: `8.6` for a cubin, `compute_86` for PTX
-    /// alone, `8.6+PTX` for both, with `a`/`f` suffixes (`9.0a`, `compute_100f`).
+    /// alone, `lto_90` for LTO-IR alone, `8.6+PTX`, `9.0+LTO` and `9.0+PTX+LTO` for a cubin with
+    /// the others, with `a`/`f` suffixes (`9.0a`, `compute_100f`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut first = true;
         let mut i = 0;
         while i < self.targets.len() {
             let t = self.targets[i];
-            let next_is_ptx_of_same = self.targets.get(i + 1).is_some_and(|n| {
-                n.arch == t.arch && t.kind == TargetKind::Cubin && n.kind == TargetKind::Ptx
-            });
-            if !first {
+            if i > 0 {
                 f.write_str(" ")?;
             }
-            first = false;
-            match (t.kind, next_is_ptx_of_same) {
-                (TargetKind::Cubin, true) => {
-                    write!(f, "{}+PTX", t.arch)?;
-                    i += 1;
-                }
-                (TargetKind::Cubin, false) => write!(f, "{}", t.arch)?,
-                (TargetKind::Ptx, _) => write!(f, "{t}")?,
-            }
             i += 1;
+            if t.kind != TargetKind::Cubin {
+                write!(f, "{t}")?;
+                continue;
+            }
+            write!(f, "{}", t.arch)?;
+            // The same arch's PTX and LTO-IR follow its cubin in the sorted list.
+            while let Some(n) = self.targets.get(i).filter(|n| n.arch == t.arch) {
+                f.write_str(match n.kind {
+                    TargetKind::Ptx => "+PTX",
+                    _ => "+LTO",
+                })?;
+                i += 1;
+            }
         }
         Ok(())
     }

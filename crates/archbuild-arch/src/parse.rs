@@ -6,7 +6,7 @@
 //! A bare number (`8.6` or `86`) means a cubin only, as in PyTorch and nvcc's `-arch=sm_86`
 //! spirit; CMake's bare `86` (cubin *and* PTX) is spelled `86-real 86-virtual` or `8.6+PTX` here.
 
-use crate::cc::{Arch, ComputeCapability, Target, Variant};
+use crate::cc::{Arch, ComputeCapability, Target, TargetKind, Variant};
 use crate::tables;
 
 /// PyTorch's `named_arches` from `torch/utils/cpp_extension.py` (2.15), verbatim. Order matters
@@ -97,25 +97,34 @@ enum Spelling {
     Sm,
 }
 
-/// `[sm_|compute_](X.Y|XY)[a|f][-real|-virtual][+ptx]`, already lowercased.
+/// `[sm_|compute_|lto_](X.Y|XY)[a|f][-real|-virtual][+ptx][+lto]`, already lowercased.
 fn parse_spec(s: &str, extra_known: &[Arch]) -> Result<Vec<Target>, TokenError> {
-    let (s, plus_ptx) = match s.strip_suffix("+ptx") {
-        Some(rest) => (rest, true),
-        None => (s, false),
-    };
+    // `+PTX` and `+LTO` in either order: each adds that image of the entry's arch.
+    let (mut s, mut plus_ptx, mut plus_lto) = (s, false, false);
+    loop {
+        if let Some(rest) = s.strip_suffix("+ptx") {
+            (s, plus_ptx) = (rest, true);
+        } else if let Some(rest) = s.strip_suffix("+lto") {
+            (s, plus_lto) = (rest, true);
+        } else {
+            break;
+        }
+    }
     let (s, prefix) = if let Some(r) = s.strip_prefix("sm_") {
-        (r, Some(false))
+        (r, Some(TargetKind::Cubin))
     } else if let Some(r) = s.strip_prefix("compute_") {
-        (r, Some(true))
+        (r, Some(TargetKind::Ptx))
+    } else if let Some(r) = s.strip_prefix("lto_") {
+        (r, Some(TargetKind::LtoIr))
     } else {
         (s, None)
     };
     let (s, cmake_kind) = if prefix.is_some() {
         (s, None)
     } else if let Some(r) = s.strip_suffix("-real") {
-        (r, Some(false))
+        (r, Some(TargetKind::Cubin))
     } else if let Some(r) = s.strip_suffix("-virtual") {
-        (r, Some(true))
+        (r, Some(TargetKind::Ptx))
     } else {
         (s, None)
     };
@@ -139,14 +148,15 @@ fn parse_spec(s: &str, extra_known: &[Arch]) -> Result<Vec<Target>, TokenError> 
     if cc.major < min_major {
         return Err(TokenError::Variant { cc, variant });
     }
-    // PTX only for `compute_` and `-virtual`; otherwise a cubin, plus PTX for `+PTX`.
-    let ptx_only = prefix == Some(true) || cmake_kind == Some(true);
-    let mut out = Vec::with_capacity(2);
-    if !ptx_only {
-        out.push(Target::cubin(arch));
-    }
-    if ptx_only || plus_ptx {
+    // The entry's own image: PTX for `compute_` and `-virtual`, LTO-IR for `lto_`, else a
+    // cubin; then PTX for `+PTX` and LTO-IR for `+LTO`.
+    let own = prefix.or(cmake_kind).unwrap_or(TargetKind::Cubin);
+    let mut out = vec![Target { arch, kind: own }];
+    if plus_ptx && own != TargetKind::Ptx {
         out.push(Target::ptx(arch));
+    }
+    if plus_lto && own != TargetKind::LtoIr {
+        out.push(Target::lto(arch));
     }
     Ok(out)
 }
@@ -189,6 +199,8 @@ pub(crate) fn replace_number(original: &str, replacement: &str) -> String {
     let lower = original.to_ascii_lowercase();
     let start = if lower.starts_with("sm_") {
         3
+    } else if lower.starts_with("lto_") {
+        4
     } else if lower.starts_with("compute_") {
         8
     } else {
@@ -228,6 +240,25 @@ mod tests {
         assert_eq!(targets("compute_100f"), ["compute_100f"]);
         assert_eq!(targets("12.1a+PTX"), ["sm_121a", "compute_121a"]);
         assert_eq!(targets("90a-virtual"), ["compute_90a"]);
+    }
+
+    #[test]
+    fn lto_ir_has_nvccs_name_and_a_suffix() {
+        // nvcc's `-arch=lto_90` is the LTO-IR alone; `-arch=sm_90 -dlto` is the cubin and the
+        // LTO-IR, written `9.0+LTO` here.
+        assert_eq!(targets("lto_90"), ["lto_90"]);
+        assert_eq!(targets("LTO_100f"), ["lto_100f"]);
+        for s in ["9.0+LTO", "90+lto", "sm_90+LTO"] {
+            assert_eq!(targets(s), ["sm_90", "lto_90"], "{s}");
+        }
+        for s in ["9.0+PTX+LTO", "9.0+LTO+PTX"] {
+            assert_eq!(targets(s), ["sm_90", "compute_90", "lto_90"], "{s}");
+        }
+        assert_eq!(targets("compute_80+LTO"), ["compute_80", "lto_80"]);
+        assert_eq!(targets("lto_80+PTX"), ["lto_80", "compute_80"]);
+        assert_eq!(parse_token("lto_8.0", &[]), Err(TokenError::Unknown));
+        assert_eq!(parse_token("lto_90-real", &[]), Err(TokenError::Unknown));
+        assert_eq!(replace_number("lto_85", "86"), "lto_86");
     }
 
     #[test]

@@ -4,9 +4,13 @@
 //! `prefer-cubin` (the default, and what the driver itself does):
 //! 1. the best compatible cubin: the highest compatible arch, which is the device's own CC
 //!    when present (and there `a` > `f` > plain), else the newest older one of the same major;
-//! 2. else the best compatible PTX: first those the driver can JIT (PTX ISA ≤ what its CUDA
-//!    version supports), then the highest arch ≤ the device; a PTX only nvJitLink can compile
-//!    is still chosen, with [`Route::NeedsNewerJit`].
+//! 2. else the best compatible PTX or LTO-IR: first those the driver can JIT (PTX ISA ≤ what
+//!    its CUDA version supports) or nvJitLink can link (LTO-IR, when the program has nvJitLink:
+//!    [`DeviceInfo::links_lto`]), then the highest arch ≤ the device, then LTO-IR before PTX of
+//!    the same arch (whole-program IR, compiled for this very device by the same compiler as
+//!    a build's, against the driver's JIT of PTX); a PTX only nvJitLink can compile is still
+//!    chosen, with [`Route::NeedsNewerJit`]. LTO-IR follows PTX's compatibility rule
+//!    (`compat`): `lto_80` links for 8.0 and every later GPU, `lto_90a` for 9.0 alone.
 //!
 //! An image the device could run but its driver cannot load (a floor of `floors`: the cubin's
 //! toolkit, the PTX ISA beyond what nvJitLink of the driver's major compiles, zstd the driver
@@ -36,16 +40,21 @@ pub struct DeviceInfo {
     /// Whether the driver gets the chosen image alone or the whole fat binary (which decides
     /// whether compression sets a floor).
     pub handoff: Handoff,
+    /// Whether LTO-IR can be linked for this device: only nvJitLink links it, and the program
+    /// found one (no driver loads LTO-IR).
+    pub links_lto: bool,
 }
 
 impl DeviceInfo {
-    /// A device with no name, loaded through archbuild's loader ([`Handoff::Image`]).
+    /// A device with no name, loaded through archbuild's loader ([`Handoff::Image`]), with no
+    /// nvJitLink to link LTO-IR.
     pub fn new(cc: ComputeCapability, driver: CudaVersion) -> Self {
         Self {
             cc,
             driver,
             name: None,
             handoff: Handoff::Image,
+            links_lto: false,
         }
     }
 }
@@ -82,11 +91,14 @@ impl Policy {
         }
     }
 
+    /// `cubin-only` excludes what is compiled at load time (PTX and LTO-IR); `force-ptx`
+    /// excludes cubins.
     fn allows(self, kind: TargetKind) -> bool {
-        !matches!(
-            (self, kind),
-            (Policy::CubinOnly, TargetKind::Ptx) | (Policy::ForcePtx, TargetKind::Cubin)
-        )
+        match self {
+            Policy::CubinOnly => !kind.is_jit(),
+            Policy::ForcePtx => kind.is_jit(),
+            Policy::PreferCubin | Policy::PreferPtx => true,
+        }
     }
 }
 
@@ -123,6 +135,8 @@ pub enum Route {
     /// The PTX is newer than the driver can JIT (it would fail with
     /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`); compile it with nvJitLink instead.
     NeedsNewerJit { ptx_isa: PtxIsa, driver_max: PtxIsa },
+    /// Link the LTO-IR into a cubin for the device with nvJitLink (`-lto`).
+    LinkLto,
 }
 
 /// Why an image cannot be used on the device.
@@ -153,6 +167,13 @@ pub enum Reason {
         built: ComputeCapability,
         device: ComputeCapability,
     },
+    /// Plain LTO-IR for a newer CC than the device (lto_90 on 8.6).
+    LtoIrForNewerDevice {
+        built: ComputeCapability,
+        device: ComputeCapability,
+    },
+    /// LTO-IR, which only nvJitLink links, and the program has no nvJitLink.
+    NoLtoLinker,
     /// Compatible with the device, but its driver is older than the image's floor.
     DriverTooOld {
         floor: DriverFloor,
@@ -185,6 +206,17 @@ impl fmt::Display for Reason {
                     "PTX for {built} cannot be compiled for the older {device}"
                 )
             }
+            Reason::LtoIrForNewerDevice { built, device } => {
+                write!(
+                    f,
+                    "LTO-IR for {built} cannot be linked for the older {device}"
+                )
+            }
+            Reason::NoLtoLinker => f.write_str(
+                "LTO-IR is linked for the GPU by nvJitLink alone, and no nvJitLink was found: \
+                 install it (`pip install nvidia-nvjitlink-cu13`, or the toolkit's \
+                 libnvJitLink.so) or set ARCHBUILD_NVJITLINK to its path",
+            ),
             Reason::DriverTooOld { floor, driver } => write!(
                 f,
                 "{floor}; this GPU's driver is CUDA {driver}: {}",
@@ -255,7 +287,10 @@ pub(crate) fn incompatibility(target: Target, device: ComputeCapability) -> Opti
         (TargetKind::Ptx, Variant::Plain) if built > device => {
             Reason::PtxForNewerDevice { built, device }
         }
-        (TargetKind::Ptx, Variant::Plain) => return None,
+        (TargetKind::LtoIr, Variant::Plain) if built > device => {
+            Reason::LtoIrForNewerDevice { built, device }
+        }
+        (TargetKind::Ptx | TargetKind::LtoIr, Variant::Plain) => return None,
         (_, Variant::Family) if built.major != device.major => {
             Reason::OtherFamily { built, device }
         }
@@ -273,6 +308,7 @@ pub(crate) fn incompatibility(target: Target, device: ComputeCapability) -> Opti
 pub(crate) fn route_for(img: &ImageInfo, driver_max: Option<PtxIsa>) -> Route {
     match (img.target.kind, img.ptx_isa, driver_max) {
         (TargetKind::Cubin, _, _) => Route::Cubin,
+        (TargetKind::LtoIr, _, _) => Route::LinkLto,
         (TargetKind::Ptx, Some(isa), Some(max)) if isa > max => Route::NeedsNewerJit {
             ptx_isa: isa,
             driver_max: max,
@@ -287,7 +323,7 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
     let route_of = |img: &ImageInfo| route_for(img, driver_max);
     let mut verdicts = Vec::with_capacity(images.len());
     let mut best_cubin: Option<(usize, Arch)> = None;
-    let mut best_ptx: Option<(usize, (bool, Arch))> = None;
+    let mut best_ptx: Option<(usize, (bool, Arch, bool))> = None;
     for (index, img) in images.iter().enumerate() {
         let target = img.target;
         let outcome = if let Some(reason) = incompatibility(target, device.cc) {
@@ -297,6 +333,8 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
                 floor,
                 driver: device.driver,
             })
+        } else if target.kind == TargetKind::LtoIr && !device.links_lto {
+            Outcome::Rejected(Reason::NoLtoLinker)
         } else if !policy.allows(target.kind) {
             Outcome::Rejected(Reason::ExcludedByPolicy(policy))
         } else {
@@ -307,8 +345,10 @@ pub fn select(images: &[ImageInfo], device: &DeviceInfo, policy: Policy) -> Sele
                         best_cubin = Some((index, target.arch));
                     }
                 }
-                TargetKind::Ptx => {
-                    let key = (route_of(img) == Route::DriverJit, target.arch);
+                TargetKind::Ptx | TargetKind::LtoIr => {
+                    let lto = target.kind == TargetKind::LtoIr;
+                    let ready = matches!(route_of(img), Route::DriverJit | Route::LinkLto);
+                    let key = (ready, target.arch, lto);
                     if best_ptx.is_none_or(|(_, k)| key > k) {
                         best_ptx = Some((index, key));
                     }

@@ -177,6 +177,7 @@ fn ours(
         match t.kind {
             TargetKind::Cubin => w.add_cubin(&bytes, t.arch),
             TargetKind::Ptx => w.add_ptx(&bytes, t.arch),
+            TargetKind::LtoIr => w.add_ltoir(&bytes, t.arch),
         }
         .map_err(|e| e.to_string())?;
     }

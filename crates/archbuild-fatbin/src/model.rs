@@ -198,12 +198,13 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// The build target this entry serves: ELF → `sm_XY`, PTX → `compute_XY`, LTO-IR → none.
-    pub fn target(&self) -> Option<Target> {
+    /// The build target this entry serves: ELF → `sm_XY`, PTX → `compute_XY`, LTO-IR →
+    /// `lto_XY`.
+    pub fn target(&self) -> Target {
         match self.kind {
-            EntryKind::Elf => Some(Target::cubin(self.arch)),
-            EntryKind::Ptx => Some(Target::ptx(self.arch)),
-            EntryKind::LtoIr => None,
+            EntryKind::Elf => Target::cubin(self.arch),
+            EntryKind::Ptx => Target::ptx(self.arch),
+            EntryKind::LtoIr => Target::lto(self.arch),
         }
     }
 

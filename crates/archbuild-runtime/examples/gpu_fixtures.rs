@@ -175,6 +175,9 @@ fn pack(src: &Path, images: &[&str], compression: &str, prefix: &str) -> Res<Vec
                 }
                 w.add_ptx(&ptx, t.arch)
             }
+            TargetKind::LtoIr => {
+                w.add_ltoir(&read(src.join(format!("{prefix}{t}.ltoir")))?, t.arch)
+            }
         };
         r.map_err(|e| format!("{spec}: {e}"))?;
     }

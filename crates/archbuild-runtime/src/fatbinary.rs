@@ -69,8 +69,6 @@ impl FatBinary {
     }
 
     fn parse(bytes: Cow<'static, [u8]>) -> Result<Self> {
-        // LTO-IR entries (no target the driver loads), named for the error when nothing else is.
-        let mut lto = Vec::new();
         let images = {
             let containers = read_fatbin(&bytes).map_err(Box::new)?;
             let first = containers.first().ok_or_else(|| Error::NoImages {
@@ -79,10 +77,7 @@ impl FatBinary {
             })?;
             let mut images = Vec::new();
             for e in &first.entries {
-                let Some(target) = e.target() else {
-                    lto.push(format!("lto_{}", e.arch.sm_name()));
-                    continue;
-                };
+                let target = e.target();
                 let elf_abi_version = e.elf_abi_version();
                 images.push(Image {
                     index: images.len(),
@@ -98,19 +93,9 @@ impl FatBinary {
             images
         };
         if images.is_empty() {
-            return Err(if lto.is_empty() {
-                Error::NoImages {
-                    detail: "no cubin and no PTX".into(),
-                    fix: REBUILD.into(),
-                }
-            } else {
-                Error::NoImages {
-                    detail: format!("only LTO-IR ({}), which no driver loads", lto.join(", ")),
-                    fix: format!(
-                        "link it into a cubin first (nvJitLink with `-lto`, as \
-                         `NvJitLink::link_lto_fatbin` does, or `nvcc -dlink`), or {REBUILD}"
-                    ),
-                }
+            return Err(Error::NoImages {
+                detail: "no cubin, no PTX and no LTO-IR".into(),
+                fix: REBUILD.into(),
             });
         }
         let digests = images.iter().map(|_| OnceLock::new()).collect();
@@ -192,6 +177,8 @@ impl FatBinary {
             source: Box::new(source),
         };
         let names = match img.target.kind {
+            // NVVM IR names its kernels only once linked (`note_linked`); unknown until then.
+            TargetKind::LtoIr => return Ok(&[]),
             TargetKind::Ptx => {
                 archbuild_fatbin::ptx::parse_ptx(&data)
                     .map_err(bad)?
@@ -204,6 +191,28 @@ impl FatBinary {
             }
         };
         Ok(slot.get_or_init(|| names))
+    }
+
+    /// Records the kernels of the cubin linked from LTO-IR image `index`, which the IR itself
+    /// does not list (`image_kernels`).
+    pub(crate) fn note_linked(&self, index: usize, cubin: &[u8]) {
+        let is_lto = self.images.get(index).map(|i| i.target.kind) == Some(TargetKind::LtoIr);
+        if let (true, Some(slot)) = (is_lto, self.kernels.get(index)) {
+            if let Ok(c) = archbuild_fatbin::cubin::parse_cubin(cubin) {
+                let _ = slot.set(c.kernels);
+            }
+        }
+    }
+
+    /// [`FatBinary::note_linked`], then `load` of the cubin.
+    pub(crate) fn note_linked_then<T>(
+        &self,
+        index: usize,
+        cubin: Vec<u8>,
+        load: impl FnOnce(Vec<u8>) -> T,
+    ) -> T {
+        self.note_linked(index, &cubin);
+        load(cubin)
     }
 
     /// The images that contain kernel `name`.

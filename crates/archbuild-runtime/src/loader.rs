@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use archbuild_arch::{
     max_ptx_isa_for_cuda, select, Arch, CudaVersion, DeviceInfo, Outcome, Policy, PtxIsa, Reason,
-    Route, Selection,
+    Route, Selection, TargetKind,
 };
 use archbuild_config::Env;
 
@@ -275,6 +275,10 @@ impl<D: Driver> Loader<D> {
                     r => r?,
                 }
             }
+            PlannedRoute::LinkLto(v) => {
+                let compiler = Compiler::NvJitLink(v);
+                self.jit_load(drv, fatbin, index, &dev, compiler, nvj.as_deref())?
+            }
         };
         let img = &fatbin.images()[index];
         let report = LoadReport {
@@ -306,9 +310,15 @@ impl<D: Driver> Loader<D> {
         dev: &DeviceProps,
         driver: CudaVersion,
     ) -> (Selection, Result<Routed>) {
+        // nvJitLink is looked for only when there is LTO-IR it could link.
+        let has_lto = fatbin
+            .images()
+            .iter()
+            .any(|i| i.target.kind == TargetKind::LtoIr);
         let info = DeviceInfo {
             name: Some(dev.name.clone()),
             handoff: fatbin.handoff(),
+            links_lto: has_lto && self.find_nvjitlink(None, None, driver).is_ok(),
             ..DeviceInfo::new(dev.cc, driver)
         };
         let selection = select(&fatbin.image_infos(), &info, self.policy);
@@ -347,6 +357,19 @@ impl<D: Driver> Loader<D> {
                     None => (PlannedRoute::DriverJit, None),
                 }
             }
+            // `links_lto` said an nvJitLink was found for this driver.
+            Route::LinkLto => match self.find_nvjitlink(None, None, driver) {
+                Ok(lib) => (PlannedRoute::LinkLto(lib.version()), Some(lib)),
+                Err(why) => {
+                    return Err(Error::NoImage {
+                        gpu: gpu_label(dev),
+                        reason: format!("{} is LTO-IR, and {why}", chosen.target),
+                        fix: "install nvJitLink (`pip install nvidia-nvjitlink-cu13`) or set \
+                              ARCHBUILD_NVJITLINK to its path"
+                            .into(),
+                    })
+                }
+            },
             Route::NeedsNewerJit {
                 ptx_isa,
                 driver_max,
@@ -446,7 +469,9 @@ impl<D: Driver> Loader<D> {
         let mut status = CacheStatus::Off;
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             status = match cache.get(key) {
-                Lookup::Hit(cubin) => match drv.load(ordinal, Cow::Owned(cubin)) {
+                Lookup::Hit(cubin) => match fatbin
+                    .note_linked_then(index, cubin, |c| drv.load(ordinal, Cow::Owned(c)))
+                {
                     Ok(m) => {
                         return Ok((
                             m,
@@ -463,6 +488,10 @@ impl<D: Driver> Loader<D> {
         }
         let ptx = fatbin.image_data(index)?;
         let (out, path) = match (compiler, nvj) {
+            (Compiler::NvJitLink(v), Some(lib)) if target.kind == TargetKind::LtoIr => (
+                lib.open()?.link_lto(&ptx, arch, &target.to_string())?,
+                LoadPath::LinkedLto(v),
+            ),
             (Compiler::NvJitLink(v), Some(lib)) => (
                 lib.open()?.compile(&ptx, arch, &target.to_string())?,
                 LoadPath::NvJitLink(v),
@@ -471,6 +500,7 @@ impl<D: Driver> Loader<D> {
         };
         drop(ptx);
         let JitOutput { cubin, info_log } = out;
+        fatbin.note_linked(index, &cubin);
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             if let Err(e) = cache.put(key, &cubin) {
                 status = CacheStatus::NotStored(e.to_string());

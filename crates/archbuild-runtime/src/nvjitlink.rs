@@ -32,6 +32,8 @@ pub const PARALLEL_PTXAS: &str = "-Xptxas=--split-compile=0";
 
 /// `NVJITLINK_INPUT_PTX` from `nvJitLink.h`.
 const INPUT_PTX: c_int = 2;
+/// `NVJITLINK_INPUT_LTOIR` from `nvJitLink.h`.
+const INPUT_LTOIR: c_int = 3;
 /// `NVJITLINK_INPUT_FATBIN` from `nvJitLink.h`.
 const INPUT_FATBIN: c_int = 4;
 
@@ -169,6 +171,13 @@ impl NvJitLink {
         image_name: &str,
     ) -> Result<JitOutput> {
         self.link(INPUT_FATBIN, fatbin, arch, image_name, &["-lto"])
+    }
+
+    /// Links one LTO-IR image (an `lto_XY` entry's bytes, `nvcc -ltoir`'s output) into a cubin
+    /// for `arch`, with link-time optimisation (`-lto`). LTO-IR for `lto_80` links for sm_80 and
+    /// every later arch, as PTX compiles (`archbuild_arch::target_runs_on`).
+    pub fn link_lto(&self, ltoir: &[u8], arch: Arch, image_name: &str) -> Result<JitOutput> {
+        self.link(INPUT_LTOIR, ltoir, arch, image_name, &["-lto"])
     }
 
     /// One nvJitLink session: create with `-arch=sm_XX` and `extra`, add one input, complete,

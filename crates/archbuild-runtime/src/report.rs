@@ -38,6 +38,8 @@ pub enum LoadPath {
     DriverJit,
     /// The PTX compiled now by nvJitLink of this version.
     NvJitLink(CudaVersion),
+    /// The LTO-IR linked now (`-lto`) by nvJitLink of this version.
+    LinkedLto(CudaVersion),
 }
 
 impl fmt::Display for LoadPath {
@@ -47,6 +49,7 @@ impl fmt::Display for LoadPath {
             LoadPath::CachedJit(c) => write!(f, "cached JIT (compiled by {c})"),
             LoadPath::DriverJit => f.write_str("driver JIT"),
             LoadPath::NvJitLink(v) => write!(f, "nvJitLink {v}"),
+            LoadPath::LinkedLto(v) => write!(f, "LTO-IR linked by nvJitLink {v}"),
         }
     }
 }
@@ -154,6 +157,8 @@ pub enum PlannedRoute {
     Cubin,
     DriverJit,
     NvJitLink(CudaVersion),
+    /// LTO-IR, linked for the GPU by nvJitLink of this version.
+    LinkLto(CudaVersion),
 }
 
 impl fmt::Display for PlannedRoute {
@@ -162,6 +167,7 @@ impl fmt::Display for PlannedRoute {
             PlannedRoute::Cubin => f.write_str("cubin"),
             PlannedRoute::DriverJit => f.write_str("JIT by the driver"),
             PlannedRoute::NvJitLink(v) => write!(f, "JIT by nvJitLink {v}"),
+            PlannedRoute::LinkLto(v) => write!(f, "LTO-IR linked by nvJitLink {v}"),
         }
     }
 }

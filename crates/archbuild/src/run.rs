@@ -80,6 +80,17 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
                         &tmp.join(j.to_string()),
                     ),
                 ),
+                Phase::Lto(a) => (
+                    JobPhase::Cicc,
+                    plan::lto_command(
+                        p.toolkits.main(),
+                        &p.settings,
+                        m,
+                        a,
+                        &tmp.join(format!("{j}.ltoir")),
+                        &tmp.join(format!("{j}.d")),
+                    ),
+                ),
             };
             PlannedJob {
                 module: m.name.clone(),

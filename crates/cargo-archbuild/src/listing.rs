@@ -154,7 +154,8 @@ pub(crate) fn gaps_of(
 fn target_of(r: &ImageRecord) -> archbuild_arch::Target {
     match r.kind {
         EntryKind::Ptx => archbuild_arch::Target::ptx(r.arch),
-        EntryKind::Elf | EntryKind::LtoIr => archbuild_arch::Target::cubin(r.arch),
+        EntryKind::Elf => archbuild_arch::Target::cubin(r.arch),
+        EntryKind::LtoIr => archbuild_arch::Target::lto(r.arch),
     }
 }
 

@@ -30,11 +30,12 @@ pub(crate) fn table(rows: &[Vec<String>]) -> Vec<String> {
         .collect()
 }
 
-/// `cubin` / `PTX`.
+/// `cubin` / `PTX` / `LTO-IR`.
 pub(crate) fn kind_name(kind: TargetKind) -> &'static str {
     match kind {
         TargetKind::Cubin => "cubin",
         TargetKind::Ptx => "PTX",
+        TargetKind::LtoIr => "LTO-IR",
     }
 }
 

@@ -214,7 +214,7 @@ fn two_phase_cubins_are_byte_identical_to_nvcc_cubin() {
         let entry = containers
             .iter()
             .flat_map(|c| c.entries.iter())
-            .find(|e| e.target().map(|t| t.to_string()) == Some(format!("sm_{sm}")))
+            .find(|e| e.target().to_string() == format!("sm_{sm}"))
             .unwrap();
         assert_eq!(
             entry.data().unwrap().as_ref(),

@@ -60,6 +60,7 @@ fn kit() -> &'static Kit {
                 let (flag, ext) = match t.kind {
                     TargetKind::Cubin => ("-cubin", "cubin"),
                     TargetKind::Ptx => ("-ptx", "ptx"),
+                    TargetKind::LtoIr => unreachable!("this corpus has no LTO-IR"),
                 };
                 c.args([
                     flag,
@@ -112,6 +113,7 @@ fn pack<'a>(images: impl Iterator<Item = &'a Image>, choice: CompressionChoice) 
         match img.target.kind {
             TargetKind::Cubin => w.add_cubin(&img.bytes, img.target.arch).unwrap(),
             TargetKind::Ptx => w.add_ptx(&img.bytes, img.target.arch).unwrap(),
+            TargetKind::LtoIr => w.add_ltoir(&img.bytes, img.target.arch).unwrap(),
         };
     }
     w.write().unwrap()

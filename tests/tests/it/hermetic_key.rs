@@ -169,7 +169,7 @@ fn nvcc_flag_variables_reach_the_ptxas_phase() {
         let cubin = containers
             .iter()
             .flat_map(|c| c.entries.iter())
-            .find(|e| e.target().map(|t| t.to_string()).as_deref() == Some("sm_86"))
+            .find(|e| e.target().to_string() == "sm_86")
             .unwrap()
             .data()
             .unwrap()

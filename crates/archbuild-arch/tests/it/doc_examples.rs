@@ -230,6 +230,7 @@ fn check_selection(r: &[String], at: &str) {
             Route::Cubin => format!("`{}`", c.target),
             Route::DriverJit => format!("`{}` (driver JIT)", c.target),
             Route::NeedsNewerJit { .. } => format!("`{}` (needs nvJitLink)", c.target),
+            Route::LinkLto => format!("`{}` (linked by nvJitLink)", c.target),
         },
     };
     assert_eq!(got, r[3], "{at}\n{s}");

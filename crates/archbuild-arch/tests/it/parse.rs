@@ -266,6 +266,8 @@ fn display_is_canonical_and_parses_back() {
         ("86-virtual 9.0a+PTX", "compute_86 9.0a+PTX"),
         ("100f Blackwell+Tegra", "10.0f 11.0"),
         ("compute_90a compute_100f", "compute_90a compute_100f"),
+        ("lto_90 sm_90 8.0+PTX+LTO", "8.0+PTX+LTO 9.0+LTO"),
+        ("lto_80 compute_80 lto_90a", "compute_80 lto_80 lto_90a"),
     ];
     for (input, canonical) in cases {
         let list = ArchList::parse(input, &ctx()).unwrap();

@@ -8,7 +8,7 @@ use archbuild_arch::{
 };
 use proptest::prelude::*;
 
-/// Every target the tables know (any CUDA version), as cubin and PTX.
+/// Every target the tables know (any CUDA version), as cubin, PTX and LTO-IR.
 fn known_targets() -> Vec<Target> {
     let mut out = Vec::new();
     for sm in 30..=130 {
@@ -17,6 +17,7 @@ fn known_targets() -> Vec<Target> {
             if arch_support(arch).is_some() {
                 out.push(Target::cubin(arch));
                 out.push(Target::ptx(arch));
+                out.push(Target::lto(arch));
             }
         }
     }
@@ -35,6 +36,8 @@ fn arb_entryish() -> impl Strategy<Value = String> {
         Just("sm_".to_string()),
         Just("compute_".to_string()),
         Just("+PTX".to_string()),
+        Just("lto_".to_string()),
+        Just("+LTO".to_string()),
         Just("-real".to_string()),
         Just("-virtual".to_string()),
         Just("Ampere".to_string()),
@@ -89,15 +92,17 @@ proptest! {
         dev in proptest::sample::select(vec![(7u32, 5u32), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (10, 3), (12, 0), (12, 1)]),
         policy in proptest::sample::select(vec![Policy::PreferCubin, Policy::PreferPtx, Policy::CubinOnly, Policy::ForcePtx]),
         isa_minor in 0u32..6,
+        links_lto in proptest::bool::ANY,
     ) {
         let images: Vec<ImageInfo> = picks.iter().map(|t| ImageInfo::new(*t, Some(PtxIsa::new(9, isa_minor)))).collect();
         let cc = ComputeCapability::new(dev.0, dev.1);
-        let device = DeviceInfo::new(cc, CudaVersion::new(13, 0));
+        let device = DeviceInfo { links_lto, ..DeviceInfo::new(cc, CudaVersion::new(13, 0)) };
         let s = select(&images, &device, policy);
         prop_assert_eq!(s.verdicts.len(), images.len());
-        let runnable = images.iter().any(|i| target_runs_on(i.target, cc));
+        let linkable = |t: Target| links_lto || t.kind != archbuild_arch::TargetKind::LtoIr;
+        let runnable = images.iter().any(|i| target_runs_on(i.target, cc) && linkable(i.target));
         if let Some(c) = s.chosen {
-            prop_assert!(target_runs_on(c.target, cc));
+            prop_assert!(target_runs_on(c.target, cc) && linkable(c.target));
             prop_assert_eq!(images[c.index].target, c.target);
         } else {
             prop_assert!(s.fix_hint().is_some());

@@ -287,3 +287,49 @@ fn empty_image_set_and_unknown_driver() {
     assert_eq!(choice(&s2), Some(("compute_90".into(), Route::DriverJit)));
     insta::assert_snapshot!("empty_and_future_driver", format!("{s}\n\n{s2}"));
 }
+
+/// An LTO-IR image for the device's arch and a PTX of the same arch: LTO-IR is linked by
+/// nvJitLink when the program has one, else the PTX goes to the driver; LTO-IR alone without
+/// nvJitLink names the way out.
+#[test]
+fn lto_ir_is_linked_when_nvjitlink_is_there_and_ptx_stands_in_otherwise() {
+    let imgs = images(&["compute_80", "lto_80", "lto_100"], isa(9, 0));
+    let mut gpu = h100();
+    gpu.links_lto = true;
+    let s = select(&imgs, &gpu, Policy::PreferCubin);
+    assert_eq!(choice(&s), Some(("lto_80".into(), Route::LinkLto)));
+    assert_eq!(
+        s.verdicts[2].outcome,
+        Outcome::Rejected(Reason::LtoIrForNewerDevice {
+            built: ComputeCapability::new(10, 0),
+            device: ComputeCapability::new(9, 0)
+        })
+    );
+    assert!(
+        s.to_string()
+            .contains("linked for this device by nvJitLink"),
+        "{s}"
+    );
+    gpu.links_lto = false;
+    let s = select(&imgs, &gpu, Policy::PreferCubin);
+    assert_eq!(choice(&s), Some(("compute_80".into(), Route::DriverJit)));
+    assert_eq!(
+        s.verdicts[1].outcome,
+        Outcome::Rejected(Reason::NoLtoLinker)
+    );
+    let s = select(&imgs[1..2], &gpu, Policy::PreferCubin);
+    assert_eq!(s.chosen, None);
+    let fix = s.fix_hint().unwrap();
+    assert!(
+        fix.contains("[0] lto_80")
+            && fix.contains("ARCHBUILD_NVJITLINK")
+            && fix.contains("nvjitlink-cu13"),
+        "{fix}"
+    );
+    // cubin-only excludes LTO-IR as it excludes PTX; a newer PTX beats an older LTO-IR.
+    gpu.links_lto = true;
+    assert_eq!(select(&imgs, &gpu, Policy::CubinOnly).chosen, None);
+    let newer_ptx = images(&["lto_80", "compute_90"], isa(9, 0));
+    let s = select(&newer_ptx, &gpu, Policy::PreferCubin);
+    assert_eq!(choice(&s), Some(("compute_90".into(), Route::DriverJit)));
+}

@@ -196,7 +196,7 @@ fn family_cubin_is_written_with_the_f_flag() {
     let e = &read_fatbin(&bytes).unwrap()[0].entries[0];
     assert_eq!(e.arch, f);
     assert_eq!(e.flags, 0x120_0011);
-    assert_eq!(e.target().unwrap().to_string(), "sm_100f");
+    assert_eq!(e.target().to_string(), "sm_100f");
     assert_eq!(
         parse_cubin(&cubin).unwrap().arch,
         Arch::plain(10, 0),

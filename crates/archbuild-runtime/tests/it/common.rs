@@ -42,6 +42,7 @@ pub fn fatbin_bytes(specs: &[&str]) -> Vec<u8> {
         match t.kind {
             TargetKind::Cubin => w.add_cubin(&cubin(&suffix), arch).unwrap(),
             TargetKind::Ptx => w.add_ptx(&ptx(&suffix, isa), arch).unwrap(),
+            TargetKind::LtoIr => w.add_ltoir(b"NVVM IR stand-in", arch).unwrap(),
         };
     }
     w.write().unwrap()

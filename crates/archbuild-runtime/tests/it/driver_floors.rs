@@ -61,6 +61,7 @@ fn planned(loader: &Loader<&SimDriver>, fb: &FatBinary) -> &'static str {
             PlannedRoute::Cubin => "cubin",
             PlannedRoute::DriverJit => "jit",
             PlannedRoute::NvJitLink(_) => "nvjitlink",
+            PlannedRoute::LinkLto(_) => "lto",
         },
         Err(Error::PtxTooNew(_)) => "too-new",
         Err(Error::NoImage { .. }) => "no",

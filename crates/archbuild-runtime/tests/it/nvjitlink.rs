@@ -184,3 +184,82 @@ fn auto_takes_nvjitlink_of_the_drivers_major_version_only() {
         LoadPath::DriverJit
     );
 }
+
+/// Real LTO-IR from the nvcc beside the nvJitLink found (the provisioned toolkit's), or `None`
+/// (skipped, saying why).
+fn ltoir(lib: &NvJitLink, arch: &str) -> Option<Vec<u8>> {
+    let nvcc = lib.path().parent()?.join("../bin/nvcc");
+    if !nvcc.exists() {
+        common::skip("no nvcc beside the nvJitLink found; LTO-IR is made by nvcc -ltoir");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("scale.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void scale(float *x, float a, int n) {\n  int i = \
+         blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("scale.ltoir");
+    let status = std::process::Command::new(&nvcc)
+        .arg("-ltoir")
+        .arg(format!("-gencode=arch=compute_{arch},code=lto_{arch}"))
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success(), "nvcc -ltoir failed");
+    Some(std::fs::read(out).unwrap())
+}
+
+/// A fat binary of LTO-IR alone: linked for the GPU by nvJitLink (the report says so), the
+/// cubin kept in the JIT cache for the next load; LTO-IR for 8.0 links for 9.0 and not for 7.5
+/// (the rule `archbuild_arch::target_runs_on` states); without nvJitLink, the error names it.
+#[test]
+fn lto_ir_alone_is_linked_by_nvjitlink_then_served_from_the_jit_cache() {
+    let Some(lib) = nvjitlink() else { return };
+    let Some(ir) = ltoir(&lib, "80") else { return };
+    let version = lib.version();
+    // The compatibility rule, checked against the library itself.
+    assert!(lib.link_lto(&ir, Arch::plain(9, 0), "lto_80").is_ok());
+    assert!(lib.link_lto(&ir, Arch::plain(7, 5), "lto_80").is_err());
+
+    let mut w = archbuild_fatbin::FatbinWriter::new();
+    w.add_ltoir(&ir, Arch::plain(8, 0)).unwrap();
+    let fb = archbuild_runtime::FatBinary::from_vec(w.write().unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0);
+    let loader = Loader::with_driver(&driver)
+        .cache(Some(JitCache::open(dir.path()).unwrap()))
+        .nvjitlink(Some(lib));
+    let pf = loader.preflight(&fb).unwrap();
+    assert_eq!(
+        pf.gpus[0].outcome.as_ref().unwrap().route,
+        PlannedRoute::LinkLto(version)
+    );
+    let first = loader.load(&fb, 0).unwrap();
+    assert_eq!(first.report.path, LoadPath::LinkedLto(version));
+    assert_eq!(first.report.cache, CacheStatus::Stored);
+    assert_eq!(first.module.machine_arch, Arch::plain(9, 0));
+    let text = first.report.to_string();
+    assert!(text.contains("LTO-IR linked by nvJitLink"), "{text}");
+    assert_eq!(fb.image_kernels(0).unwrap(), ["scale"], "named once linked");
+    let second = loader.load(&fb, 0).unwrap().report;
+    assert_eq!(
+        second.path,
+        LoadPath::CachedJit(Compiler::NvJitLink(version))
+    );
+    assert_eq!(second.cache, CacheStatus::Hit);
+
+    // No nvJitLink: the GPU gets no image, and the error says what to install.
+    let none = Loader::with_driver(&driver).nvjitlink(None);
+    let err = none.load(&fb, 0).unwrap_err().to_string();
+    assert!(
+        err.contains("lto_80")
+            && err.contains("ARCHBUILD_NVJITLINK")
+            && err.contains("nvjitlink-cu13"),
+        "{err}"
+    );
+}

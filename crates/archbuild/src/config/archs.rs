@@ -226,6 +226,7 @@ pub(crate) fn parse_checked(
     devices: DeviceQuery<'_>,
 ) -> Result<ResolvedArchs> {
     let origin = source.to_string();
+    source.dialect().check(input, &origin)?;
     // Read in its source's dialect (`CUDAARCHS`, `CUDA_COMPUTE_CAP`); `input` stays as written.
     let text = source.dialect().to_archbuild(input);
     let mut facts = BuildFacts {

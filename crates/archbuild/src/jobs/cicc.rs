@@ -17,7 +17,10 @@ use crate::jobs::cicc_split;
 use crate::jobs::keys;
 use crate::plan::exec::Input;
 use crate::plan::share;
-use crate::plan::{cicc_command, cicc_command_keep, preprocess_command, Module, Phase};
+use crate::plan::{
+    cicc_command, cicc_command_keep, keep_files, lto_command, preprocess_command, Emit, Module,
+    Phase,
+};
 use crate::report::{Miss, Served};
 use crate::toolkit::nvcc::Toolkit;
 
@@ -54,9 +57,13 @@ struct CiccJob<'m> {
     side: super::Side<'m>,
     module: &'m Module,
     arch: Arch,
+    /// PTX or LTO-IR.
+    emit: Emit,
     /// Direct mode's key: the settings, the source's portable path, the arch (and lead).
     mk: Key,
-    /// Whatever preprocessing cannot see that still shapes the PTX (`compile_inputs_key`).
+    /// Whatever preprocessing cannot see that still shapes the output: the settings, the arch,
+    /// what is emitted, and the source's relative path (cicc's original path, which seeds
+    /// internal symbol names).
     inputs_key: Key,
     /// The `__CUDA_ARCH_LIST__` value of the module, part of every recorded input state.
     arch_list: String,
@@ -79,27 +86,33 @@ impl JobRunner<'_> {
         module: &'m Module,
         arch: Arch,
         lead: Option<Arch>,
+        emit: Emit,
     ) -> CiccJob<'m> {
         let side = self.side(j);
+        let (direct, compile) = emit.key_labels();
         CiccJob {
             j,
             side,
             module,
             arch,
-            mk: keys::cicc_job("cicc", side.cicc_base, side.roots, module, arch, lead).finish(),
-            inputs_key: compile_inputs_key(side, module, arch, lead),
+            emit,
+            mk: keys::cicc_job(direct, side.cicc_base, side.roots, module, arch, lead).finish(),
+            inputs_key: keys::cicc_job(compile, side.cicc_base, side.roots, module, arch, lead)
+                .finish(),
             arch_list: crate::plan::arch_list_macro(module),
         }
     }
 
-    /// A cicc job: direct mode, then preprocessor mode, then the compile.
+    /// A cicc job (or an LTO-IR job, `emit`): direct mode, then preprocessor mode, then the
+    /// compile.
     pub(super) fn run_cicc(
         &self,
         j: usize,
         module: &Module,
         arch: Arch,
+        emit: Emit,
     ) -> Result<JobOut, Failure> {
-        let job = self.cicc_job(j, module, arch, None);
+        let job = self.cicc_job(j, module, arch, None, emit);
         let miss = match self.direct(&job) {
             Direct::Hit(out) => return Ok(*out),
             Direct::Known(miss) => Some(miss),
@@ -146,9 +159,9 @@ impl JobRunner<'_> {
         let store = self.store.as_ref();
         let lead_job = self.jobs[j].dep.unwrap_or(j);
         let Phase::Cicc(lead_arch) = self.jobs[lead_job].phase else {
-            return self.run_cicc(j, module, arch).map(Some);
+            return self.run_cicc(j, module, arch, Emit::Ptx).map(Some);
         };
-        let job = self.cicc_job(j, module, arch, Some(lead_arch));
+        let job = self.cicc_job(j, module, arch, Some(lead_arch), Emit::Ptx);
         let parked = self.parked.lock().ok().and_then(|mut m| m.remove(&j));
         let Parked {
             miss,
@@ -350,19 +363,33 @@ impl JobRunner<'_> {
         let (j, module, arch) = (job.j, job.module, job.arch);
         let store = self.store.as_ref();
         let depfile = self.tmp.path().join(format!("{j}.d"));
-        let launcher = self.settings.launch_cicc && self.settings.launcher.is_some();
-        let out = self.tmp.path().join(format!("{j}.ptx"));
+        let ptx = job.emit == Emit::Ptx;
+        // LTO-IR runs without a launcher and is never split: its nvcc line is compiled here.
+        let launcher = ptx && self.settings.launch_cicc && self.settings.launcher.is_some();
+        let out = self
+            .tmp
+            .path()
+            .join(format!("{j}.{}", if ptx { "ptx" } else { "ltoir" }));
         let keep = self.tmp.path().join(format!("{j}.keep"));
         let keep_ii = (store.is_some() || self.leads.contains(&j)) && pre.is_none() && !launcher;
         // A library source's module ID is in nvcc's kept files.
         // sccache runs cicc itself, not `nvcc -ptx` (`cicc_split.rs`); so does a job whose PTX
         // `nvcc -ptx` would check with a ptxas run of its own that this build's ptxas job
         // repeats (`skips_ptx_check`).
-        let split = match &self.settings.launcher {
-            Some(_) => !self.settings.launch_cicc,
-            None => self.skips_ptx_check(j, arch),
-        };
-        let cmd = if keep_ii || module.host || split {
+        let split = ptx
+            && match &self.settings.launcher {
+                Some(_) => !self.settings.launch_cicc,
+                None => self.skips_ptx_check(j, arch),
+            };
+        let cmd = if !ptx {
+            let cmd = lto_command(job.side.tk, self.settings, module, arch, &out, &depfile);
+            if keep_ii {
+                let _ = std::fs::create_dir_all(&keep);
+                keep_files(cmd, &keep)
+            } else {
+                cmd
+            }
+        } else if keep_ii || module.host || split {
             let _ = std::fs::create_dir_all(&keep);
             cicc_command_keep(
                 job.side.tk,
@@ -733,25 +760,6 @@ fn keep_host_side(store: &Store, key: &Key, side: &Option<HostSideOut>) -> bool 
                     || store.put(Ns::ModuleId.dir(), key, &s.module_id).is_ok())
         }
     }
-}
-
-/// Whatever preprocessing cannot see that still shapes the PTX: the settings, arch, and the
-/// source's relative path (cicc's original path, which seeds internal symbol names).
-fn compile_inputs_key(
-    side: super::Side<'_>,
-    module: &Module,
-    arch: Arch,
-    lead: Option<Arch>,
-) -> Key {
-    keys::cicc_job(
-        "cicc-compile",
-        side.cicc_base,
-        side.roots,
-        module,
-        arch,
-        lead,
-    )
-    .finish()
 }
 
 /// A follower's run that ran no cicc: the lead's PTX retargeted, with the lead's compiler

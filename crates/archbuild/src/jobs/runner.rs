@@ -14,7 +14,7 @@ use crate::cache::deps::{FileHashes, Roots};
 use crate::cache::stat_memo::StatMemo;
 use crate::error::{Error, Result};
 use crate::plan::exec::{run_graph, Input, Limiter, Outcome};
-use crate::plan::{ptxas_command, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
+use crate::plan::{ptxas_command, Emit, Job, Module, Phase, Settings, PTXAS_IN, PTXAS_OUT};
 use crate::prepare::spec::JobCallback;
 use crate::report::{JobRecord, Served};
 use crate::toolkit::makers::{ByMaker, Maker};
@@ -376,7 +376,8 @@ impl<'a> JobRunner<'a> {
         let job = &self.jobs[j];
         let module = &self.modules[job.module];
         match (job.phase, input) {
-            (Phase::Cicc(arch), Input::None) => self.run_cicc(j, module, arch).map(Some),
+            (Phase::Cicc(arch), Input::None) => self.run_cicc(j, module, arch, Emit::Ptx).map(Some),
+            (Phase::Lto(arch), _) => self.run_cicc(j, module, arch, Emit::LtoIr).map(Some),
             (Phase::Cicc(arch), lead) => self.run_follower(j, module, arch, lead),
             (Phase::Ptxas(arch), input) => self.run_ptxas(j, arch, input.done()).map(Some),
         }

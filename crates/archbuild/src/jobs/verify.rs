@@ -13,7 +13,7 @@ use super::{JobOut, JobRunner};
 use crate::base::store::Ns;
 use crate::error::Error;
 use crate::jobs::keys;
-use crate::plan::{cicc_command, ptxas_command, Phase, PTXAS_IN, PTXAS_OUT};
+use crate::plan::{cicc_command, lto_command, ptxas_command, Emit, Phase, PTXAS_IN, PTXAS_OUT};
 use crate::report::Served;
 
 impl JobRunner<'_> {
@@ -29,7 +29,8 @@ impl JobRunner<'_> {
         let module = &self.modules[job.module];
         let store = self.store.as_ref();
         let (ns, fresh) = match job.phase {
-            Phase::Cicc(arch) => (Ns::Ptx, self.fresh_ptx(j, arch)),
+            Phase::Cicc(arch) => (Ns::Ptx, self.fresh_ptx(j, arch, Emit::Ptx)),
+            Phase::Lto(arch) => (Ns::Ptx, self.fresh_ptx(j, arch, Emit::LtoIr)),
             Phase::Ptxas(arch) => {
                 let ptx = input.and_then(|i| i.bytes(store, Ns::Ptx));
                 (
@@ -70,12 +71,17 @@ impl JobRunner<'_> {
         });
     }
 
-    fn fresh_ptx(&self, j: usize, arch: Arch) -> Option<Vec<u8>> {
+    /// The PTX (or LTO-IR) of cicc job `j`, compiled again.
+    fn fresh_ptx(&self, j: usize, arch: Arch, emit: Emit) -> Option<Vec<u8>> {
         let module = &self.modules[self.jobs[j].module];
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         let out = dir.join("out.ptx");
-        let cmd = cicc_command(
+        let command = match emit {
+            Emit::Ptx => cicc_command,
+            Emit::LtoIr => lto_command,
+        };
+        let cmd = command(
             self.side(j).tk,
             &self.unlaunched(),
             module,
@@ -115,14 +121,19 @@ impl JobRunner<'_> {
         deps: &[std::path::PathBuf],
     ) -> String {
         let (stage, job) = match phase {
-            Phase::Cicc(arch) => {
+            Phase::Cicc(arch) | Phase::Lto(arch) => {
                 let lead = self.jobs[j].dep.and_then(|d| match self.jobs[d].phase {
                     Phase::Cicc(a) => Some(a),
-                    Phase::Ptxas(_) => None,
+                    Phase::Ptxas(_) | Phase::Lto(_) => None,
                 });
+                let emit = match phase {
+                    Phase::Lto(_) => Emit::LtoIr,
+                    _ => Emit::Ptx,
+                };
                 let side = self.side(j);
                 let base = keys::settings_key(self.settings, side.facts, keys::Stage::Cicc);
-                let job = keys::cicc_job("cicc", &base.finish(), side.roots, module, arch, lead);
+                let label = emit.key_labels().0;
+                let job = keys::cicc_job(label, &base.finish(), side.roots, module, arch, lead);
                 (base, job.items().to_vec())
             }
             Phase::Ptxas(arch) => {

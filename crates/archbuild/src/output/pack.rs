@@ -141,6 +141,10 @@ fn gather<'a>(
                 deps.extend(d.deps.iter().cloned());
                 targets.extend(job.targets.iter().filter(|t| t.kind == TargetKind::Ptx));
             }
+            Phase::Lto(arch) => {
+                deps.extend(d.deps.iter().cloned());
+                targets.push(Target::lto(arch));
+            }
             Phase::Ptxas(arch) => targets.push(Target::cubin(arch)),
         }
         match &d.key {
@@ -187,7 +191,8 @@ pub(crate) fn written_targets(
         .iter()
         .map(|r| match r.kind {
             archbuild_fatbin::EntryKind::Ptx => Target::ptx(r.arch),
-            _ => Target::cubin(r.arch),
+            archbuild_fatbin::EntryKind::LtoIr => Target::lto(r.arch),
+            archbuild_fatbin::EntryKind::Elf => Target::cubin(r.arch),
         })
         .collect();
     targets.sort();
@@ -232,7 +237,7 @@ fn assemble(
         .mine
         .iter()
         .map(|(job, d)| match job.phase {
-            Phase::Cicc(_) => d.bytes(store, Ns::Ptx),
+            Phase::Cicc(_) | Phase::Lto(_) => d.bytes(store, Ns::Ptx),
             Phase::Ptxas(_) => d.bytes(store, Ns::Cubin),
         })
         .collect();
@@ -270,20 +275,24 @@ fn assemble(
             Phase::Ptxas(arch) => {
                 writer.add_cubin(image, arch).map_err(pack_err)?;
             }
+            Phase::Lto(arch) => {
+                writer.add_ltoir(image, arch).map_err(pack_err)?;
+            }
         }
     }
     crate::output::params_check::check(&module.name, &params)?;
     let declared = crate::report::signature::check(&module.name, &signatures)?;
     kernels.sort();
     kernels.dedup();
+    // LTO-IR names its kernels only once linked: an `lto_XY` image is listed with the kernels of
+    // its arch's PTX (the same preprocessed source), and left out of the coverage rule where
+    // its arch has none.
     let target_kernels: Vec<(String, Vec<String>)> = inputs
         .targets
         .iter()
-        .map(|t| {
-            (
-                t.to_string(),
-                by_arch.get(&t.arch).cloned().unwrap_or_default(),
-            )
+        .filter_map(|t| match (t.kind, by_arch.get(&t.arch)) {
+            (TargetKind::LtoIr, None) => None,
+            (_, k) => Some((t.to_string(), k.cloned().unwrap_or_default())),
         })
         .collect();
     let bytes = writer.write().map_err(pack_err)?;

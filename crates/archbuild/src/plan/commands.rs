@@ -26,6 +26,20 @@ pub(crate) fn cicc_command(
     device_command(tk, s, m, arch, "-ptx", out, depfile)
 }
 
+/// The LTO-IR command: cicc's whole-program LTO-IR for `arch`
+/// (`nvcc -ltoir -gencode=arch=compute_XY,code=lto_XY`, as `-arch=lto_XY` makes it), with its
+/// dependency list. Its preprocessing is `cicc_command`'s, line for line.
+pub(crate) fn lto_command(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    arch: Arch,
+    out: &Path,
+    depfile: &Path,
+) -> Cmd {
+    device_command(tk, s, m, arch, "-ltoir", out, depfile)
+}
+
 /// `cicc_command` that also keeps nvcc's intermediate files (the preprocessed device source)
 /// in `keep_dir`; the PTX is byte-identical.
 pub(crate) fn cicc_command_keep(
@@ -37,7 +51,15 @@ pub(crate) fn cicc_command_keep(
     depfile: &Path,
     keep_dir: &Path,
 ) -> Cmd {
-    let cmd = device_command(tk, s, m, arch, "-ptx", out, depfile);
+    keep_files(
+        device_command(tk, s, m, arch, "-ptx", out, depfile),
+        keep_dir,
+    )
+}
+
+/// A compile command that also keeps nvcc's intermediate files (the preprocessed device
+/// source) in `keep_dir`; its output is byte-identical.
+pub(crate) fn keep_files(cmd: Cmd, keep_dir: &Path) -> Cmd {
     let mut args = cmd.args.clone();
     let at = args.len() - 3;
     args.splice(
@@ -147,10 +169,12 @@ fn device_command(
     depfile: &Path,
 ) -> Cmd {
     let source = relative(&s.base_dir, &m.source);
-    let mut args: Vec<OsString> = vec![
-        phase.into(),
-        format!("-arch=compute_{}", arch.sm_name()).into(),
-    ];
+    let sm = arch.sm_name();
+    let arch_arg = match phase {
+        "-ltoir" => format!("-gencode=arch=compute_{sm},code=lto_{sm}"),
+        _ => format!("-arch=compute_{sm}"),
+    };
+    let mut args: Vec<OsString> = vec![phase.into(), arch_arg.into()];
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     if gives_seed(tk, s) {
         args.push(format!("-frandom-seed={}", random_seed(&source)).into());
@@ -171,7 +195,8 @@ fn device_command(
             format!("-U{ARCH_LIST},-D{ARCH_LIST}={}", list.replace(',', "\\,")).into(),
         ]);
     }
-    if let Some(name) = (phase == "-ptx").then(|| cicc_path_arg(&source)).flatten() {
+    let compiles = phase == "-ptx" || phase == "-ltoir";
+    if let Some(name) = compiles.then(|| cicc_path_arg(&source)).flatten() {
         args.extend([
             "-Xcicc".into(),
             "--orig_src_path_name".into(),

@@ -1,5 +1,5 @@
-//! The job graph: modules, their cicc and ptxas jobs per target, who makes each (`Maker`),
-//! and the order they start in.
+//! The job graph: modules, their cicc and ptxas jobs per target, their LTO-IR jobs, who makes
+//! each (`Maker`), and the order they start in.
 
 use crate::config::archs::ResolvedArchs;
 use crate::toolkit::makers::Maker;
@@ -31,14 +31,35 @@ pub(crate) enum Phase {
     Cicc(Arch),
     /// `ptxas -arch=sm_XY` on the cicc phase's PTX.
     Ptxas(Arch),
+    /// `nvcc -ltoir -gencode=arch=compute_XY,code=lto_XY`: cicc's whole-program LTO-IR, which
+    /// nvJitLink links for the GPU at load time.
+    Lto(Arch),
 }
 
 impl Phase {
     /// The compiler this phase runs, as reports name it.
     pub(crate) fn kind(self) -> crate::report::JobPhase {
         match self {
-            Phase::Cicc(_) => crate::report::JobPhase::Cicc,
+            Phase::Cicc(_) | Phase::Lto(_) => crate::report::JobPhase::Cicc,
             Phase::Ptxas(_) => crate::report::JobPhase::Ptxas,
+        }
+    }
+}
+
+/// What a cicc run emits: PTX (a cicc job, which ptxas jobs may read) or whole-program LTO-IR
+/// (an LTO-IR job). Both are cached the same way, under keys that name which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Emit {
+    Ptx,
+    LtoIr,
+}
+
+impl Emit {
+    /// The label of its direct-mode and compile-inputs keys.
+    pub(crate) fn key_labels(self) -> (&'static str, &'static str) {
+        match self {
+            Emit::Ptx => ("cicc", "cicc-compile"),
+            Emit::LtoIr => ("cicc-ltoir", "cicc-ltoir-compile"),
         }
     }
 }
@@ -56,11 +77,12 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    /// `compute_89 (cicc)` / `sm_89 (ptxas)`.
+    /// `compute_89` (cicc) / `sm_89` (ptxas) / `lto_90` (cicc's LTO-IR).
     pub(crate) fn label(&self) -> String {
         match self.phase {
             Phase::Cicc(a) => format!("compute_{}", a.sm_name()),
             Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
+            Phase::Lto(a) => format!("lto_{}", a.sm_name()),
         }
     }
 }
@@ -88,8 +110,11 @@ pub(crate) fn plan_jobs_of(
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
     let marked = modules.iter().enumerate().filter(|(m, _)| compile[*m]);
-    for (m, module) in marked {
+    for (m, module) in marked.clone() {
         for t in module.archs.list.targets() {
+            if t.kind == TargetKind::LtoIr {
+                continue;
+            }
             let maker = maker(*t);
             let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {
                 jobs.push(Job {
@@ -138,12 +163,24 @@ pub(crate) fn plan_jobs_of(
             });
         }
     }
+    // LTO-IR is cicc's own output for its arch: a job of its own, sharing no PTX.
+    for (m, module) in marked {
+        for t in module.archs.list.lto() {
+            jobs.push(Job {
+                module: m,
+                phase: Phase::Lto(t),
+                maker: maker(Target::lto(t)),
+                dep: None,
+                targets: vec![Target::lto(t)],
+            });
+        }
+    }
     jobs
 }
 
 fn cicc_arch(job: &Job) -> Arch {
     match job.phase {
-        Phase::Cicc(a) | Phase::Ptxas(a) => a,
+        Phase::Cicc(a) | Phase::Ptxas(a) | Phase::Lto(a) => a,
     }
 }
 
@@ -165,7 +202,7 @@ pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
         .map(|(i, j)| match j.phase {
             Phase::Cicc(a) if leads.contains(&i) => 30_000 + a.cc.sm(),
             Phase::Cicc(a) if feeds.contains(&i) => 20_000 + a.cc.sm(),
-            Phase::Cicc(a) => 10_000 + a.cc.sm(),
+            Phase::Cicc(a) | Phase::Lto(a) => 10_000 + a.cc.sm(),
             Phase::Ptxas(a) => a.cc.sm(),
         })
         .collect()

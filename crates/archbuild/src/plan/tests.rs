@@ -109,7 +109,7 @@ fn a_ptx_toolkit_makes_the_ptx_images_in_cicc_jobs_of_its_own() {
     let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
     let ptx_apart = |t: Target| match t.kind {
         TargetKind::Ptx => Maker::Ptx,
-        TargetKind::Cubin => Maker::Build,
+        TargetKind::Cubin | TargetKind::LtoIr => Maker::Build,
     };
     let jobs = plan_jobs(std::slice::from_ref(&module), rule, &ptx_apart);
     let shown: Vec<String> = jobs
@@ -220,5 +220,52 @@ fn derives_ptxas_flags_and_rejects_owned_ones() {
     assert!(
         err.contains("`-arch=sm_80`") && err.contains("ARCHBUILD_ARCHS"),
         "{err}"
+    );
+}
+
+#[test]
+fn lto_ir_gets_a_cicc_job_of_its_own_that_shares_no_ptx() {
+    use crate::config::archs::{ArchSource, ResolvedArchs};
+    let module = Module {
+        name: "k".into(),
+        source: "k.cu".into(),
+        members: vec![],
+        archs: ResolvedArchs {
+            list: "8.0 8.6 9.0+PTX+LTO lto_86".parse().unwrap(),
+            source: ArchSource::Explicit,
+            input: String::new(),
+        },
+        arch_list: "800,860,900".into(),
+        host: false,
+    };
+    let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
+    let v135 = archbuild_arch::CudaVersion::new(13, 5);
+    let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
+    let jobs = plan_jobs(std::slice::from_ref(&module), rule, &|_| Maker::Build);
+    let shown: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            let targets: Vec<String> = j.targets.iter().map(|t| t.to_string()).collect();
+            let dep = j.dep.map(|d| format!(" after {}", jobs[d].label()));
+            format!(
+                "{} [{}]{}",
+                j.label(),
+                targets.join(" "),
+                dep.unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "compute_80 []",
+            "compute_86 [] after compute_80",
+            "compute_90 [compute_90]",
+            "sm_80 [sm_80] after compute_80",
+            "sm_86 [sm_86] after compute_86",
+            "sm_90 [sm_90] after compute_90",
+            "lto_86 [lto_86]",
+            "lto_90 [lto_90]",
+        ]
     );
 }

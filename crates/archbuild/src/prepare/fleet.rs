@@ -128,6 +128,10 @@ pub(crate) fn check(
                     let isa = archbuild_arch::max_ptx_isa_for_cuda(made(t).version());
                     ImageInfo::new(t, isa).compression(stored(compression.ptx))
                 }
+                // Stored as it is: nvJitLink reads it, no driver.
+                TargetKind::LtoIr => {
+                    ImageInfo::new(t, None).made_by(Some(made(t).version().major()))
+                }
             })
             .collect();
         let list = match &m.archs.source {

@@ -95,6 +95,27 @@ fn gpus_of(list: &ArchList) -> String {
     ccs.join(" ")
 }
 
+/// A host library hands its fat binaries to the CUDA runtime, which loads no LTO-IR (CUDA
+/// 12.0's drivers stopped linking NVVM IR): refused with the ways out.
+pub(crate) fn refuse_lto_in_library(modules: &[crate::plan::Module]) -> crate::Result<()> {
+    let Some(m) = modules
+        .iter()
+        .find(|m| m.host && m.archs.list.lto().next().is_some())
+    else {
+        return Ok(());
+    };
+    Err(crate::Error::Config {
+        what: "arch list for a host library",
+        origin: m.archs.source.to_string(),
+        value: m.archs.list.to_string(),
+        hint: "a `Library`'s kernels are loaded by the CUDA runtime, which cannot load LTO-IR \
+               (`lto_XY`, `+LTO`); build cubins and PTX for it (`9.0+PTX`), or build the LTO-IR \
+               as kernels with `Build` and load them with archbuild-runtime, which links LTO-IR \
+               with nvJitLink"
+            .into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -244,6 +244,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
     }
     settings.fleet = fleet.map(|(f, _)| f);
     modules.iter_mut().for_each(|m| m.host = library.is_some());
+    crate::prepare::narrowing::refuse_lto_in_library(&modules)?;
     let cache = match mode {
         Mode::Build => open_cache(cache_on, &home, remote.as_ref()),
         _ => OpenCache::default(),

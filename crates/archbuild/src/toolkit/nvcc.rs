@@ -238,11 +238,15 @@ impl Toolkit {
 
     /// Whether this nvcc can build `target`. Plain targets must be listed; `a`/`f` variants are
     /// not listed by nvcc, so their plain arch must be listed and the release must know the
-    /// variant.
+    /// variant. nvcc lists no `lto_` names: LTO-IR is cicc's, for every `compute_` it lists.
     pub fn can_build(&self, target: Target) -> bool {
+        let kind = match target.kind {
+            TargetKind::LtoIr => TargetKind::Ptx,
+            k => k,
+        };
         let plain = Target {
             arch: Arch::new(target.arch.cc, Variant::Plain),
-            kind: target.kind,
+            kind,
         };
         self.targets.contains(&plain)
             && (target.arch.variant == Variant::Plain

@@ -89,7 +89,7 @@ fn targets_become_cicc_and_ptxas_commands_sharing_the_ptx() {
     let containers = read_fatbin(&bytes).unwrap();
     let mut targets: Vec<String> = containers
         .iter()
-        .flat_map(|c| c.entries.iter().map(|e| e.target().unwrap().to_string()))
+        .flat_map(|c| c.entries.iter().map(|e| e.target().to_string()))
         .collect();
     targets.sort();
     assert_eq!(targets, ["compute_89", "sm_75", "sm_86", "sm_89"]);

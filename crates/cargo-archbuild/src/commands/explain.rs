@@ -70,6 +70,9 @@ pub(crate) fn run(args: &ExplainArgs, shell: &mut Shell) -> Result<(), CliError>
                 Some(_) => format!("the `explain` argument, read as {dialect}"),
                 None => "the `explain` argument".to_owned(),
             };
+            dialect
+                .check(text, &origin)
+                .map_err(archbuild::Error::from)?;
             let list = facts.resolve_list(&dialect.to_archbuild(text), &origin, shell)?;
             (
                 text.clone(),
@@ -134,7 +137,11 @@ fn explain(input: &str, list: &ArchList) -> ExplainReport {
         .iter()
         .map(|&cc| {
             // A driver new enough for any PTX: the question here is architecture, not driver age.
-            let device = DeviceInfo::new(cc, CudaVersion::new(99, 0));
+            // A program with nvJitLink: LTO-IR counts, linked at load time.
+            let device = DeviceInfo {
+                links_lto: true,
+                ..DeviceInfo::new(cc, CudaVersion::new(99, 0))
+            };
             let sel = select(&images, &device, Policy::PreferCubin);
             Coverage {
                 device_cc: cc,
@@ -145,6 +152,7 @@ fn explain(input: &str, list: &ArchList) -> ExplainReport {
                 route: sel.chosen.map(|c| match c.route {
                     Route::Cubin => "cubin",
                     Route::DriverJit | Route::NeedsNewerJit { .. } => "jit",
+                    Route::LinkLto => "lto",
                 }),
                 fix: sel.fix_hint(),
             }
