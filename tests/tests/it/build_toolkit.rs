@@ -241,3 +241,55 @@ fn arch_and_family_specific_targets_build_and_pack() {
         "{text}"
     );
 }
+
+/// LTO-IR targets with the real toolkit: `9.0+LTO` packs the sm_90 cubin and lto_90 LTO-IR
+/// byte-identical to `nvcc -ltoir -gencode=arch=compute_90,code=lto_90`; a second build serves
+/// every job from the cache with no process, and equals a cache-off build byte for byte.
+#[test]
+fn lto_ir_equals_nvcc_ltoir_and_a_cached_build_equals_a_cache_off_one() {
+    let p = Project::new();
+    let first = p.build("8.0 9.0+LTO", &["kernels/scale.cu"]);
+    let m = &first.modules[0];
+    assert_eq!(m.targets, ["sm_80", "sm_90", "lto_90"]);
+    let bytes = std::fs::read(&m.fatbin).unwrap();
+    let containers = archbuild_fatbin::read_fatbin(&bytes).unwrap();
+    let lto = containers
+        .iter()
+        .flat_map(|c| c.entries.iter())
+        .find(|e| e.target().to_string() == "lto_90")
+        .expect("an lto_90 entry");
+    assert_eq!(lto.kind, archbuild_fatbin::EntryKind::LtoIr);
+    let reference = p.dir.path().join("ref90.ltoir");
+    let st = Command::new(archbuild_tests::tool("nvcc"))
+        .current_dir(p.dir.path().join("pkg"))
+        .args(["-ltoir", "-gencode=arch=compute_90,code=lto_90", "-o"])
+        .arg(&reference)
+        .arg("kernels/scale.cu")
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // The entry holds the LTO-IR padded to the container's 8-byte alignment (nvJitLink reads
+    // it as is: the IR is 32-bit words, the padding one zero word at most).
+    let ours = lto.data().unwrap();
+    let nvcc = std::fs::read(&reference).unwrap();
+    assert_eq!(
+        &ours[..nvcc.len()],
+        nvcc.as_slice(),
+        "lto_90 as nvcc -ltoir makes it"
+    );
+    assert!(ours.len() - nvcc.len() < 8 && ours[nvcc.len()..].iter().all(|&b| b == 0));
+
+    let second = p.build("8.0 9.0+LTO", &["kernels/scale.cu"]);
+    assert_eq!(second.processes_started, 0, "{second:#?}");
+    assert_eq!(std::fs::read(&second.modules[0].fatbin).unwrap(), bytes);
+    let off = archbuild_tests::build()
+        .manifest_dir(p.dir.path().join("pkg"))
+        .cache(false)
+        .out_dir(p.dir.path().join("out-off"))
+        .file("kernels/scale.cu")
+        .archs("8.0 9.0+LTO")
+        .quiet(true)
+        .try_compile("kernels")
+        .unwrap();
+    assert_eq!(std::fs::read(&off.modules[0].fatbin).unwrap(), bytes);
+}

@@ -17,10 +17,7 @@ use crate::jobs::cicc_split;
 use crate::jobs::keys;
 use crate::plan::exec::Input;
 use crate::plan::share;
-use crate::plan::{
-    cicc_command, cicc_command_keep, keep_files, lto_command, preprocess_command, Emit, Module,
-    Phase,
-};
+use crate::plan::{cicc_command, keep_files, lto_command, preprocess_command, Emit, Module, Phase};
 use crate::report::{Miss, Served};
 use crate::toolkit::nvcc::Toolkit;
 
@@ -381,28 +378,8 @@ impl JobRunner<'_> {
                 Some(_) => !self.settings.launch_cicc,
                 None => self.skips_ptx_check(j, arch),
             };
-        let cmd = if !ptx {
-            let cmd = lto_command(job.side.tk, self.settings, module, arch, &out, &depfile);
-            if keep_ii {
-                let _ = std::fs::create_dir_all(&keep);
-                keep_files(cmd, &keep)
-            } else {
-                cmd
-            }
-        } else if keep_ii || module.host || split {
-            let _ = std::fs::create_dir_all(&keep);
-            cicc_command_keep(
-                job.side.tk,
-                self.settings,
-                module,
-                arch,
-                &out,
-                &depfile,
-                &keep,
-            )
-        } else {
-            cicc_command(job.side.tk, self.settings, module, arch, &out, &depfile)
-        };
+        let paths = (out.as_path(), depfile.as_path(), keep.as_path());
+        let cmd = self.compile_command(job, paths, keep_ii || module.host || split);
         let started = SystemTime::now();
         let plan = split.then(|| self.split_plan(&cmd, &keep));
         let (ran, launch_note) = match plan {
@@ -476,6 +453,26 @@ impl JobRunner<'_> {
         out.ii = ii;
         out.host_side = host_side;
         Ok(out)
+    }
+
+    /// The compile's nvcc line for `(out, depfile, keep)`, keeping nvcc's intermediate files
+    /// in `keep` when `keeping`.
+    fn compile_command(
+        &self,
+        job: &CiccJob,
+        (out, depfile, keep): (&Path, &Path, &Path),
+        keeping: bool,
+    ) -> Cmd {
+        let (tk, s, module, arch) = (job.side.tk, self.settings, job.module, job.arch);
+        let cmd = match job.emit {
+            Emit::LtoIr => lto_command(tk, s, module, arch, out, depfile),
+            Emit::Ptx => cicc_command(tk, s, module, arch, out, depfile),
+        };
+        if !keeping {
+            return cmd;
+        }
+        let _ = std::fs::create_dir_all(keep);
+        keep_files(cmd, keep)
     }
 
     /// Whether job `j` runs as nvcc's preprocessing and cicc (`cicc_split.rs`) rather than

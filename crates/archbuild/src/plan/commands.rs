@@ -40,23 +40,6 @@ pub(crate) fn lto_command(
     device_command(tk, s, m, arch, "-ltoir", out, depfile)
 }
 
-/// `cicc_command` that also keeps nvcc's intermediate files (the preprocessed device source)
-/// in `keep_dir`; the PTX is byte-identical.
-pub(crate) fn cicc_command_keep(
-    tk: &Toolkit,
-    s: &Settings,
-    m: &Module,
-    arch: Arch,
-    out: &Path,
-    depfile: &Path,
-    keep_dir: &Path,
-) -> Cmd {
-    keep_files(
-        device_command(tk, s, m, arch, "-ptx", out, depfile),
-        keep_dir,
-    )
-}
-
 /// A compile command that also keeps nvcc's intermediate files (the preprocessed device
 /// source) in `keep_dir`; its output is byte-identical.
 pub(crate) fn keep_files(cmd: Cmd, keep_dir: &Path) -> Cmd {

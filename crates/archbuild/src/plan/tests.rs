@@ -259,7 +259,7 @@ fn lto_ir_gets_a_cicc_job_of_its_own_that_shares_no_ptx() {
         shown,
         [
             "compute_80 []",
-            "compute_86 [] after compute_80",
+            "compute_86 []",
             "compute_90 [compute_90]",
             "sm_80 [sm_80] after compute_80",
             "sm_86 [sm_86] after compute_86",
