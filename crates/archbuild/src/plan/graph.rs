@@ -111,8 +111,12 @@ pub(crate) fn plan_jobs_of(
     let mut cicc_of = std::collections::HashMap::new();
     let marked = modules.iter().enumerate().filter(|(m, _)| compile[*m]);
     for (m, module) in marked.clone() {
-        for t in module.archs.list.targets() {
-            if t.kind == TargetKind::LtoIr {
+        let list = module.archs.list.targets();
+        // LTO-IR does not name its kernels: a list of LTO-IR alone gets the cicc job of its
+        // lowest arch too, unpacked, for the kernels, their parameters and declarations.
+        let lto_only = list.iter().all(|t| t.kind == TargetKind::LtoIr);
+        for t in list {
+            if t.kind == TargetKind::LtoIr && !(lto_only && t == &list[0]) {
                 continue;
             }
             let maker = maker(*t);

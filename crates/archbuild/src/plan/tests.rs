@@ -269,3 +269,39 @@ fn lto_ir_gets_a_cicc_job_of_its_own_that_shares_no_ptx() {
         ]
     );
 }
+
+#[test]
+fn a_list_of_lto_ir_alone_gets_an_unpacked_cicc_job_for_its_kernels() {
+    use crate::config::archs::{ArchSource, ResolvedArchs};
+    let module = Module {
+        name: "k".into(),
+        source: "k.cu".into(),
+        members: vec![],
+        archs: ResolvedArchs {
+            list: "lto_80 lto_90".parse().unwrap(),
+            source: ArchSource::Explicit,
+            input: String::new(),
+        },
+        arch_list: "800,900".into(),
+        host: false,
+    };
+    let jobs = plan_jobs(&[module], None, &|_| Maker::Build);
+    let shown: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            format!(
+                "{} {:?}",
+                j.label(),
+                j.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "compute_80 []",
+            "lto_80 [\"lto_80\"]",
+            "lto_90 [\"lto_90\"]"
+        ]
+    );
+}
