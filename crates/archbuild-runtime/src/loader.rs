@@ -310,11 +310,13 @@ impl<D: Driver> Loader<D> {
         dev: &DeviceProps,
         driver: CudaVersion,
     ) -> (Selection, Result<Routed>) {
-        // nvJitLink is looked for only when there is LTO-IR it could link.
-        let has_lto = fatbin
-            .images()
-            .iter()
-            .any(|i| i.target.kind == TargetKind::LtoIr);
+        // nvJitLink is looked for only when there is LTO-IR it could link: in a fat binary this
+        // loader hands the image of, not one the CUDA runtime registers whole.
+        let has_lto = fatbin.handoff() == archbuild_arch::Handoff::Image
+            && fatbin
+                .images()
+                .iter()
+                .any(|i| i.target.kind == TargetKind::LtoIr);
         let info = DeviceInfo {
             name: Some(dev.name.clone()),
             handoff: fatbin.handoff(),

@@ -255,8 +255,9 @@ fn bad_ordinal_and_bad_fatbin_are_errors() {
 }
 
 #[test]
-fn a_fat_binary_of_only_lto_ir_names_both_ways_out() {
-    // What `nvcc -dlto -fatbin -arch=lto_90` makes: nothing a driver loads.
+fn a_fat_binary_of_only_lto_ir_without_nvjitlink_names_the_fix() {
+    // What `nvcc -dlto -fatbin -arch=lto_90` makes: nothing a driver loads; only nvJitLink links
+    // it, and this loader has none.
     let sm90 = archbuild_arch::Target::parse_nvcc_name("sm_90")
         .unwrap()
         .arch;
@@ -265,7 +266,10 @@ fn a_fat_binary_of_only_lto_ir_names_both_ways_out() {
         .unwrap()
         .write()
         .unwrap();
-    let err = archbuild_runtime::FatBinary::from_vec(bytes).unwrap_err();
-    assert!(matches!(err, Error::NoImages { .. }), "{err:?}");
-    insta::assert_snapshot!("lto_ir_only", err.to_string());
+    let fb = archbuild_runtime::FatBinary::from_vec(bytes).unwrap();
+    let driver = SimDriver::new(CudaVersion::new(13, 0)).with_gpu(9, 0);
+    let loader = Loader::with_driver(&driver).nvjitlink(None);
+    let err = loader.load(&fb, 0).unwrap_err();
+    assert!(matches!(err, Error::NoImage { .. }), "{err:?}");
+    insta::assert_snapshot!("lto_ir_without_nvjitlink", err.to_string());
 }

@@ -219,24 +219,11 @@ fn check_file(
                 }
             }
             Err(e) => {
-                // Only LTO-IR (`nvcc -dlto`): a readable module that no GPU can load as it is.
-                let lto = lto_images(m);
-                if lto.is_empty() || !matches!(e, archbuild_runtime::Error::NoImages { .. }) {
-                    return Err(CliError::Unloadable {
-                        path: path.to_path_buf(),
-                        module: Some(m.location.clone()),
-                        source: e,
-                    });
-                }
-                out.push(ModuleJson {
-                    location: m.location.clone(),
-                    images: lto,
-                    checked: true,
-                    gpus: facts.gpus.iter().map(|g| lto_verdict(g, &e)).collect(),
-                    coverage_gaps,
-                    coverage_lines,
-                });
-                continue;
+                return Err(CliError::Unloadable {
+                    path: path.to_path_buf(),
+                    module: Some(m.location.clone()),
+                    source: e,
+                })
             }
         };
         let images = fatbin
@@ -244,7 +231,13 @@ fn check_file(
             .iter()
             .map(|i| i.target.to_string())
             .collect();
-        let verdicts = if !m.has_kernels || facts.gpus.is_empty() {
+        // LTO-IR names no kernels, yet a module of it is one to check: only nvJitLink loads it.
+        let lto = fatbin
+            .images()
+            .iter()
+            .any(|i| i.target.kind == archbuild_arch::TargetKind::LtoIr);
+        let checked = m.has_kernels || lto;
+        let verdicts = if !checked || facts.gpus.is_empty() {
             Vec::new()
         } else {
             crate::gpus::check(gpus, &fatbin, policy)?
@@ -252,7 +245,7 @@ fn check_file(
         out.push(ModuleJson {
             location: m.location.clone(),
             images,
-            checked: m.has_kernels,
+            checked,
             gpus: verdicts,
             coverage_gaps,
             coverage_lines,
@@ -275,35 +268,6 @@ fn handoff_of(m: &LoadableModule) -> Handoff {
     } else {
         Handoff::Image
     }
-}
-
-/// A GPU's verdict on a module that holds only LTO-IR: it cannot run it; `e` names the fix.
-fn lto_verdict(
-    g: &archbuild_runtime::driver::DeviceProps,
-    e: &archbuild_runtime::Error,
-) -> GpuVerdict {
-    GpuVerdict {
-        ordinal: g.ordinal,
-        name: g.name.clone(),
-        cc: g.cc.to_string(),
-        ok: false,
-        image: None,
-        image_index: None,
-        route: None,
-        error: Some(format!("GPU {} {} ({}): {e}", g.ordinal, g.name, g.cc)),
-        explanation: None,
-        variants: Vec::new(),
-    }
-}
-
-/// The LTO-IR images of a module (`lto_90`), listed as `inspect` reads them.
-fn lto_images(m: &LoadableModule) -> Vec<String> {
-    archbuild_fatbin::read_any(&m.bytes)
-        .unwrap_or_default()
-        .iter()
-        .filter(|r| r.kind == archbuild_fatbin::EntryKind::LtoIr)
-        .map(|r| format!("lto_{}", r.arch.sm_name()))
-        .collect()
 }
 
 /// The report as a person reads it: driver and GPUs, tools, then FILE's verdicts.

@@ -116,9 +116,10 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
     kernels.sort_unstable();
     kernels.dedup();
     if r.images.iter().all(|i| i.kind == "LTO-IR") {
-        // LTO-IR lists no kernels; and no driver loads it as it is.
-        shell
-            .println("kernel coverage: not known (LTO-IR only; link it into a cubin to load it)")?;
+        // LTO-IR lists no kernels until nvJitLink links it.
+        shell.println(
+            "kernel coverage: not known (LTO-IR only; nvJitLink names the kernels when it links them)",
+        )?;
     } else if r.coverage_gaps.is_empty() {
         shell.println(format!(
             "kernel coverage: all {} kernel(s) present in every image",
