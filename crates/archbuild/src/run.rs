@@ -59,42 +59,10 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
         .enumerate()
         .map(|(j, job)| {
             let m = &p.modules[job.module];
-            let (phase, cmd) = match job.phase {
-                Phase::Cicc(a) => (
-                    JobPhase::Cicc,
-                    plan::cicc_command(
-                        p.toolkits.main(),
-                        &p.settings,
-                        m,
-                        a,
-                        &tmp.join(format!("{j}.ptx")),
-                        &tmp.join(format!("{j}.d")),
-                    ),
-                ),
-                Phase::Ptxas(a) => (
-                    JobPhase::Ptxas,
-                    plan::ptxas_command(
-                        p.toolkits.main(),
-                        &p.settings,
-                        a,
-                        &tmp.join(j.to_string()),
-                    ),
-                ),
-                Phase::Lto(a) => (
-                    JobPhase::Cicc,
-                    plan::lto_command(
-                        p.toolkits.main(),
-                        &p.settings,
-                        m,
-                        a,
-                        &tmp.join(format!("{j}.ltoir")),
-                        &tmp.join(format!("{j}.d")),
-                    ),
-                ),
-            };
+            let cmd = plan::job_command(p.toolkits.main(), &p.settings, m, j, job.phase, tmp);
             PlannedJob {
                 module: m.name.clone(),
-                phase,
+                phase: job.phase.kind(),
                 target: job.label(),
                 command: cmd.display(),
             }

@@ -40,6 +40,23 @@ pub(crate) fn lto_command(
     device_command(tk, s, m, arch, "-ltoir", out, depfile)
 }
 
+/// Job `j`'s command as a plan lists it, with its files under `tmp`.
+pub(crate) fn job_command(
+    tk: &Toolkit,
+    s: &Settings,
+    m: &Module,
+    j: usize,
+    phase: Phase,
+    tmp: &Path,
+) -> Cmd {
+    let file = |ext: &str| tmp.join(format!("{j}.{ext}"));
+    match phase {
+        Phase::Cicc(a) => cicc_command(tk, s, m, a, &file("ptx"), &file("d")),
+        Phase::Lto(a) => lto_command(tk, s, m, a, &file("ltoir"), &file("d")),
+        Phase::Ptxas(a) => ptxas_command(tk, s, a, &tmp.join(j.to_string())),
+    }
+}
+
 /// A compile command that also keeps nvcc's intermediate files (the preprocessed device
 /// source) in `keep_dir`; its output is byte-identical.
 pub(crate) fn keep_files(cmd: Cmd, keep_dir: &Path) -> Cmd {
