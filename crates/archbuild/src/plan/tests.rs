@@ -91,22 +91,8 @@ fn a_class_shares_its_lowest_archs_cicc_job_which_starts_first() {
 
 #[test]
 fn a_ptx_toolkit_makes_the_ptx_images_in_cicc_jobs_of_its_own() {
-    use crate::config::archs::{ArchSource, ResolvedArchs};
-    let module = Module {
-        name: "k".into(),
-        source: "k.cu".into(),
-        members: vec![],
-        archs: ResolvedArchs {
-            list: "8.0 8.9 9.0+PTX".parse().unwrap(),
-            source: ArchSource::Explicit,
-            input: String::new(),
-        },
-        arch_list: "800,890,900".into(),
-        host: false,
-    };
-    let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
-    let v135 = archbuild_arch::CudaVersion::new(13, 5);
-    let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
+    let module = module_for("8.0 8.9 9.0+PTX");
+    let rule = share_rule();
     let ptx_apart = |t: Target| match t.kind {
         TargetKind::Ptx => Maker::Ptx,
         TargetKind::Cubin | TargetKind::LtoIr => Maker::Build,
@@ -225,38 +211,12 @@ fn derives_ptxas_flags_and_rejects_owned_ones() {
 
 #[test]
 fn lto_ir_gets_a_cicc_job_of_its_own_that_shares_no_ptx() {
-    use crate::config::archs::{ArchSource, ResolvedArchs};
-    let module = Module {
-        name: "k".into(),
-        source: "k.cu".into(),
-        members: vec![],
-        archs: ResolvedArchs {
-            list: "8.0 8.6 9.0+PTX+LTO lto_86".parse().unwrap(),
-            source: ArchSource::Explicit,
-            input: String::new(),
-        },
-        arch_list: "800,860,900".into(),
-        host: false,
-    };
-    let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
-    let v135 = archbuild_arch::CudaVersion::new(13, 5);
-    let rule = crate::plan::share::enabled(None, &env, v135, &[], false).unwrap();
-    let jobs = plan_jobs(std::slice::from_ref(&module), rule, &|_| Maker::Build);
-    let shown: Vec<String> = jobs
-        .iter()
-        .map(|j| {
-            let targets: Vec<String> = j.targets.iter().map(|t| t.to_string()).collect();
-            let dep = j.dep.map(|d| format!(" after {}", jobs[d].label()));
-            format!(
-                "{} [{}]{}",
-                j.label(),
-                targets.join(" "),
-                dep.unwrap_or_default()
-            )
-        })
-        .collect();
+    let module = module_for("8.0 8.6 9.0+PTX+LTO lto_86");
+    let jobs = plan_jobs(std::slice::from_ref(&module), share_rule(), &|_| {
+        Maker::Build
+    });
     assert_eq!(
-        shown,
+        shown(&jobs),
         [
             "compute_80 []",
             "compute_86 []",
@@ -272,36 +232,50 @@ fn lto_ir_gets_a_cicc_job_of_its_own_that_shares_no_ptx() {
 
 #[test]
 fn a_list_of_lto_ir_alone_gets_an_unpacked_cicc_job_for_its_kernels() {
+    let jobs = plan_jobs(&[module_for("lto_80 lto_90")], None, &|_| Maker::Build);
+    assert_eq!(
+        shown(&jobs),
+        ["compute_80 []", "lto_80 [lto_80]", "lto_90 [lto_90]"]
+    );
+}
+
+/// A module `k.cu` built for `list` (archbuild's syntax).
+fn module_for(list: &str) -> Module {
     use crate::config::archs::{ArchSource, ResolvedArchs};
-    let module = Module {
+    let list: archbuild_arch::ArchList = list.parse().unwrap();
+    Module {
         name: "k".into(),
         source: "k.cu".into(),
         members: vec![],
+        arch_list: arch_list_value(&list),
         archs: ResolvedArchs {
-            list: "lto_80 lto_90".parse().unwrap(),
+            list,
             source: ArchSource::Explicit,
             input: String::new(),
         },
-        arch_list: "800,900".into(),
         host: false,
-    };
-    let jobs = plan_jobs(&[module], None, &|_| Maker::Build);
-    let shown: Vec<String> = jobs
-        .iter()
+    }
+}
+
+/// The sharing rule of CUDA 13.5 with no override.
+fn share_rule() -> Option<crate::plan::share::Rule> {
+    let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
+    let v135 = archbuild_arch::CudaVersion::new(13, 5);
+    crate::plan::share::enabled(None, &env, v135, &[], false).unwrap()
+}
+
+/// Each job as `label [targets] after lead`.
+fn shown(jobs: &[Job]) -> Vec<String> {
+    jobs.iter()
         .map(|j| {
+            let targets: Vec<String> = j.targets.iter().map(|t| t.to_string()).collect();
+            let dep = j.dep.map(|d| format!(" after {}", jobs[d].label()));
             format!(
-                "{} {:?}",
+                "{} [{}]{}",
                 j.label(),
-                j.targets.iter().map(|t| t.to_string()).collect::<Vec<_>>()
+                targets.join(" "),
+                dep.unwrap_or_default()
             )
         })
-        .collect();
-    assert_eq!(
-        shown,
-        [
-            "compute_80 []",
-            "lto_80 [\"lto_80\"]",
-            "lto_90 [\"lto_90\"]"
-        ]
-    );
+        .collect()
 }
