@@ -71,7 +71,7 @@ pub enum Error {
         "`{input}` in {origin} asks for LTO-IR, which a {dialect} list cannot say (only \
          archbuild's own lists and nvcc's names have it): move the LTO-IR to ARCHBUILD_ARCHS or \
          `archs` in [package.metadata.archbuild], as `9.0+LTO` (cubin and LTO-IR) or `lto_90` \
-         (LTO-IR alone), and leave {origin} to its tool's forms"
+         (LTO-IR alone), and keep to its tool's forms there"
     )]
     LtoInForeignList {
         input: String,

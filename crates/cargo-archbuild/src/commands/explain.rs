@@ -239,6 +239,9 @@ fn print_human(r: &ExplainReport, shell: &Shell) -> Result<(), CliError> {
     for c in &r.coverage {
         let image = match (&c.image, c.route) {
             (Some(img), Some("cubin")) => format!("{img} (cubin)"),
+            (Some(img), Some("lto")) => {
+                format!("{img} (LTO-IR, linked by nvJitLink at first load)")
+            }
             (Some(img), _) => format!("{img} (PTX, JIT-compiled at first load)"),
             (None, _) => format!("none: {}", c.fix.as_deref().unwrap_or("no image fits")),
         };
@@ -286,5 +289,16 @@ mod tests {
             .unwrap();
         assert_eq!(sm86.runs_on, ["8.6", "8.7", "8.8", "8.9"]);
         assert_eq!(sm86.generations, ["Ampere", "Ada"]);
+    }
+
+    #[test]
+    fn lto_ir_is_what_newer_gpus_link_and_older_ones_lack() {
+        let list: ArchList = "8.0 lto_90".parse().unwrap();
+        let r = explain("8.0 lto_90", &list);
+        let get = |cc: &str| r.coverage.iter().find(|c| c.cc == cc).unwrap();
+        assert_eq!(get("8.6").route, Some("cubin"));
+        assert_eq!(get("9.0").image.as_deref(), Some("lto_90"));
+        assert_eq!(get("12.0").route, Some("lto"));
+        assert_eq!(get("7.5").image, None);
     }
 }
