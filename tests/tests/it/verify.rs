@@ -8,12 +8,21 @@ use std::path::Path;
 use archbuild::{BuildReport, Error};
 
 fn build(dir: &Path, verify: &str, ccbin: Option<&Path>) -> Result<BuildReport, Error> {
+    build_for(dir, "8.6+PTX", verify, ccbin)
+}
+
+fn build_for(
+    dir: &Path,
+    archs: &str,
+    verify: &str,
+    ccbin: Option<&Path>,
+) -> Result<BuildReport, Error> {
     let mut b = archbuild_tests::build();
     b.manifest_dir(dir.join("pkg"))
         .cache_dir(dir.join("cache"))
         .out_dir(dir.join("out"))
         .file("k.cu")
-        .archs("8.6+PTX")
+        .archs(archs)
         .verify(verify)
         .quiet(true);
     if let Some(cc) = ccbin {
@@ -39,6 +48,19 @@ fn every_hit_of_a_sound_cache_verifies() {
     assert_eq!(warm.jobs_run, 0, "{warm}");
     let off = build(dir.path(), "off", None).unwrap();
     assert_eq!(off.verified, 0);
+}
+
+/// An LTO-IR job's hit is compiled again (`nvcc -ltoir`) and compared like a cicc job's.
+#[test]
+fn lto_ir_hits_verify_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/k.cu"), archbuild_tests::KERNEL).unwrap();
+    build_for(dir.path(), "8.6+LTO", "all", None).unwrap();
+    let warm = build_for(dir.path(), "8.6+LTO", "all", None).unwrap();
+    assert_eq!(warm.cache_hits, 3, "cicc, ptxas and LTO-IR jobs: {warm}");
+    assert_eq!(warm.verified, 3, "{warm}");
+    assert_eq!(warm.jobs_run, 0, "{warm}");
 }
 
 /// A host compiler that reads a file of its own: its content is keyed, the file is not. The
