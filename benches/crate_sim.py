@@ -729,7 +729,7 @@ def main():
         for m in modules:
             if m not in base:
                 continue
-            e = dict(base[m], **{k: v for k, v in own.get(m, {}).items()})
+            e = {**base[m], **own.get(m, {})}  # keys are tuples, so no **kwargs
             order = ["host_pre"] + [(ph, x) for x in archs for ph in ("cicc", "ptxas")] + ["fatbin", "host_post"]
             done_t, steps_done = 0.0, set()
             for phase, x, secs in rows.get((m, "all"), []):
