@@ -124,8 +124,9 @@ impl Build {
         self
     }
 
-    /// The arch list, e.g. `"7.5 8.6 8.9+PTX"`, `"sm_90a"`, `"Ampere"`, `"native"`. Highest
-    /// precedence: this beats `ARCHBUILD_ARCHS` and everything below it.
+    /// The arch list, e.g. `"7.5 8.6 8.9+PTX"`, `"sm_90a"`, `"Ampere"`, `"native"`, or with
+    /// LTO-IR that archbuild-runtime links with nvJitLink at load time, `"8.0 9.0+LTO"` or
+    /// `"lto_90"`. Highest precedence: this beats `ARCHBUILD_ARCHS` and everything below it.
     pub fn archs(&mut self, list: &str) -> &mut Self {
         self.spec.archs = Some(list.to_owned());
         self
