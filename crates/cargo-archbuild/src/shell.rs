@@ -97,6 +97,11 @@ impl Shell {
         self.to_stderr(format!("{STATUS}{verb:>12}{STATUS:#} {message}"));
     }
 
+    /// One line on stderr as it is: another tool's words, repeated (`inspect --format cuobjdump`).
+    pub fn raw_stderr(&self, line: &str) {
+        self.to_stderr(line.to_owned());
+    }
+
     /// `warning: …`, shown even with `--quiet` (as cargo does); in JSON mode a `warning` message.
     pub fn warn(&self, message: impl Display) {
         if self.is_json() {

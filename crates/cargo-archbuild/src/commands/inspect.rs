@@ -34,8 +34,15 @@ pub(crate) fn run(args: &InspectArgs, shell: &mut Shell) -> Result<(), CliError>
     }
     match args.format {
         InspectFormat::Cuobjdump => {
-            for line in cuobjdump_lines(&args.file, &report) {
+            let lines = cuobjdump_lines(&args.file, &report);
+            for line in &lines {
                 shell.println(line)?;
+            }
+            // cuobjdump's notes on stderr when a kind has nothing to list, word for word.
+            for (label, kind) in [("ELF file", "ELF"), ("PTX file", "PTX")] {
+                if !lines.iter().any(|l| l.starts_with(label)) {
+                    shell.raw_stderr(&cuobjdump_note(kind, &args.file));
+                }
             }
             Ok(())
         }
@@ -154,6 +161,17 @@ fn print_human(r: &InspectReport, shell: &Shell) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// cuobjdump's note for a kind it found none of: `cuobjdump info    : No PTX file found to
+/// extract from '/abs/k.fatbin'. You may try with -all option.`, the path joined to the working
+/// directory as cuobjdump prints it.
+fn cuobjdump_note(kind: &str, path: &Path) -> String {
+    let shown = std::env::current_dir().map_or_else(|_| path.to_path_buf(), |d| d.join(path));
+    format!(
+        "cuobjdump info    : No {kind} file found to extract from '{}'. You may try with -all option.",
+        shown.display()
+    )
 }
 
 /// `ELF file    1: k.1.sm_86.cubin` / `PTX file    1: k.1.sm_86.ptx`, in file order, numbered

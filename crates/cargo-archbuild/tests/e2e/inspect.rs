@@ -29,6 +29,43 @@ fn cuobjdump_format_matches_cuobjdump_on_nvcc_files() {
     }
 }
 
+/// A fat binary of PTX alone and one of LTO-IR alone: the same stdout as cuobjdump, and its
+/// stderr notes on the kinds it found none of, word for word.
+#[test]
+fn cuobjdump_format_repeats_cuobjdumps_notes_on_stderr() {
+    let dir = crate::support::scratch();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    for (name, code) in [("ptx", "compute_90"), ("lto", "lto_90")] {
+        let out = dir.path().join(format!("{name}.fatbin"));
+        let gencode = format!("-gencode=arch=compute_90,code={code}");
+        crate::support::nvcc(&[
+            Path::new("-fatbin"),
+            Path::new(&gencode),
+            Path::new("-o"),
+            &out,
+            &src,
+        ]);
+        let theirs = std::process::Command::new(archbuild_tests::tool("cuobjdump"))
+            .args(["--list-elf", "--list-ptx"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (code, stdout, stderr) = run(cli()
+            .arg("inspect")
+            .arg("--format")
+            .arg("cuobjdump")
+            .arg(&out));
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stdout, String::from_utf8_lossy(&theirs.stdout), "{name}");
+        assert_eq!(stderr, String::from_utf8_lossy(&theirs.stderr), "{name}");
+    }
+}
+
 #[test]
 fn json_lists_every_image_with_its_details() {
     let v = json(

@@ -126,7 +126,7 @@ pub fn built() -> &'static Built {
     })
 }
 
-fn nvcc(args: &[&Path]) {
+pub fn nvcc(args: &[&Path]) {
     let out = StdCommand::new(archbuild_tests::tool("nvcc"))
         .args(args)
         .output()
