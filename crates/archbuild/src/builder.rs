@@ -263,6 +263,16 @@ impl Build {
         self
     }
 
+    /// Compiles each file of a module as relocatable device code and device-links them per
+    /// target (`true`), as `nvcc -rdc=true` and `nvcc -dlink` do: a kernel may call an
+    /// `extern __device__` function or use an `extern __device__` variable of another file of
+    /// its module (`.module("name", [files])`). Overrides `ARCHBUILD_RELOCATABLE_DEVICE_CODE`
+    /// and Cargo.toml's `relocatable-device-code`; `docs/build.md`, "Relocatable device code".
+    pub fn relocatable_device_code(&mut self, on: bool) -> &mut Self {
+        self.spec.relocatable_device_code = Some(on);
+        self
+    }
+
     /// Compiles a fraction of the jobs served from the cache again and compares the bytes
     /// (`"all"`, `"off"`, `"0.01"`, `"1%"`; overrides `ARCHBUILD_VERIFY`): a hit that differs is
     /// an error naming the job and what its key holds.

@@ -59,7 +59,8 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
         .enumerate()
         .map(|(j, job)| {
             let m = &p.modules[job.module];
-            let cmd = plan::job_command(p.toolkits.main(), &p.settings, m, j, job.phase, tmp);
+            let unit = &m.units()[job.unit];
+            let cmd = plan::job_command(p.toolkits.main(), &p.settings, unit, j, job.phase, tmp);
             PlannedJob {
                 module: m.name.clone(),
                 phase: job.phase.kind(),

@@ -209,6 +209,12 @@ pub struct CompileOptions {
     #[arg(long, value_name = "SHARE")]
     pub verify: Option<String>,
 
+    /// Compile each file of a module as relocatable device code and device-link it per target
+    /// (nvcc's -rdc=true and -dlink; overrides ARCHBUILD_RELOCATABLE_DEVICE_CODE and
+    /// Cargo.toml's relocatable-device-code)
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub relocatable_device_code: Option<bool>,
+
     /// Touch no network: no toolkit provisioning and no header-library install from PyPI (as
     /// CARGO_NET_OFFLINE=true)
     #[arg(long)]
@@ -242,6 +248,9 @@ impl CompileOptions {
         }
         if let Some(v) = &self.verify {
             b.verify(v);
+        }
+        if let Some(on) = self.relocatable_device_code {
+            b.relocatable_device_code(on);
         }
     }
 }

@@ -36,6 +36,7 @@ mod preprocessor_soundness;
 mod ptx_check;
 mod ptxas_flags;
 mod random_seed;
+mod relocatable;
 mod remote_credentials;
 mod request_outputs;
 mod sccache;

@@ -9,6 +9,7 @@
 //! ptxas-flags = ["-v"]
 //! include = ["kernels/include"]        # relative to the package directory
 //! defines = ["TILE=32", "USE_FAST"]
+//! relocatable-device-code = true       # each file relocatable, device-linked per target
 //! compression = "default"              # none | default | speed | balance | size
 //! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
 //! remote-cache-mode = "read-write"     # or read-only
@@ -74,6 +75,8 @@ pub struct PackageConfig {
     pub prebuilt: Option<String>,
     /// `prebuilt-budget`: the most bytes `cargo archbuild package` may write there.
     pub prebuilt_budget: Option<String>,
+    /// `relocatable-device-code`: each file compiled relocatable and device-linked per target.
+    pub relocatable_device_code: Option<bool>,
 }
 
 /// crates.io's upload limit, the default budget for a package's prebuilt fat binaries.
@@ -237,6 +240,12 @@ impl PackageConfig {
             "nvcc-flags" => self.nvcc_flags = strings(key, value, wrong).unwrap_or_default(),
             "ptxas-flags" => self.ptxas_flags = strings(key, value, wrong).unwrap_or_default(),
             "defines" => self.defines = strings(key, value, wrong).unwrap_or_default(),
+            "relocatable-device-code" => match value.as_bool() {
+                Some(on) => self.relocatable_device_code = Some(on),
+                None => wrong.push(format!(
+                    "`relocatable-device-code` must be true or false, found `{value}`"
+                )),
+            },
             _ => return false,
         }
         true
@@ -373,6 +382,7 @@ const KNOWN_KEYS: &[&str] = &[
     "ptxas-flags",
     "include",
     "defines",
+    "relocatable-device-code",
     "compression",
     "file-archs",
     "remote-cache",

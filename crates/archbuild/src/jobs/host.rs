@@ -340,6 +340,8 @@ mod tests {
             )),
             maker,
             dep: None,
+            unit: 0,
+            links: vec![],
             targets: vec![],
         };
         // `8.6 9.0+PTX` with a PTX toolkit: its compute_90 job is planned last.

@@ -51,6 +51,10 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("stub", "host", "the stub cicc wrote for the source's last virtual arch (kernel registration, launch stubs)"),
     ("module-id", "host", "the module ID cicc generated, which `cudafe++` reads"),
     ("fatbin", "host", "the packed fat binary the object embeds"),
+    ("device-code", "cicc ptxas output", "`relocatable` with relocatable device code (`-rdc=true` for cicc, `--compile-only` for ptxas, linked images); absent for whole-program code"),
+    ("target", "dlink", "the target a device link makes (`sm_90`, `compute_90`)"),
+    ("nvlink-arg", "dlink", "every word of nvlink's command line but the temporary `-nvvmpath` (the `-L` folders the linked cubin records among them)"),
+    ("input", "dlink", "the content of every file's relocatable cubin or LTO-IR the link reads, in the module's order"),
 ];
 
 /// The stage a settings key is for.
@@ -210,6 +214,7 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         // of, is keyed as `compression` in every fat binary's key (the pack stamp's, a
         // record's), and a fleet that passes its check changes nothing else.
         fleet: _,
+        device_code,
     } = s;
     let cicc = matches!(stage, Stage::Cicc | Stage::Output);
     let ptxas = matches!(stage, Stage::Ptxas | Stage::Output);
@@ -219,6 +224,11 @@ pub(crate) fn settings_key(s: &Settings, facts: &Facts, stage: Stage) -> Holds {
         Stage::Output => "settings-output",
     });
     h.key("toolkit", &facts.toolkit);
+    // `-rdc=true` changes cicc's output (`--device-c`), ptxas's (`--compile-only`) and the
+    // fat binary (linked images); whole-program keys stay those of earlier releases.
+    if *device_code != crate::plan::DeviceCode::Whole {
+        h.str("device-code", device_code.word());
+    }
     for m in Maker::OTHERS {
         if let (Stage::Output, Some(k)) = (stage, &facts.others[m]) {
             h.key(m.setting(), k);
@@ -319,6 +329,8 @@ pub(crate) fn cicc_job(
         arch_list: _,
         // A library source's cicc job also writes the host stub and module ID.
         host,
+        // In the settings key.
+        device_code: _,
     } = module;
     let mut h = Holds::new(kind);
     h.key("settings", settings);
@@ -420,6 +432,29 @@ pub(crate) fn ptxas_job(kind: &str, settings: &Key, input: &Key, arch: Arch) -> 
     h.key("settings", settings)
         .key("ptx", input)
         .str("arch", &arch.sm_name());
+    h.finish()
+}
+
+/// A device link's key (`link.rs`): the settings, the target, nvlink's words (the `-L`
+/// folders the linked cubin records among them; not the temporary `-nvvmpath`) and every
+/// input's content, in the module's order.
+pub(crate) fn link_job(
+    settings: &Key,
+    target: archbuild_arch::Target,
+    args: &[std::ffi::OsString],
+    inputs: &[&[u8]],
+) -> Key {
+    let mut h = Holds::new("dlink");
+    h.key("settings", settings).str("target", &target.to_string());
+    for a in args {
+        let a = a.to_string_lossy();
+        if !a.starts_with("-nvvmpath=") {
+            h.str("nvlink-arg", &a);
+        }
+    }
+    for i in inputs {
+        h.key("input", &Key::of(i));
+    }
     h.finish()
 }
 

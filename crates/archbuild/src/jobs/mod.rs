@@ -21,6 +21,8 @@
 //! * ptxas phase: the key holds the ptxas settings, the PTX content and the arch — exactly
 //!   ptxas's inputs — so a source edit that leaves the PTX unchanged skips ptxas. An alias keyed
 //!   on the PTX's key points at the cubin, so a rebuild finds it without reading the PTX.
+//! * device link (`link.rs`, relocatable device code): the key holds the toolkit, the target,
+//!   nvlink's command line and the content of every input, in order.
 //! * `ARCHBUILD_VERIFY` (`verify.rs`) compiles a sample of hits again and compares.
 //!
 //! No key holds an absolute path of the package, the home or the toolkit, so machines with
@@ -32,6 +34,7 @@ mod cicc;
 pub(crate) mod cicc_split;
 mod host;
 pub(crate) mod keys;
+mod link;
 mod runner;
 mod verify;
 

@@ -205,6 +205,8 @@ pub(crate) struct JobRunner<'a> {
     pub tk: &'a Toolkit,
     pub settings: &'a Settings,
     pub modules: &'a [Module],
+    /// Each module's translation units (`Module::units`), which its jobs compile.
+    pub(super) units: Vec<Vec<Module>>,
     pub jobs: &'a [Job],
     pub store: Option<Store>,
     pub hashes: FileHashes,
@@ -281,6 +283,7 @@ impl<'a> JobRunner<'a> {
             tk,
             settings,
             modules,
+            units: modules.iter().map(Module::units).collect(),
             jobs,
             store,
             hashes: FileHashes::with_memo(memo.unwrap_or_default()),
@@ -319,6 +322,7 @@ impl<'a> JobRunner<'a> {
         on_job: Option<&JobCallback>,
     ) -> Vec<Outcome<JobOut, Failure>> {
         let deps: Vec<Option<usize>> = self.jobs.iter().map(|j| j.dep).collect();
+        let waits: Vec<Vec<usize>> = self.jobs.iter().map(|j| j.links.clone()).collect();
         // A follower's cicc job starts with its lead's: it waits for the lead's PTX only when
         // their preprocessed texts turn out identical (`cicc.rs`).
         let early: Vec<bool> = self
@@ -328,7 +332,7 @@ impl<'a> JobRunner<'a> {
             .collect();
         let priority = crate::plan::priorities(self.jobs);
         let finished = AtomicUsize::new(0);
-        run_graph(&deps, &early, &priority, workers, |j, input| {
+        run_graph(&deps, &waits, &early, &priority, workers, |j, input| {
             let done = input.done();
             let result = self.run_job(j, input);
             if let Ok(Some(out)) = &result {
@@ -374,13 +378,28 @@ impl<'a> JobRunner<'a> {
         input: Input<'_, JobOut>,
     ) -> Result<Option<JobOut>, Failure> {
         let job = &self.jobs[j];
-        let module = &self.modules[job.module];
+        let module = self.unit(j);
         match (job.phase, input) {
             (Phase::Cicc(arch), Input::None) => self.run_cicc(j, module, arch, Emit::Ptx).map(Some),
             (Phase::Lto(arch), _) => self.run_cicc(j, module, arch, Emit::LtoIr).map(Some),
             (Phase::Cicc(arch), lead) => self.run_follower(j, module, arch, lead),
             (Phase::Ptxas(arch), input) => self.run_ptxas(j, arch, input.done()).map(Some),
+            (Phase::Link(target), Input::All(inputs)) => {
+                self.run_link(j, target, &inputs).map(Some)
+            }
+            (Phase::Link(_), _) => Err(Failure {
+                command: job.label(),
+                status: Status::UnexpectedPlan,
+                output: "a device link ran without its inputs".into(),
+            }),
         }
+    }
+
+    /// The translation unit job `j` compiles: its module, or with relocatable device code one
+    /// file of it.
+    pub(super) fn unit(&self, j: usize) -> &Module {
+        let job = &self.jobs[j];
+        &self.units[job.module][job.unit]
     }
 
     /// A ptxas job: the cubin by the alias of its PTX's cicc key, then by the PTX's content,

@@ -26,7 +26,7 @@ impl JobRunner<'_> {
             return;
         };
         let job = &self.jobs[j];
-        let module = &self.modules[job.module];
+        let module = self.unit(j);
         let store = self.store.as_ref();
         let (ns, fresh) = match job.phase {
             Phase::Cicc(arch) => (Ns::Ptx, self.fresh_ptx(j, arch, Emit::Ptx)),
@@ -38,6 +38,8 @@ impl JobRunner<'_> {
                     ptx.and_then(|ptx| self.fresh_cubin(j, arch, ptx)),
                 )
             }
+            // Linked again in `link.rs`, which has the inputs.
+            Phase::Link(_) => return,
         };
         // A compile that fails now while its output was served is a mismatch too.
         let fresh = fresh.unwrap_or_default();
@@ -73,7 +75,7 @@ impl JobRunner<'_> {
 
     /// The PTX (or LTO-IR) of cicc job `j`, compiled again.
     fn fresh_ptx(&self, j: usize, arch: Arch, emit: Emit) -> Option<Vec<u8>> {
-        let module = &self.modules[self.jobs[j].module];
+        let module = self.unit(j);
         let dir = self.tmp.path().join(format!("verify-{j}"));
         std::fs::create_dir_all(&dir).ok()?;
         let out = dir.join("out.ptx");
@@ -124,7 +126,7 @@ impl JobRunner<'_> {
             Phase::Cicc(arch) | Phase::Lto(arch) => {
                 let lead = self.jobs[j].dep.and_then(|d| match self.jobs[d].phase {
                     Phase::Cicc(a) => Some(a),
-                    Phase::Ptxas(_) | Phase::Lto(_) => None,
+                    Phase::Ptxas(_) | Phase::Lto(_) | Phase::Link(_) => None,
                 });
                 let emit = match phase {
                     Phase::Lto(_) => Emit::LtoIr,
@@ -146,6 +148,12 @@ impl JobRunner<'_> {
                         ("ptx".to_owned(), "(the PTX's content)".to_owned()),
                     ],
                 )
+            }
+            Phase::Link(t) => {
+                let base =
+                    keys::settings_key(self.settings, self.side(j).facts, keys::Stage::Ptxas);
+                let inputs = ("inputs".to_owned(), "(their content)".to_owned());
+                (base, vec![("target".to_owned(), t.to_string()), inputs])
             }
         };
         stage

@@ -141,11 +141,12 @@ fn gather<'a>(
                 deps.extend(d.deps.iter().cloned());
                 targets.extend(job.targets.iter().filter(|t| t.kind == TargetKind::Ptx));
             }
-            Phase::Lto(arch) => {
+            // A relocatable module's per-file jobs carry no target: their device link does.
+            Phase::Lto(_) => {
                 deps.extend(d.deps.iter().cloned());
-                targets.push(Target::lto(arch));
+                targets.extend(&job.targets);
             }
-            Phase::Ptxas(arch) => targets.push(Target::cubin(arch)),
+            Phase::Ptxas(_) | Phase::Link(_) => targets.extend(&job.targets),
         }
         match &d.key {
             Some(k) => {
@@ -239,6 +240,8 @@ fn assemble(
         .map(|(job, d)| match job.phase {
             Phase::Cicc(_) | Phase::Lto(_) => d.bytes(store, Ns::Ptx),
             Phase::Ptxas(_) => d.bytes(store, Ns::Cubin),
+            Phase::Link(t) if t.kind == TargetKind::Ptx => d.bytes(store, Ns::Ptx),
+            Phase::Link(_) => d.bytes(store, Ns::Cubin),
         })
         .collect();
     if images.iter().any(Option::is_none) {
@@ -266,17 +269,36 @@ fn assemble(
                 let stub = d.host_side.as_ref().map_or(&[][..], |h| &h.stub[..]);
                 let declared = crate::report::signature::from_stub(stub, &entries);
                 signatures.push((arch, declared, layouts.clone()));
-                by_arch.insert(arch, entries);
+                // A relocatable module has one cicc job per file and arch: its kernels are
+                // all of them.
+                let of_arch = by_arch.entry(arch).or_default();
+                of_arch.extend(entries);
+                of_arch.sort();
                 params.push((arch, layouts));
                 for t in job.targets.iter().filter(|t| t.kind == TargetKind::Ptx) {
                     writer.add_ptx(image, t.arch).map_err(pack_err)?;
                 }
             }
-            Phase::Ptxas(arch) => {
+            Phase::Ptxas(arch) if !job.targets.is_empty() => {
                 writer.add_cubin(image, arch).map_err(pack_err)?;
             }
-            Phase::Lto(arch) => {
+            Phase::Lto(arch) if !job.targets.is_empty() => {
                 writer.add_ltoir(image, arch).map_err(pack_err)?;
+            }
+            // A file's relocatable output, linked below.
+            Phase::Ptxas(_) | Phase::Lto(_) => {}
+            Phase::Link(t) if t.kind == TargetKind::Ptx => {
+                // Whole-program PTX names every kernel the files define.
+                let mut entries = archbuild_fatbin::ptx::parse_ptx(image)
+                    .map_err(pack_err)?
+                    .entries;
+                entries.sort();
+                kernels.extend(entries.iter().cloned());
+                by_arch.entry(t.arch).or_insert(entries);
+                writer.add_ptx(image, t.arch).map_err(pack_err)?;
+            }
+            Phase::Link(t) => {
+                writer.add_cubin(image, t.arch).map_err(pack_err)?;
             }
         }
     }

@@ -5,7 +5,7 @@ use super::*;
 use crate::base::process::Cmd;
 use crate::cache::observe;
 use crate::toolkit::nvcc::Toolkit;
-use archbuild_arch::Arch;
+use archbuild_arch::{Arch, Target, TargetKind};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +54,104 @@ pub(crate) fn job_command(
         Phase::Cicc(a) => cicc_command(tk, s, m, a, &file("ptx"), &file("d")),
         Phase::Lto(a) => lto_command(tk, s, m, a, &file("ltoir"), &file("d")),
         Phase::Ptxas(a) => ptxas_command(tk, s, a, &tmp.join(j.to_string())),
+        Phase::Link(t) => {
+            let inputs = (0..m.members.len()).map(|u| link_input_name(t, u)).collect();
+            let nvvm = tmp.join("nvvm");
+            link_command(tk, s, t, (inputs, &nvvm), &tmp.join(j.to_string()))
+        }
     }
+}
+
+/// The name a device link's `u`th input is written under in its directory.
+pub(crate) fn link_input_name(t: Target, u: usize) -> String {
+    match t.kind {
+        TargetKind::Ptx => format!("in{u}.ltoir"),
+        _ => format!("in{u}.cubin"),
+    }
+}
+
+/// The device link's output file in its directory.
+pub(crate) const LINK_OUT: &str = "out";
+
+/// The device link of a relocatable module for target `t`, run in `dir` on the `inputs` there:
+/// for `sm_XY`, `nvlink` as `nvcc -dlink -cubin` runs it (the same `-L` words, which the
+/// linked cubin records); for `compute_XY`, nvcc's `-dlink -dlto` link of the files' LTO-IR
+/// emitting whole-program PTX instead (`--emit-ptx`), with libNVVM from `nvvm`
+/// (`nvvm_dir`).
+pub(crate) fn link_command(
+    tk: &Toolkit,
+    s: &Settings,
+    t: Target,
+    (inputs, nvvm): (Vec<String>, &Path),
+    dir: &Path,
+) -> Cmd {
+    let sm = t.arch.sm_name();
+    let mut args: Vec<OsString> = vec!["-m64".into()];
+    let lib = tk.nvcc().parent().unwrap_or(Path::new("")).join("../lib");
+    match t.kind {
+        TargetKind::Ptx => args.push(format!("--arch=compute_{sm}").into()),
+        _ => args.push(format!("--arch=sm_{sm}").into()),
+    }
+    for l in [lib.join("stubs"), lib] {
+        let mut a = OsString::from("-L");
+        a.push(l);
+        args.push(a);
+    }
+    args.push(format!("-cpu-arch={}", cpu_arch()).into());
+    if t.kind == TargetKind::Ptx {
+        let mut a = OsString::from("-nvvmpath=");
+        a.push(nvvm);
+        args.extend(["-dlto".into(), a, "--emit-ptx".into()]);
+    }
+    args.extend(inputs.into_iter().map(OsString::from));
+    args.extend(["-lcudadevrt".into(), "-o".into(), LINK_OUT.into()]);
+    let mut cmd = Cmd::new(tk.tool("nvlink"))
+        .args(args)
+        .hermetic(s.compiler_env.vars());
+    cmd.cwd = Some(dir.to_path_buf());
+    cmd
+}
+
+/// nvcc's `-cpu-arch` word for this machine.
+fn cpu_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "aarch64" => "AARCH64",
+        _ => "X86_64",
+    }
+}
+
+/// The `-nvvmpath` of a PTX device link: the toolkit's `nvvm` folder where it has
+/// `lib64/libnvvm.so` (nvlink's own layout), else a folder archbuild makes under `tmp` with links
+/// to the toolkit's `nvvm/bin`, `nvvm/libdevice` and libNVVM: PyPI's CUDA 13 wheels keep
+/// libNVVM in `lib/` (`libnvvm.so.4`), where nvlink does not look.
+pub(crate) fn nvvm_dir(tk: &Toolkit, tmp: &Path) -> std::io::Result<PathBuf> {
+    let own = tk.root().join("nvvm");
+    if own.join("lib64/libnvvm.so").exists() {
+        return Ok(own);
+    }
+    let lib = ["lib/libnvvm.so", "lib/libnvvm.so.4", "nvvm/lib64/libnvvm.so.4"]
+        .iter()
+        .map(|p| tk.root().join(p))
+        .find(|p| p.exists())
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no libnvvm.so in {}", tk.root().display()),
+            )
+        })?;
+    let dir = tmp.join("nvvm");
+    if dir.join("lib64/libnvvm.so").exists() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(dir.join("lib64"))?;
+    let link = |to: &Path, at: &Path| match std::os::unix::fs::symlink(to, at) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    };
+    link(&own.join("bin"), &dir.join("bin"))?;
+    link(&own.join("libdevice"), &dir.join("libdevice"))?;
+    link(&lib, &dir.join("lib64/libnvvm.so"))?;
+    Ok(dir)
 }
 
 /// A compile command that also keeps nvcc's intermediate files (the preprocessed device
@@ -175,6 +272,10 @@ fn device_command(
         _ => format!("-arch=compute_{sm}"),
     };
     let mut args: Vec<OsString> = vec![phase.into(), arch_arg.into()];
+    // `__CUDACC_RDC__` is defined in every pass of it, preprocessing included.
+    if m.device_code == DeviceCode::Relocatable {
+        args.push("-rdc=true".into());
+    }
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     if gives_seed(tk, s) {
         args.push(format!("-frandom-seed={}", random_seed(&source)).into());

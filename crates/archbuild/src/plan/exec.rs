@@ -209,6 +209,8 @@ struct State<T, F> {
     parked: Vec<Vec<usize>>,
     /// Early jobs that run again with their dependency's output.
     resumed: Vec<bool>,
+    /// How many of the jobs it waits for have not succeeded yet.
+    waiting: Vec<usize>,
 }
 
 /// What a job gets of the job it depends on.
@@ -221,6 +223,8 @@ pub(crate) enum Input<'a, T> {
     /// it needs the output returns `Ok(None)` and runs again with it, without holding a worker
     /// while it waits.
     Started,
+    /// The outputs of the jobs it waits for (a device link's inputs), in their order.
+    All(Vec<&'a T>),
 }
 
 impl<'a, T> Input<'a, T> {
@@ -236,10 +240,13 @@ impl<'a, T> Input<'a, T> {
 /// Runs `task` for every job, a job only after its dependency succeeded — or, for an `early`
 /// job, once its dependency has *started*, so the job can do what does not need the
 /// dependency's output, and, returning `Ok(None)`, run again with it once it exists — on
-/// `workers` threads; among ready jobs the highest `priority` starts first. `task(job, input)`
-/// does its own cache lookup and takes a jobserver token only when it must start a process.
+/// `workers` threads; among ready jobs the highest `priority` starts first. A job without a
+/// dependency may instead wait for several (`waits`): it starts once all of them succeeded,
+/// with their outputs (`Input::All`). `task(job, input)` does its own cache lookup and takes a
+/// jobserver token only when it must start a process.
 pub(crate) fn run_graph<T, F, R>(
     deps: &[Option<usize>],
+    waits: &[Vec<usize>],
     early: &[bool],
     priority: &[u32],
     workers: usize,
@@ -258,8 +265,19 @@ where
             dependents[*d].push(i);
         }
     }
+    let no_waits = Vec::new();
+    let waits_of = |i: usize| waits.get(i).unwrap_or(&no_waits);
+    let mut waiters = vec![Vec::new(); n];
+    for i in 0..n {
+        for &w in waits_of(i) {
+            waiters[w].push(i);
+        }
+    }
     let state = Mutex::new(State {
-        queue: (0..n).filter(|&i| deps[i].is_none()).collect(),
+        queue: (0..n)
+            .filter(|&i| deps[i].is_none() && waits_of(i).is_empty())
+            .collect(),
+        waiting: (0..n).map(|i| waits_of(i).len()).collect(),
         outcomes: (0..n).map(|_| None).collect(),
         running: 0,
         stop: false,
@@ -284,10 +302,16 @@ where
                     let early_now = is_early(j) && !st.resumed[j];
                     let input = match deps[j] {
                         Some(d) if !early_now => match &st.outcomes[d] {
-                            Some(Outcome::Done(t)) => Some(Arc::clone(t)),
-                            _ => None,
+                            Some(Outcome::Done(t)) => vec![Arc::clone(t)],
+                            _ => vec![],
                         },
-                        _ => None,
+                        _ => waits_of(j)
+                            .iter()
+                            .filter_map(|&w| match &st.outcomes[w] {
+                                Some(Outcome::Done(t)) => Some(Arc::clone(t)),
+                                _ => None,
+                            })
+                            .collect(),
                     };
                     // Its early dependents may start now (once: not again when it resumes).
                     if !st.resumed[j] {
@@ -304,11 +328,12 @@ where
                 st = wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let (output, early_now) = input;
-        let input = match (&output, early_now) {
-            (Some(t), _) => Input::Done(&**t),
-            (None, true) => Input::Started,
-            (None, false) => Input::None,
+        let (outputs, early_now) = input;
+        let input = match (&outputs[..], early_now) {
+            _ if !waits_of(job).is_empty() => Input::All(outputs.iter().map(|t| &**t).collect()),
+            ([t], _) => Input::Done(&**t),
+            (_, true) => Input::Started,
+            (_, false) => Input::None,
         };
         let result = task(job, input);
         let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -318,6 +343,12 @@ where
                 st.outcomes[job] = Some(Outcome::Done(Arc::new(t)));
                 let ready = dependents[job].iter().copied().filter(|&i| !is_early(i));
                 st.queue.extend(ready);
+                for &w in &waiters[job] {
+                    st.waiting[w] -= 1;
+                    if st.waiting[w] == 0 {
+                        st.queue.push(w);
+                    }
+                }
                 let parked = std::mem::take(&mut st.parked[job]);
                 st.queue.extend(parked);
             }
@@ -393,6 +424,7 @@ mod tests {
         let out = run_graph(
             &deps,
             &[],
+            &[],
             &[0; 4],
             2,
             |j, input: Input<'_, usize>| -> Result<Option<usize>, ()> {
@@ -415,6 +447,7 @@ mod tests {
         let ran = AtomicUsize::new(0);
         let out = run_graph(
             &[None, Some(0), None],
+            &[],
             &[],
             &[1, 1, 0],
             1,
@@ -446,6 +479,7 @@ mod tests {
         let calls = Mutex::new(Vec::new());
         let out = run_graph(
             &[None, Some(0), Some(0)],
+            &[],
             &[false, true, false],
             &[9, 5, 1],
             2,
@@ -454,6 +488,7 @@ mod tests {
                     Input::None => "none",
                     Input::Started => "started",
                     Input::Done(_) => "done",
+                    Input::All(_) => "all",
                 };
                 calls.lock().unwrap().push((j, seen));
                 match (j, input) {
@@ -493,12 +528,50 @@ mod tests {
         );
     }
 
+    /// A job that waits for several starts once all of them succeeded, with their outputs in
+    /// its order; one that waits for a failed job is skipped.
+    #[test]
+    fn a_job_waiting_for_several_gets_all_their_outputs() {
+        let out = run_graph(
+            &[None, None, None, None],
+            &[vec![], vec![], vec![1, 0], vec![]],
+            &[],
+            &[0, 0, 9, 0],
+            3,
+            |j, input: Input<'_, usize>| -> Result<Option<usize>, ()> {
+                match input {
+                    Input::All(v) => Ok(Some(v.iter().fold(0, |a, x| a * 10 + **x))),
+                    Input::None => Ok(Some(j + 1)),
+                    _ => Err(()),
+                }
+            },
+        );
+        let values: Vec<usize> = out
+            .iter()
+            .map(|o| match o {
+                Outcome::Done(v) => **v,
+                _ => panic!("all succeed"),
+            })
+            .collect();
+        assert_eq!(values, [1, 2, 21, 4]);
+        let out = run_graph(
+            &[None, None, None],
+            &[vec![], vec![], vec![0, 1]],
+            &[],
+            &[0, 0, 0],
+            1,
+            |j, _: Input<'_, ()>| if j == 0 { Err("boom") } else { Ok(Some(())) },
+        );
+        assert!(matches!(out[2], Outcome::Skipped));
+    }
+
     #[test]
     fn ready_jobs_start_by_priority() {
         let order = Mutex::new(Vec::new());
         // 0 and 1 are ready at once; 2 depends on 0; 3 is ready and has the lowest priority.
         run_graph(
             &[None, None, Some(0), None],
+            &[],
             &[],
             &[5, 9, 7, 1],
             1,

@@ -2,6 +2,7 @@
 //! each (`Maker`), and the order they start in.
 
 use crate::config::archs::ResolvedArchs;
+use crate::plan::DeviceCode;
 use crate::toolkit::makers::Maker;
 use archbuild_arch::{Arch, Target, TargetKind};
 use std::path::PathBuf;
@@ -22,6 +23,28 @@ pub(crate) struct Module {
     /// A source of a host library (`Library`): its cicc jobs also write the host stub and the
     /// module ID its host side is compiled with (`host/steps.rs`).
     pub host: bool,
+    /// Whole-program, or each member relocatable and device-linked per target (the build's
+    /// `Settings::device_code`).
+    pub device_code: DeviceCode,
+}
+
+impl Module {
+    /// The translation units its jobs compile: the module itself (its other members
+    /// `-include`d), or with relocatable device code each member on its own.
+    pub(crate) fn units(&self) -> Vec<Module> {
+        match self.device_code {
+            DeviceCode::Whole => vec![self.clone()],
+            DeviceCode::Relocatable => self
+                .members
+                .iter()
+                .map(|f| Module {
+                    source: f.clone(),
+                    members: vec![f.clone()],
+                    ..self.clone()
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The compile phase of a job.
@@ -34,6 +57,10 @@ pub(crate) enum Phase {
     /// `nvcc -ltoir -gencode=arch=compute_XY,code=lto_XY`: cicc's whole-program LTO-IR, which
     /// nvJitLink links for the GPU at load time.
     Lto(Arch),
+    /// The device link of a module's relocatable code for one target (`nvlink`): its files'
+    /// relocatable cubins into the `sm_XY` image (`nvcc -dlink -cubin`), or their LTO-IR into
+    /// whole-program PTX for `compute_XY` (`nvlink -dlto --emit-ptx`).
+    Link(Target),
 }
 
 impl Phase {
@@ -42,6 +69,7 @@ impl Phase {
         match self {
             Phase::Cicc(_) | Phase::Lto(_) => crate::report::JobPhase::Cicc,
             Phase::Ptxas(_) => crate::report::JobPhase::Ptxas,
+            Phase::Link(_) => crate::report::JobPhase::Nvlink,
         }
     }
 }
@@ -68,10 +96,15 @@ impl Emit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Job {
     pub module: usize,
+    /// Which of the module's translation units it compiles (`Module::units`; 0 but for
+    /// relocatable device code).
+    pub unit: usize,
     pub phase: Phase,
     /// Which of the build's toolkits runs it.
     pub maker: Maker,
     pub dep: Option<usize>,
+    /// A device link's inputs, one job per translation unit, in the module's order.
+    pub links: Vec<usize>,
     /// The targets this job's output is packed as.
     pub targets: Vec<Target>,
 }
@@ -83,6 +116,7 @@ impl Job {
             Phase::Cicc(a) => format!("compute_{}", a.sm_name()),
             Phase::Ptxas(a) => format!("sm_{}", a.sm_name()),
             Phase::Lto(a) => format!("lto_{}", a.sm_name()),
+            Phase::Link(t) => format!("dlink {t}"),
         }
     }
 }
@@ -109,7 +143,10 @@ pub(crate) fn plan_jobs_of(
 ) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut cicc_of = std::collections::HashMap::new();
-    let marked = modules.iter().enumerate().filter(|(m, _)| compile[*m]);
+    let marked = modules
+        .iter()
+        .enumerate()
+        .filter(|(m, module)| compile[*m] && module.device_code == DeviceCode::Whole);
     for (m, module) in marked.clone() {
         let list = module.archs.list.targets();
         // LTO-IR does not name its kernels: a list of LTO-IR alone gets the cicc job of its
@@ -121,13 +158,7 @@ pub(crate) fn plan_jobs_of(
             }
             let maker = maker(*t);
             let id = *cicc_of.entry((m, t.arch, maker)).or_insert_with(|| {
-                jobs.push(Job {
-                    module: m,
-                    phase: Phase::Cicc(t.arch),
-                    maker,
-                    dep: None,
-                    targets: vec![],
-                });
+                jobs.push(Job::new(m, 0, Phase::Cicc(t.arch), maker, vec![]));
                 jobs.len() - 1
             });
             if t.kind == TargetKind::Ptx {
@@ -159,32 +190,106 @@ pub(crate) fn plan_jobs_of(
         let cubin = Target::cubin(arch);
         if modules[m].archs.list.contains(cubin) && maker(cubin) == by {
             jobs.push(Job {
-                module: m,
-                phase: Phase::Ptxas(arch),
-                maker: by,
                 dep: Some(id),
-                targets: vec![Target::cubin(arch)],
+                ..Job::new(m, 0, Phase::Ptxas(arch), by, vec![cubin])
             });
         }
     }
     // LTO-IR is cicc's own output for its arch: a job of its own, sharing no PTX.
     for (m, module) in marked {
         for t in module.archs.list.lto() {
-            jobs.push(Job {
-                module: m,
-                phase: Phase::Lto(t),
-                maker: maker(Target::lto(t)),
-                dep: None,
-                targets: vec![Target::lto(t)],
-            });
+            let target = Target::lto(t);
+            jobs.push(Job::new(m, 0, Phase::Lto(t), maker(target), vec![target]));
         }
     }
+    let relocatable = modules
+        .iter()
+        .enumerate()
+        .filter(|(m, module)| compile[*m] && module.device_code == DeviceCode::Relocatable);
+    // Planned after the sharing above: a relocatable module's cicc jobs are per file and
+    // share nothing.
+    for (m, module) in relocatable {
+        plan_relocatable(&mut jobs, m, module, maker);
+    }
     jobs
+}
+
+impl Job {
+    fn new(module: usize, unit: usize, phase: Phase, maker: Maker, targets: Vec<Target>) -> Self {
+        Self {
+            module,
+            unit,
+            phase,
+            maker,
+            dep: None,
+            links: Vec::new(),
+            targets,
+        }
+    }
+}
+
+/// The jobs of a module of relocatable device code, as `nvcc -rdc=true` and `nvcc -dlink` run
+/// them: per file and cubin target a cicc and a ptxas job (`--compile-only`), per file and PTX
+/// target an LTO-IR job, none of them packed; then per target one device link of every file's
+/// output, which is what the fat binary holds. A list without cubins still gets each file's
+/// cicc job of its lowest arch, unpacked, for the kernels' declarations.
+fn plan_relocatable(
+    jobs: &mut Vec<Job>,
+    m: usize,
+    module: &Module,
+    maker: &dyn Fn(Target) -> Maker,
+) {
+    let list = module.archs.list.targets();
+    let cubins: Vec<Arch> = list
+        .iter()
+        .filter(|t| t.kind == TargetKind::Cubin)
+        .map(|t| t.arch)
+        .collect();
+    let ptx: Vec<Arch> = list
+        .iter()
+        .filter(|t| t.kind == TargetKind::Ptx)
+        .map(|t| t.arch)
+        .collect();
+    let units = module.members.len().max(1);
+    let mut linked: Vec<(Target, Vec<usize>)> = Vec::new();
+    let mut link_input = |target: Target, id: usize| match linked.iter_mut().find(|l| l.0 == target)
+    {
+        Some((_, ids)) => ids.push(id),
+        None => linked.push((target, vec![id])),
+    };
+    for u in 0..units {
+        for &a in &cubins {
+            let by = maker(Target::cubin(a));
+            jobs.push(Job::new(m, u, Phase::Cicc(a), by, vec![]));
+            let cicc = jobs.len() - 1;
+            jobs.push(Job {
+                dep: Some(cicc),
+                ..Job::new(m, u, Phase::Ptxas(a), by, vec![])
+            });
+            link_input(Target::cubin(a), jobs.len() - 1);
+        }
+        if cubins.is_empty() {
+            if let Some(first) = list.first() {
+                jobs.push(Job::new(m, u, Phase::Cicc(first.arch), maker(*first), vec![]));
+            }
+        }
+        for &a in &ptx {
+            jobs.push(Job::new(m, u, Phase::Lto(a), maker(Target::ptx(a)), vec![]));
+            link_input(Target::ptx(a), jobs.len() - 1);
+        }
+    }
+    for (target, inputs) in linked {
+        jobs.push(Job {
+            links: inputs,
+            ..Job::new(m, 0, Phase::Link(target), maker(target), vec![target])
+        });
+    }
 }
 
 fn cicc_arch(job: &Job) -> Arch {
     match job.phase {
         Phase::Cicc(a) | Phase::Ptxas(a) | Phase::Lto(a) => a,
+        Phase::Link(t) => t.arch,
     }
 }
 
@@ -208,6 +313,7 @@ pub(crate) fn priorities(jobs: &[Job]) -> Vec<u32> {
             Phase::Cicc(a) if feeds.contains(&i) => 20_000 + a.cc.sm(),
             Phase::Cicc(a) | Phase::Lto(a) => 10_000 + a.cc.sm(),
             Phase::Ptxas(a) => a.cc.sm(),
+            Phase::Link(t) => t.arch.cc.sm(),
         })
         .collect()
 }

@@ -49,6 +49,32 @@ pub(crate) struct Settings {
     pub observation: observe::Observation,
     /// The GPUs and drivers the build is for (`prepare/fleet.rs`), checked before compiling.
     pub fleet: Option<archbuild_arch::Fleet>,
+    /// Whole-program device code, or relocatable device code linked per target.
+    pub device_code: DeviceCode,
+}
+
+/// How a module's device code is compiled, decided once for the build
+/// (`relocatable-device-code`, `prepare/setup.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(crate) enum DeviceCode {
+    /// Each module one translation unit (a group's other files `-include`d), its images loaded
+    /// as they are: nvcc's default.
+    #[default]
+    Whole,
+    /// Each file of a module compiled on its own as relocatable device code (`nvcc -rdc=true`),
+    /// then device-linked per target: `extern __device__` functions and variables across
+    /// files, as `nvcc -rdc=true` and `nvcc -dlink` make them.
+    Relocatable,
+}
+
+impl DeviceCode {
+    /// The word keys and records hold.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            DeviceCode::Whole => "whole",
+            DeviceCode::Relocatable => "relocatable",
+        }
+    }
 }
 
 /// nvcc's flag variables, split into words as nvcc splits them.
@@ -141,6 +167,11 @@ impl Settings {
         flags.append(&mut xptxas);
         self.explicit_ptxas = self.ptxas_flags.clone();
         flags.append(&mut self.ptxas_flags);
+        // Relocatable code's cubins are linked, not loaded: nvcc's `-rdc=true` gives ptxas
+        // `--compile-only` after the `-Xptxas` options, before what it derives.
+        if self.device_code == DeviceCode::Relocatable {
+            flags.push("--compile-only".into());
+        }
         flags.append(&mut derived);
         self.ptxas_flags = flags;
         self.flag_inputs = crate::config::flag_inputs::scan(&all, &self.base_dir);
@@ -152,8 +183,9 @@ impl Settings {
     }
 }
 
-/// Refuses a flag archbuild sets itself (the phase, targets, outputs) and relocatable device
-/// code, which needs a device link; `next` is the argument after `f`, for `-rdc true`.
+/// Refuses a flag archbuild sets itself (the phase, targets, outputs, and relocatable device
+/// code with its device link, a setting of its own); `next` is the argument after `f`, for
+/// `-rdc true`.
 fn refuse_owned(name: &str, f: &str, next: Option<&str>, origin: &str) -> Result<()> {
     const OWNED: &[&str] = &[
         "-arch",
@@ -201,13 +233,12 @@ fn refuse_owned(name: &str, f: &str, next: Option<&str>, origin: &str) -> Result
             what: "nvcc flag",
             origin: origin.to_owned(),
             value: f.to_owned(),
-            hint: "archbuild builds whole-program device code (each module one \
-                   translation unit, its cubins loaded as they are); relocatable device \
-                   code needs a device link, which archbuild does not do: remove the \
-                   flag and put the `extern` device functions a kernel calls in the \
-                   same module (one file, or several compiled as one with \
-                   `.module(\"name\", [files])`), or build that code with `nvcc -rdc=true \
-                   -dlink` yourself"
+            hint: "archbuild runs the relocatable compile and the device link itself: remove \
+                   the flag and set `relocatable-device-code = true` in \
+                   [package.metadata.archbuild] (or `.relocatable_device_code(true)`, \
+                   `--relocatable-device-code`, ARCHBUILD_RELOCATABLE_DEVICE_CODE=1); the \
+                   files of a module (`.module(\"name\", [files])`) are then compiled one by \
+                   one and device-linked per target"
                 .into(),
         });
     }

@@ -20,6 +20,7 @@ fn longest_chains_and_newest_archs_start_first() {
         arch_list: arch_list_value(&archs.list),
         archs,
         host: false,
+        device_code: DeviceCode::Whole,
     };
     let jobs = plan_jobs(&[m], None, &|_| Maker::Build);
     let labels: Vec<String> = jobs.iter().map(Job::label).collect();
@@ -52,6 +53,7 @@ fn a_class_shares_its_lowest_archs_cicc_job_which_starts_first() {
         },
         arch_list: "750,800,860,880,890,900,1200,1210".into(),
         host: false,
+        device_code: DeviceCode::Whole,
     };
     let env = crate::base::env::Env::from_vars(Vec::<(&str, &str)>::new());
     let v135 = archbuild_arch::CudaVersion::new(13, 5);
@@ -254,6 +256,7 @@ fn module_for(list: &str) -> Module {
             input: String::new(),
         },
         host: false,
+        device_code: DeviceCode::Whole,
     }
 }
 

@@ -243,7 +243,11 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         crate::prepare::fleet::check((f, origin), &modules, &toolkits, packing.written)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
-    modules.iter_mut().for_each(|m| m.host = library.is_some());
+    for m in &mut modules {
+        m.host = library.is_some();
+        m.device_code = settings.device_code;
+    }
+    crate::prepare::narrowing::check_relocatable(&modules)?;
     crate::prepare::narrowing::refuse_lto_in_library(&modules)?;
     let cache = match mode {
         Mode::Build => open_cache(cache_on, &home, remote.as_ref()),

@@ -35,6 +35,8 @@ pub(crate) struct Spec {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) cache: Option<bool>,
     pub(crate) share_cicc: Option<bool>,
+    /// `Build::relocatable_device_code`: overrides `ARCHBUILD_RELOCATABLE_DEVICE_CODE`.
+    pub(crate) relocatable_device_code: Option<bool>,
     /// Overrides `ARCHBUILD_VERIFY`.
     pub(crate) verify: Option<String>,
     pub(crate) toolkit: Option<Toolkit>,

@@ -16,6 +16,8 @@ pub enum JobPhase {
     Cicc,
     /// PTX to cubin.
     Ptxas,
+    /// The device link of relocatable device code (`nvlink`).
+    Nvlink,
 }
 
 impl fmt::Display for JobPhase {
@@ -23,6 +25,7 @@ impl fmt::Display for JobPhase {
         f.write_str(match self {
             JobPhase::Cicc => "cicc",
             JobPhase::Ptxas => "ptxas",
+            JobPhase::Nvlink => "nvlink",
         })
     }
 }
