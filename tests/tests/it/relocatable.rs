@@ -74,7 +74,10 @@ fn nvcc_linked_cubin(pkg: &Path, tmp: &Path, sm: &str) -> Vec<u8> {
     let nvcc = archbuild_tests::tool("nvcc");
     let mut objects: Vec<PathBuf> = Vec::new();
     for f in FILES {
-        let o = tmp.join(format!("{}.{sm}.o", Path::new(f).file_stem().unwrap().to_str().unwrap()));
+        let o = tmp.join(format!(
+            "{}.{sm}.o",
+            Path::new(f).file_stem().unwrap().to_str().unwrap()
+        ));
         archbuild_tests::run(
             Command::new(&nvcc)
                 .current_dir(pkg)
@@ -137,7 +140,10 @@ fn relocatable_code_across_files_equals_nvcc_rdc_and_dlink_and_a_header_edit_rel
         "{ptx}"
     );
     assert!(ptx.contains(".global .align 4 .f32 scale_factor"), "{ptx}");
-    assert!(!ptx.contains(".extern"), "unresolved symbols in linked PTX:\n{ptx}");
+    assert!(
+        !ptx.contains(".extern"),
+        "unresolved symbols in linked PTX:\n{ptx}"
+    );
 
     let again = build(&pkg, Some(&cache), &dir.path().join("out"));
     assert_eq!(again.processes_started, 0, "{:#?}", again.jobs);
@@ -156,16 +162,68 @@ fn relocatable_code_across_files_equals_nvcc_rdc_and_dlink_and_a_header_edit_rel
         .collect();
     assert_eq!(compiled.len(), 4, "{compiled:#?}");
     assert!(
-        compiled.iter().all(|(_, c)| c.contains("kernels/kernels.cu")),
+        compiled
+            .iter()
+            .all(|(_, c)| c.contains("kernels/kernels.cu")),
         "{compiled:#?}"
     );
     assert_eq!(ran(&edited, JobPhase::Ptxas), ["sm_75", "sm_86", "sm_90"]);
     assert_eq!(
         ran(&edited, JobPhase::Nvlink),
-        ["dlink compute_90", "dlink sm_75", "dlink sm_86", "dlink sm_90"]
+        [
+            "dlink compute_90",
+            "dlink sm_75",
+            "dlink sm_86",
+            "dlink sm_90"
+        ]
     );
     let edited_bin = std::fs::read(&edited.modules[0].fatbin).unwrap();
     assert_ne!(edited_bin, fatbin);
     let off = build(&pkg, None, &dir.path().join("out-off2"));
     assert_eq!(std::fs::read(&off.modules[0].fatbin).unwrap(), edited_bin);
+}
+
+/// The setting is in every key: a relocatable build after a whole-program one of the same file
+/// and cache serves nothing of it (its cicc output is `--device-c`'s, its cubin linked), and
+/// equals a cache-off relocatable build; switching back serves the whole-program one again.
+#[test]
+fn the_setting_is_keyed_against_whole_program_builds_of_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pkg, cache) = (dir.path().join("pkg"), dir.path().join("cache"));
+    std::fs::create_dir_all(pkg.join("kernels")).unwrap();
+    std::fs::write(
+        pkg.join("kernels/solo.cu"),
+        "extern \"C\" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n",
+    )
+    .unwrap();
+    let solo = |rdc: bool, cache: Option<&Path>, out: &str| {
+        let mut b = archbuild_tests::build();
+        b.manifest_dir(&pkg)
+            .out_dir(dir.path().join(out))
+            .file("kernels/solo.cu")
+            .relocatable_device_code(rdc)
+            .archs("8.6")
+            .quiet(true);
+        match cache {
+            Some(c) => b.cache_dir(c),
+            None => b.cache(false),
+        };
+        let r = b.try_compile("kernels").unwrap_or_else(|e| panic!("{e}"));
+        let bytes = std::fs::read(&r.modules[0].fatbin).unwrap();
+        (r, bytes)
+    };
+    let (_, whole) = solo(false, Some(&cache), "out");
+    let (rdc, linked) = solo(true, Some(&cache), "out");
+    assert_eq!(rdc.cache_hits, 0, "{:#?}", rdc.jobs);
+    assert_eq!(
+        (ran(&rdc, JobPhase::Cicc), ran(&rdc, JobPhase::Nvlink)),
+        (
+            vec!["compute_86".to_owned()],
+            vec!["dlink sm_86".to_owned()]
+        )
+    );
+    assert_ne!(entry(&linked, "sm_86"), entry(&whole, "sm_86"));
+    assert_eq!(solo(true, None, "out-off").1, linked);
+    let (back, again) = solo(false, Some(&cache), "out");
+    assert_eq!((back.processes_started, again), (0, whole));
 }

@@ -445,6 +445,7 @@ kernels = ["k/a.cu"]
 nvcc-flags = ["-O3"]
 include = ["inc"]
 defines = ["A=1"]
+relocatable-device-code = true
 compression = "size"
 arch-list-mode = "narrow"
 fleet = ["7.5@12.4", "8.6@13.0"]
@@ -461,6 +462,18 @@ fleet = ["7.5@12.4", "8.6@13.0"]
         assert_eq!(cfg.compression.as_deref(), Some("size"));
         assert_eq!(cfg.arch_list_mode.as_deref(), Some("narrow"));
         assert_eq!(cfg.fleet.as_deref(), Some("7.5@12.4, 8.6@13.0"));
+        assert_eq!(cfg.relocatable_device_code, Some(true));
+        let quoted = text.replace(
+            "relocatable-device-code = true",
+            "relocatable-device-code = \"yes\"",
+        );
+        let err = PackageConfig::from_str_at(&quoted, Path::new("/p/Cargo.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`relocatable-device-code` must be true or false, found `\"yes\"`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -445,7 +445,8 @@ pub(crate) fn link_job(
     inputs: &[&[u8]],
 ) -> Key {
     let mut h = Holds::new("dlink");
-    h.key("settings", settings).str("target", &target.to_string());
+    h.key("settings", settings)
+        .str("target", &target.to_string());
     for a in args {
         let a = a.to_string_lossy();
         if !a.starts_with("-nvvmpath=") {

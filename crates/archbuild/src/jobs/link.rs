@@ -81,8 +81,12 @@ impl JobRunner<'_> {
             output: e.to_string(),
         };
         let nvvm = match target.kind {
-            TargetKind::Ptx => nvvm_dir(tk, self.tmp.path())
-                .map_err(|e| io(format!("find libNVVM for nvlink in {}", tk.root().display()), e))?,
+            TargetKind::Ptx => nvvm_dir(tk, self.tmp.path()).map_err(|e| {
+                io(
+                    format!("find libNVVM for nvlink in {}", tk.root().display()),
+                    e,
+                )
+            })?,
             _ => std::path::PathBuf::new(),
         };
         let names = (0..n).map(|u| link_input_name(target, u)).collect();

@@ -55,7 +55,9 @@ pub(crate) fn job_command(
         Phase::Lto(a) => lto_command(tk, s, m, a, &file("ltoir"), &file("d")),
         Phase::Ptxas(a) => ptxas_command(tk, s, a, &tmp.join(j.to_string())),
         Phase::Link(t) => {
-            let inputs = (0..m.members.len()).map(|u| link_input_name(t, u)).collect();
+            let inputs = (0..m.members.len())
+                .map(|u| link_input_name(t, u))
+                .collect();
             let nvvm = tmp.join("nvvm");
             link_command(tk, s, t, (inputs, &nvvm), &tmp.join(j.to_string()))
         }
@@ -129,16 +131,20 @@ pub(crate) fn nvvm_dir(tk: &Toolkit, tmp: &Path) -> std::io::Result<PathBuf> {
     if own.join("lib64/libnvvm.so").exists() {
         return Ok(own);
     }
-    let lib = ["lib/libnvvm.so", "lib/libnvvm.so.4", "nvvm/lib64/libnvvm.so.4"]
-        .iter()
-        .map(|p| tk.root().join(p))
-        .find(|p| p.exists())
-        .ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("no libnvvm.so in {}", tk.root().display()),
-            )
-        })?;
+    let lib = [
+        "lib/libnvvm.so",
+        "lib/libnvvm.so.4",
+        "nvvm/lib64/libnvvm.so.4",
+    ]
+    .iter()
+    .map(|p| tk.root().join(p))
+    .find(|p| p.exists())
+    .ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no libnvvm.so in {}", tk.root().display()),
+        )
+    })?;
     let dir = tmp.join("nvvm");
     if dir.join("lib64/libnvvm.so").exists() {
         return Ok(dir);

@@ -270,7 +270,13 @@ fn plan_relocatable(
         }
         if cubins.is_empty() {
             if let Some(first) = list.first() {
-                jobs.push(Job::new(m, u, Phase::Cicc(first.arch), maker(*first), vec![]));
+                jobs.push(Job::new(
+                    m,
+                    u,
+                    Phase::Cicc(first.arch),
+                    maker(*first),
+                    vec![],
+                ));
             }
         }
         for &a in &ptx {

@@ -136,8 +136,9 @@ fn a_ptx_toolkit_makes_the_ptx_images_in_cicc_jobs_of_its_own() {
     );
 }
 
+/// nvcc's own relocatable-code flags are refused: the setting does the compile and the link.
 #[test]
-fn relocatable_device_code_is_refused_with_the_alternative() {
+fn rdc_flags_are_refused_with_the_setting_that_replaces_them() {
     for flags in [
         vec!["-rdc=true"],
         vec!["-rdc", "true"],
@@ -152,7 +153,7 @@ fn relocatable_device_code_is_refused_with_the_alternative() {
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("device link") && err.contains(".module("),
+            err.contains("relocatable-device-code = true") && err.contains(".module("),
             "{err}"
         );
     }
@@ -238,6 +239,94 @@ fn a_list_of_lto_ir_alone_gets_an_unpacked_cicc_job_for_its_kernels() {
     assert_eq!(
         shown(&jobs),
         ["compute_80 []", "lto_80 [lto_80]", "lto_90 [lto_90]"]
+    );
+}
+
+/// Relocatable device code: per file and cubin arch a cicc and a ptxas job (`--compile-only`,
+/// `-rdc=true`), per file and PTX arch an LTO-IR job, none packed; one device link per target
+/// waits for every file's, and it alone carries the target. Sharing leaves them alone.
+#[test]
+fn relocatable_code_compiles_each_file_and_links_per_target() {
+    let mut m = module_for("7.5 9.0+PTX");
+    m.members = vec!["a.cu".into(), "k.cu".into()];
+    m.device_code = DeviceCode::Relocatable;
+    let jobs = plan_jobs(&[m.clone()], share_rule(), &|_| Maker::Build);
+    let with_unit: Vec<String> = shown(&jobs)
+        .iter()
+        .zip(&jobs)
+        .map(|(s, j)| format!("{}: {s}", j.unit))
+        .collect();
+    assert_eq!(
+        with_unit,
+        [
+            "0: compute_75 []",
+            "0: sm_75 [] after compute_75",
+            "0: compute_90 []",
+            "0: sm_90 [] after compute_90",
+            "0: lto_90 []",
+            "1: compute_75 []",
+            "1: sm_75 [] after compute_75",
+            "1: compute_90 []",
+            "1: sm_90 [] after compute_90",
+            "1: lto_90 []",
+            "0: dlink sm_75 [sm_75]",
+            "0: dlink sm_90 [sm_90]",
+            "0: dlink compute_90 [compute_90]",
+        ]
+    );
+    let links: Vec<Vec<String>> = jobs
+        .iter()
+        .filter(|j| matches!(j.phase, Phase::Link(_)))
+        .map(|j| {
+            j.links
+                .iter()
+                .map(|&i| format!("{}:{}", jobs[i].unit, jobs[i].label()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            vec!["0:sm_75", "1:sm_75"],
+            vec!["0:sm_90", "1:sm_90"],
+            vec!["0:lto_90", "1:lto_90"]
+        ]
+    );
+    // The units are the files, each alone, compiled with `-rdc=true`; ptxas gets
+    // `--compile-only` as nvcc gives it.
+    let units = m.units();
+    assert_eq!(units.len(), 2);
+    assert_eq!(units[0].source, std::path::Path::new("a.cu"));
+    assert_eq!(units[1].members, [std::path::PathBuf::from("k.cu")]);
+    let text = "Cuda compilation tools, release 13.5, V13.5.37\n--list-gpu-code\nsm_75\nsm_90\n\
+                --list-gpu-arch\ncompute_75\ncompute_90\n";
+    let tk = crate::toolkit::nvcc::Toolkit::from_query_text(
+        std::path::Path::new("/x/bin/nvcc"),
+        text,
+        crate::toolkit::nvcc::FoundBy::Path,
+    )
+    .unwrap();
+    let s = Settings {
+        device_code: DeviceCode::Relocatable,
+        ..Default::default()
+    }
+    .finish("test")
+    .unwrap();
+    let tmp = std::path::Path::new("/t");
+    let cicc = job_command(&tk, &s, &units[0], 0, jobs[0].phase, tmp).display();
+    assert!(cicc.contains("-ptx -arch=compute_75 -rdc=true "), "{cicc}");
+    let ptxas = job_command(&tk, &s, &units[0], 1, jobs[1].phase, tmp).display();
+    assert!(
+        ptxas.contains("-arch=sm_75 -m64 --compile-only in.ptx"),
+        "{ptxas}"
+    );
+    let link = job_command(&tk, &s, &m, 12, jobs[12].phase, tmp).display();
+    assert!(
+        link.contains("nvlink -m64 --arch=compute_90 -L/x/bin/../lib/stubs -L/x/bin/../lib")
+            && link.contains(
+                "-dlto -nvvmpath=/t/nvvm --emit-ptx in0.ltoir in1.ltoir -lcudadevrt -o out"
+            ),
+        "{link}"
     );
 }
 

@@ -116,42 +116,6 @@ pub(crate) fn refuse_lto_in_library(modules: &[crate::plan::Module]) -> crate::R
     })
 }
 
-/// What relocatable device code is not built for, refused with the ways out: a host library
-/// (its host side would need `nvcc -dlink`'s registration object), and LTO-IR targets (each
-/// file's LTO-IR would have to be linked at load time; the `+PTX` of a relocatable build is
-/// linked at build time instead).
-pub(crate) fn check_relocatable(modules: &[crate::plan::Module]) -> crate::Result<()> {
-    let relocatable = modules
-        .iter()
-        .filter(|m| m.device_code == crate::plan::DeviceCode::Relocatable);
-    for m in relocatable {
-        if m.host {
-            return Err(crate::Error::Config {
-                what: "relocatable device code for a host library",
-                origin: crate::prepare::setup::RDC_VAR.to_owned() + " or its setting",
-                value: "true".into(),
-                hint: "a `Library` is built from whole-program device code only: turn the \
-                       setting off for it, or build the device code as kernels with `Build` \
-                       (relocatable code is device-linked per target there) and launch them \
-                       with archbuild-runtime"
-                    .into(),
-            });
-        }
-        if m.archs.list.lto().next().is_some() {
-            return Err(crate::Error::Config {
-                what: "arch list for relocatable device code",
-                origin: m.archs.source.to_string(),
-                value: m.archs.list.to_string(),
-                hint: "LTO-IR targets (`lto_XY`, `+LTO`) are not built from relocatable device \
-                       code: ask for cubins and PTX (`9.0+PTX`: the PTX is device-linked at \
-                       build time), or turn relocatable device code off"
-                    .into(),
-            });
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -247,7 +247,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         m.host = library.is_some();
         m.device_code = settings.device_code;
     }
-    crate::prepare::narrowing::check_relocatable(&modules)?;
+    crate::prepare::relocatable::check_relocatable(&modules)?;
     crate::prepare::narrowing::refuse_lto_in_library(&modules)?;
     let cache = match mode {
         Mode::Build => open_cache(cache_on, &home, remote.as_ref()),

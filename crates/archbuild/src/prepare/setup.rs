@@ -76,47 +76,8 @@ pub(crate) fn settings(
             s.nvcc_flags.extend(["-ccbin".to_owned(), program]);
         }
     }
-    s.device_code = device_code(b, env, pkg)?;
+    s.device_code = crate::prepare::relocatable::device_code(b, env, pkg)?;
     s.finish("the nvcc flags (Build::flag, nvcc-flags in Cargo.toml, ARCHBUILD_NVCC_FLAGS)")
-}
-
-/// The variable that turns relocatable device code on (`docs/environment.md`).
-pub(crate) const RDC_VAR: &str = "ARCHBUILD_RELOCATABLE_DEVICE_CODE";
-
-/// Whole-program or relocatable device code: the build's setter (or the CLI flag), then
-/// `ARCHBUILD_RELOCATABLE_DEVICE_CODE`, then Cargo.toml's `relocatable-device-code`.
-pub(crate) fn device_code(
-    b: &Spec,
-    env: &Env,
-    pkg: Option<&PackageConfig>,
-) -> Result<crate::plan::DeviceCode> {
-    use crate::plan::DeviceCode;
-    const SETTING: Setting = Setting(&[
-        Layer::Builder(
-            "the build's `.relocatable_device_code(...)` / `--relocatable-device-code`",
-        ),
-        Layer::Variable(RDC_VAR),
-        Layer::Manifest("relocatable-device-code"),
-    ]);
-    let text = |on: bool| if on { "true" } else { "false" };
-    let builder = b.relocatable_device_code.map(text);
-    let manifest = pkg.and_then(|p| p.relocatable_device_code).map(text);
-    let Some(Layered { value, origin }) = SETTING.resolve(builder, env, manifest) else {
-        return Ok(DeviceCode::Whole);
-    };
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "on" | "yes" => Ok(DeviceCode::Relocatable),
-        "0" | "false" | "off" | "no" => Ok(DeviceCode::Whole),
-        _ => Err(Error::Config {
-            what: "relocatable device code setting",
-            origin: origin.to_string(),
-            value,
-            hint: "use `1` (or true, on, yes) to compile each file as relocatable device code \
-                   and device-link it per target, or `0` (false, off, no) for whole-program \
-                   device code"
-                .into(),
-        }),
-    }
 }
 
 /// Whether a launcher is sccache (by file name: `sccache`, `sccache-0.16`, `sccache.exe`).
