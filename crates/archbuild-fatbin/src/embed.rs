@@ -10,6 +10,27 @@ use std::fmt::Write as _;
 /// writes for the same container. Trailing bytes short of a word are zero-padded (a
 /// container's size is a multiple of 8, so this only happens for foreign input).
 pub fn embedded_c_source(fatbin: &[u8]) -> String {
+    embedded(fatbin, Embedding::Whole)
+}
+
+/// [`embedded_c_source`] for an object of relocatable device code (`nvcc -rdc=true -c`): the
+/// bytes in `__nv_relfatbin`, where `nvlink` (`nvcc -dlink`) finds them, and the wrapper
+/// named `__fatbinwrap<module ID>`, which the device link's registration code refers to.
+pub fn embedded_relocatable_c_source(fatbin: &[u8]) -> String {
+    embedded(fatbin, Embedding::Relocatable)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Embedding {
+    Whole,
+    Relocatable,
+}
+
+fn embedded(fatbin: &[u8], how: Embedding) -> String {
+    let section = match how {
+        Embedding::Whole => ".nv_fatbin",
+        Embedding::Relocatable => "__nv_relfatbin",
+    };
     let words: Vec<u64> = fatbin
         .chunks(8)
         .map(|c| {
@@ -19,14 +40,15 @@ pub fn embedded_c_source(fatbin: &[u8]) -> String {
         })
         .collect();
     let mut s = String::with_capacity(words.len() * 20 + 1024);
-    s.push_str(
+    let _ = write!(
+        s,
         "#ifndef __SKIP_INTERNAL_FATBINARY_HEADERS\n\
          #include \"fatbinary_section.h\"\n\
          #endif\n\
          #define __CUDAFATBINSECTION  \".nvFatBinSegment\"\n\
-         #define __CUDAFATBINDATASECTION  \".nv_fatbin\"\n\
+         #define __CUDAFATBINDATASECTION  \"{section}\"\n\
          asm(\n\
-         \".section .nv_fatbin, \\\"a\\\"\\n\"\n\
+         \".section {section}, \\\"a\\\"\\n\"\n\
          \".align 8\\n\"\n\
          \"fatbinData:\\n\"\n",
     );
@@ -53,7 +75,7 @@ pub fn embedded_c_source(fatbin: &[u8]) -> String {
          #ifdef __cplusplus\n\
          extern \"C\" {{\n\
          #endif\n\
-         static const __fatBinC_Wrapper_t __fatDeviceText __attribute__ ((aligned (8))) \
+         {wrapper} __attribute__ ((aligned (8))) \
          __attribute__ ((section (__CUDAFATBINSECTION)))= \n\
          \t{{ 0x466243b1, 1, fatbinData, 0 }};\n\
          #undef __CUDAFATBINDATASECTION\n\
@@ -61,7 +83,16 @@ pub fn embedded_c_source(fatbin: &[u8]) -> String {
          #ifdef __cplusplus\n\
          }}\n\
          #endif\n",
-        n = words.len()
+        n = words.len(),
+        wrapper = match how {
+            Embedding::Whole => "static const __fatBinC_Wrapper_t __fatDeviceText",
+            Embedding::Relocatable =>
+                "#undef __FATIDNAME_CORE\n\
+                 #undef __FATIDNAME\n\
+                 #define __FATIDNAME_CORE(x) __fatbinwrap##x\n\
+                 #define __FATIDNAME(x) __FATIDNAME_CORE(x)\n\
+                 extern const __fatBinC_Wrapper_t __FATIDNAME(__NV_MODULE_ID)",
+        }
     );
     s
 }

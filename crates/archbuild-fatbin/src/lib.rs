@@ -33,7 +33,7 @@ mod scan;
 mod writer;
 
 pub use compress::{writers, Writers};
-pub use embed::embedded_c_source;
+pub use embed::{embedded_c_source, embedded_relocatable_c_source};
 pub use error::Error;
 pub use inspect::{detect, read_any, read_any_with, Detail, FileKind, ImageRecord};
 pub use loadable::{loadable_modules, LoadableModule};

@@ -158,6 +158,15 @@ impl Library {
         self
     }
 
+    /// Compiles each source as relocatable device code (`nvcc -rdc=true -c`) and adds the
+    /// device link of all of them (`nvcc -dlink`) to the archive: a kernel may call a
+    /// `__device__` function or use a `__device__` variable another source defines
+    /// (`Build::relocatable_device_code`; `docs/build.md`, "Relocatable device code").
+    pub fn relocatable_device_code(&mut self, on: bool) -> &mut Self {
+        self.build.relocatable_device_code(on);
+        self
+    }
+
     pub fn remote_cache(&mut self, url: &str) -> &mut Self {
         self.build.remote_cache(url);
         self

@@ -27,6 +27,7 @@ mod header_libraries;
 mod hermetic_key;
 mod host_compiler;
 mod host_library;
+mod host_relocatable;
 mod legacy_toolkit;
 mod observed_probes;
 mod offline;

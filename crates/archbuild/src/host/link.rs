@@ -166,9 +166,11 @@ pub(crate) fn write_archive(
 
 /// The directives that link the archive and the CUDA runtime, in link order, in the package's
 /// syntax.
+/// A relocatable library (`relocatable`) also links the device runtime, `libcudadevrt.a`, as
+/// nvcc's link of relocatable code does.
 pub(crate) fn link_lines(
     dir: &Path,
-    name: &str,
+    (name, relocatable): (&str, bool),
     cudart: Cudart,
     tk: &Toolkit,
     syntax: Syntax,
@@ -177,6 +179,12 @@ pub(crate) fn link_lines(
     let lib = |l: &str| syntax.line("rustc-link-lib", l);
     let mut lines = vec![search(dir), lib(&format!("static={name}"))];
     let lib_dir = runtime_dir(tk.root());
+    if let (true, Some(d)) = (relocatable, &lib_dir) {
+        if d.join("libcudadevrt.a").is_file() {
+            lines.push(search(d));
+            lines.push(lib("static=cudadevrt"));
+        }
+    }
     match (cudart, lib_dir) {
         (Cudart::None, _) => {}
         (Cudart::Static, Some(d)) => {

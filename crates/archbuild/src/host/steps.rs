@@ -78,6 +78,10 @@ pub(crate) fn dryrun_command(
     object: &Path,
 ) -> Cmd {
     let mut args: Vec<OsString> = vec!["--dryrun".into(), "-c".into()];
+    // Relocatable code: `cudafe++ --device-c`, and a stub that registers with the device link.
+    if m.device_code == crate::plan::DeviceCode::Relocatable {
+        args.push("-rdc=true".into());
+    }
     args.extend(s.nvcc_flags.iter().map(OsString::from));
     args.extend(host_flags.iter().map(OsString::from));
     // The host side reads the same headers as the device side: header libraries too.

@@ -196,7 +196,12 @@ impl JobRunner<'_> {
         let dir = files.cpp.parent().unwrap_or(Path::new("."));
         write(&files.module_id, &side.module_id)?;
         write(&dir.join(&files.stub_name), &side.stub)?;
-        let embedded = archbuild_fatbin::embedded_c_source(fatbin);
+        let embedded = match self.settings.device_code {
+            crate::plan::DeviceCode::Whole => archbuild_fatbin::embedded_c_source(fatbin),
+            crate::plan::DeviceCode::Relocatable => {
+                archbuild_fatbin::embedded_relocatable_c_source(fatbin)
+            }
+        };
         write(&dir.join(&files.fatbin_c_name), embedded.as_bytes())?;
         let fe = self.execute_in(&steps.cudafe, &files.cpp, spawns)?;
         // The host compile is an ordinary C++ compile: a launcher (sccache, and through it

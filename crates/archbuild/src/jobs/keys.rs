@@ -52,9 +52,10 @@ pub(crate) const FIELDS: &[(&str, &str, &str)] = &[
     ("module-id", "host", "the module ID cicc generated, which `cudafe++` reads"),
     ("fatbin", "host", "the packed fat binary the object embeds"),
     ("device-code", "cicc ptxas output", "`relocatable` with relocatable device code (`-rdc=true` for cicc, `--compile-only` for ptxas, linked images); absent for whole-program code"),
-    ("target", "dlink", "the target a device link makes (`sm_90`, `compute_90`)"),
+    ("target", "dlink", "the target a device link makes (`sm_90`, `compute_90`; a host library's: its `-gencode`s)"),
+    ("object", "dlink", "a host library's device link: each host object's name in the archive"),
     ("nvlink-arg", "dlink", "every word of nvlink's command line but the temporary `-nvvmpath` (the `-L` folders the linked cubin records among them)"),
-    ("input", "dlink", "the content of every file's relocatable cubin or LTO-IR the link reads, in the module's order"),
+    ("input", "dlink", "the content of every file's relocatable cubin or LTO-IR the link reads, in the module's order (a host library's: every host object's)"),
 ];
 
 /// The stage a settings key is for.
@@ -455,6 +456,30 @@ pub(crate) fn link_job(
     }
     for i in inputs {
         h.key("input", &Key::of(i));
+    }
+    h.finish()
+}
+
+/// A host library's device link (`nvcc -dlink`, `link.rs`): the cicc settings (the toolkit,
+/// the host compiler, the nvcc flags), the host flags, the `-gencode`s and every object's
+/// name and content, in the archive's order.
+pub(crate) fn library_link(
+    settings: &Key,
+    host_flags: &[String],
+    gencode: &[String],
+    objects: &[(String, Vec<u8>)],
+) -> Key {
+    let mut h = Holds::new("host-dlink");
+    h.key("settings", settings);
+    for f in host_flags {
+        h.str("host-flag", f);
+    }
+    for g in gencode {
+        h.str("target", g);
+    }
+    for (name, bytes) in objects {
+        h.str("object", name);
+        h.key("input", &Key::of(bytes));
     }
     h.finish()
 }

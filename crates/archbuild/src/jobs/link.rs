@@ -167,3 +167,75 @@ impl JobRunner<'_> {
         });
     }
 }
+
+/// The device link of a host library of relocatable device code.
+impl JobRunner<'_> {
+    /// `nvcc -dlink` of the library's host objects for its cubin targets, as nvcc's own
+    /// separate-compilation build runs it: nvlink links the relocatable cubins each object embeds
+    /// (`__nv_relfatbin`) and writes the code that registers the linked fat binary once with the
+    /// CUDA runtime, on behalf of every object (`__cudaRegisterLinkedBinary_<module ID>`), and the
+    /// host compiler compiles it with `crt/link.stub`. Keyed on the settings, the host flags, the
+    /// targets and every object's content, in order.
+    pub(crate) fn library_device_link(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        targets: &[Target],
+        host_flags: &[String],
+    ) -> Result<super::HostObject, Failure> {
+        let start = std::time::Instant::now();
+        let gencode: Vec<String> = targets
+            .iter()
+            .filter(|t| t.kind == TargetKind::Cubin)
+            .map(|t| {
+                let sm = t.arch.sm_name();
+                format!("-gencode=arch=compute_{sm},code=sm_{sm}")
+            })
+            .collect();
+        let dir = self.tmp.path().join("dlink");
+        let out = dir.join("dlink.o");
+        let mut args: Vec<std::ffi::OsString> = vec!["-dlink".into()];
+        args.extend(gencode.iter().map(Into::into));
+        args.extend(self.settings.nvcc_flags.iter().map(Into::into));
+        args.extend(host_flags.iter().map(Into::into));
+        args.extend(["-o".into(), "dlink.o".into()]);
+        args.extend(objects.iter().map(|(name, _)| name.into()));
+        let mut cmd = crate::base::process::Cmd::new(self.tk.nvcc())
+            .args(args)
+            .hermetic(self.settings.compiler_env.vars());
+        cmd.cwd = Some(dir.clone());
+        let key = super::keys::library_link(&self.cicc_base, host_flags, &gencode, objects);
+        let store = self.store.as_ref();
+        if let Some(bytes) = store.and_then(|s| s.get(Ns::HostObj.dir(), &key)) {
+            return Ok(super::HostObject {
+                bytes,
+                served: Served::Hit,
+                seconds: start.elapsed().as_secs_f64(),
+                command: None,
+                output: String::new(),
+                deps: Vec::new(),
+            });
+        }
+        let io = |path: &std::path::Path, e: std::io::Error| Failure {
+            command: format!("write {}", path.display()),
+            status: Status::Io,
+            output: e.to_string(),
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+        for (name, bytes) in objects {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).map_err(|e| io(&path, e))?;
+        }
+        let ran = self.execute(&cmd, &out)?;
+        if let Some(store) = store {
+            let _ = store.put(Ns::HostObj.dir(), &key, &ran.bytes);
+        }
+        Ok(super::HostObject {
+            bytes: ran.bytes,
+            served: Served::compiled(None),
+            seconds: ran.seconds,
+            command: Some(ran.log.command),
+            output: ran.log.output,
+            deps: Vec::new(),
+        })
+    }
+}

@@ -68,10 +68,22 @@ pub(crate) fn run(
             output: Some(o.output.trim_end().to_owned()).filter(|s| !s.is_empty()),
         });
     }
+    let relocatable = p.settings.device_code == crate::plan::DeviceCode::Relocatable;
+    if relocatable {
+        let link = device_link(compiler, p, &members, lib)?;
+        objects.push(HostObjectRecord {
+            module: DEVICE_LINK.into(),
+            served: link.served,
+            seconds: link.seconds,
+            command: link.command,
+            output: Some(link.output.trim_end().to_owned()).filter(|s| !s.is_empty()),
+        });
+        members.push((format!("{}_{DEVICE_LINK}.o", lib.archive), link.bytes));
+    }
     let (archive, archived) = write_archive(out_root, &lib.archive, &members)?;
     let link = link_lines(
         out_root,
-        &lib.archive,
+        (&lib.archive, relocatable),
         lib.cudart,
         p.toolkits.main(),
         p.env.syntax(),
@@ -93,6 +105,37 @@ pub(crate) fn run(
         },
         deps,
     })
+}
+
+/// The host object record and archive member name of a relocatable library's device link.
+const DEVICE_LINK: &str = "device_link";
+
+/// The device link of a relocatable library's objects for every cubin target of its sources.
+fn device_link(
+    compiler: &JobRunner,
+    p: &Prepared,
+    members: &[(String, Vec<u8>)],
+    lib: &ResolvedLibrary,
+) -> Result<HostObject> {
+    let mut targets: Vec<archbuild_arch::Target> = p
+        .modules
+        .iter()
+        .flat_map(|m| m.archs.list.targets().iter().copied())
+        .collect();
+    targets.sort();
+    targets.dedup();
+    compiler
+        .library_device_link(members, &targets, &lib.host_flags)
+        .map_err(|f| {
+            let tmp = compiler.tmp_dir().to_string_lossy().into_owned();
+            Error::Compile(format!(
+                "the device link of `{}` failed ({}):\n  {}\n{}",
+                lib.archive,
+                f.status,
+                f.command.replace(&tmp, "$TMP"),
+                f.output.replace(&tmp, "$TMP").trim_end()
+            ))
+        })
 }
 
 fn object(

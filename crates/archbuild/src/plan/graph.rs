@@ -33,8 +33,7 @@ impl Module {
     /// `-include`d), or with relocatable device code each member on its own.
     pub(crate) fn units(&self) -> Vec<Module> {
         match self.device_code {
-            DeviceCode::Whole => vec![self.clone()],
-            DeviceCode::Relocatable => self
+            DeviceCode::Relocatable if !self.host => self
                 .members
                 .iter()
                 .map(|f| Module {
@@ -43,7 +42,15 @@ impl Module {
                     ..self.clone()
                 })
                 .collect(),
+            // A host library's source is one object, as `nvcc -rdc=true -c` makes it; the
+            // library's device link is its host stage's (`output/host_stage.rs`).
+            _ => vec![self.clone()],
         }
+    }
+
+    /// Whether its jobs are a relocatable module's: per file, then a device link per target.
+    fn links_per_target(&self) -> bool {
+        self.device_code == DeviceCode::Relocatable && !self.host
     }
 }
 
@@ -146,7 +153,7 @@ pub(crate) fn plan_jobs_of(
     let marked = modules
         .iter()
         .enumerate()
-        .filter(|(m, module)| compile[*m] && module.device_code == DeviceCode::Whole);
+        .filter(|(m, module)| compile[*m] && !module.links_per_target());
     for (m, module) in marked.clone() {
         let list = module.archs.list.targets();
         // LTO-IR does not name its kernels: a list of LTO-IR alone gets the cicc job of its
@@ -205,7 +212,7 @@ pub(crate) fn plan_jobs_of(
     let relocatable = modules
         .iter()
         .enumerate()
-        .filter(|(m, module)| compile[*m] && module.device_code == DeviceCode::Relocatable);
+        .filter(|(m, module)| compile[*m] && module.links_per_target());
     // Planned after the sharing above: a relocatable module's cicc jobs are per file and
     // share nothing.
     for (m, module) in relocatable {
