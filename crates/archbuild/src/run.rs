@@ -430,7 +430,12 @@ fn conclude(
         })
         .collect();
     warnings.extend(taken.warnings);
-    warnings.extend(no_kernel_warnings(&modules));
+    // A relocatable library's source of device functions alone is the point of linking them.
+    let relocatable_library =
+        p.library.is_some() && p.settings.device_code == crate::plan::DeviceCode::Relocatable;
+    if !relocatable_library {
+        warnings.extend(no_kernel_warnings(&modules));
+    }
     let variant_reports = crate::report::variants::check(&p.groups, &modules)?;
     warnings.extend(crate::report::coverage::check(&mut modules, &p.groups));
     tell_cargo(
