@@ -14,6 +14,9 @@
 //! remote-cache = "redis://cache:6379/0" # shared cache (ARCHBUILD_REMOTE_CACHE overrides)
 //! remote-cache-mode = "read-write"     # or read-only
 //!
+//! [package.metadata.archbuild.modules]
+//! attention = ["kernels/softmax.cu", "kernels/attn.cu"]  # one fat binary of several files
+//!
 //! [package.metadata.archbuild.variants]
 //! gemm = ["gemm_wgmma", "gemm_mma", "gemm_simt"]   # kernel variants, most preferred first
 //!
@@ -77,12 +80,21 @@ pub struct PackageConfig {
     pub prebuilt_budget: Option<String>,
     /// `relocatable-device-code`: each file compiled relocatable and device-linked per target.
     pub relocatable_device_code: Option<bool>,
+    /// `[package.metadata.archbuild.modules]`: module name → its files (absolute), each a fat
+    /// binary of several files (one translation unit, or with relocatable device code one
+    /// device link), in the table's order, after `kernels`' one module per file.
+    pub modules: Vec<(String, Vec<PathBuf>)>,
 }
 
 /// crates.io's upload limit, the default budget for a package's prebuilt fat binaries.
 pub(crate) const DEFAULT_PREBUILT_BUDGET: u64 = 10 * 1024 * 1024;
 
 impl PackageConfig {
+    /// Whether the table names any source (`kernels` or `modules`).
+    pub fn has_sources(&self) -> bool {
+        !self.kernels.is_empty() || !self.modules.is_empty()
+    }
+
     /// The package's directory of shipped fat binaries (`prebuilt`), absolute.
     pub fn prebuilt_dir(&self) -> Option<PathBuf> {
         let dir = self.manifest_path.parent().unwrap_or(Path::new("."));
@@ -306,7 +318,7 @@ impl PackageConfig {
         true
     }
 
-    /// Reads a sub-table of what the kernels are built from (`variants`, `headers`); `false`
+    /// Reads a sub-table of what the kernels are built from (`variants`, `modules`, `headers`); `false`
     /// when `key` is neither.
     fn read_kernel_table(
         &mut self,
@@ -328,6 +340,27 @@ impl PackageConfig {
                 None => wrong.push(
                     "`variants` must be a table of group = [\"kernel\", …] (most \
                      preferred first)"
+                        .into(),
+                ),
+            },
+            "modules" => match value.as_table() {
+                Some(t) => {
+                    for (name, files) in t {
+                        match string_list(name, files) {
+                            Ok(f) if !f.is_empty() => self
+                                .modules
+                                .push((name.clone(), f.iter().map(|f| dir.join(f)).collect())),
+                            Ok(_) => wrong.push(format!(
+                                "in `modules`: `{name}` lists no file; give it its `.cu` files, \
+                                 such as [\"kernels/a.cu\", \"kernels/b.cu\"]"
+                            )),
+                            Err(e) => wrong.push(format!("in `modules`: {e}")),
+                        }
+                    }
+                }
+                None => wrong.push(
+                    "`modules` must be a table of name = [\"file.cu\", …] (one fat binary \
+                     of those files)"
                         .into(),
                 ),
             },
@@ -388,6 +421,7 @@ const KNOWN_KEYS: &[&str] = &[
     "remote-cache",
     "remote-cache-mode",
     "variants",
+    "modules",
     "headers",
     "library",
     "host-flags",
@@ -451,6 +485,8 @@ arch-list-mode = "narrow"
 fleet = ["7.5@12.4", "8.6@13.0"]
 [package.metadata.archbuild.file-archs]
 "k/h.cu" = "9.0a"
+[package.metadata.archbuild.modules]
+linked = ["k/a.cu", "k/b.cu"]
 "#;
         let cfg = PackageConfig::from_str_at(text, Path::new("/p/Cargo.toml"))
             .unwrap()
@@ -463,6 +499,14 @@ fleet = ["7.5@12.4", "8.6@13.0"]
         assert_eq!(cfg.arch_list_mode.as_deref(), Some("narrow"));
         assert_eq!(cfg.fleet.as_deref(), Some("7.5@12.4, 8.6@13.0"));
         assert_eq!(cfg.relocatable_device_code, Some(true));
+        assert_eq!(
+            cfg.modules,
+            [(
+                "linked".to_owned(),
+                vec![PathBuf::from("/p/k/a.cu"), PathBuf::from("/p/k/b.cu")]
+            )]
+        );
+        assert!(cfg.has_sources());
         let quoted = text.replace(
             "relocatable-device-code = true",
             "relocatable-device-code = \"yes\"",

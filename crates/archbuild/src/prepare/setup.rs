@@ -144,10 +144,11 @@ pub(crate) fn modules(
     if specs.is_empty() {
         if let Some(p) = pkg {
             specs.extend(p.kernels.iter().map(|k| (None, vec![k.clone()])));
+            specs.extend(p.modules.iter().map(|(n, f)| (Some(n.clone()), f.clone())));
         }
     }
     let fix_where = if from_manifest {
-        "`kernels` in Cargo.toml's [package.metadata.archbuild]"
+        "`kernels` or `modules` in Cargo.toml's [package.metadata.archbuild]"
     } else {
         "the path passed to `.file(...)`"
     };

@@ -102,7 +102,7 @@ pub(crate) fn pending_build(
     let manifest = pkg.manifest_path.as_std_path();
     let dir = manifest.parent().unwrap_or(manifest).to_path_buf();
     let config = PackageConfig::from_manifest(manifest)?;
-    if config.as_ref().is_none_or(|c| c.kernels.is_empty()) {
+    if config.as_ref().is_none_or(|c| !c.has_sources()) {
         if !explicit {
             // A table with only `archs` (e.g. host code compiled by the cc crate): nothing
             // for this command to build unless the package is named explicitly.

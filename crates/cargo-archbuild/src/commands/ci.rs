@@ -209,7 +209,7 @@ fn only_kernel_crate(m: &cargo_metadata::Metadata) -> Result<String, CliError> {
             archbuild::config::PackageConfig::from_manifest(p.manifest_path.as_std_path())
                 .ok()
                 .flatten()
-                .is_some_and(|c| !c.kernels.is_empty())
+                .is_some_and(|c| c.has_sources())
         })
         .map(|p| p.name.to_string())
         .collect();
