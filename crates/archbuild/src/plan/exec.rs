@@ -213,6 +213,42 @@ struct State<T, F> {
     waiting: Vec<usize>,
 }
 
+impl<T, F> State<T, F> {
+    /// Job `job` made `out`: its plain dependents (`ready`), the jobs waiting for it that now
+    /// wait for nothing else, and the early jobs parked on it are ready.
+    fn succeeded(
+        &mut self,
+        job: usize,
+        out: T,
+        ready: impl Iterator<Item = usize>,
+        waiters: &[usize],
+    ) {
+        self.outcomes[job] = Some(Outcome::Done(Arc::new(out)));
+        self.queue.extend(ready);
+        for &w in waiters {
+            self.waiting[w] -= 1;
+            if self.waiting[w] == 0 {
+                self.queue.push(w);
+            }
+        }
+        let parked = std::mem::take(&mut self.parked[job]);
+        self.queue.extend(parked);
+    }
+
+    /// An early job that needs its dependency `dep`'s output: again, with it.
+    fn resume(&mut self, job: usize, dep: Option<usize>) {
+        self.resumed[job] = true;
+        match dep {
+            Some(d) => match &self.outcomes[d] {
+                Some(Outcome::Done(_)) => self.queue.push(job),
+                Some(_) => {}
+                None => self.parked[d].push(job),
+            },
+            None => self.queue.push(job),
+        }
+    }
+}
+
 /// What a job gets of the job it depends on.
 pub(crate) enum Input<'a, T> {
     /// It depends on none.
@@ -340,30 +376,10 @@ where
         st.running -= 1;
         match result {
             Ok(Some(t)) => {
-                st.outcomes[job] = Some(Outcome::Done(Arc::new(t)));
                 let ready = dependents[job].iter().copied().filter(|&i| !is_early(i));
-                st.queue.extend(ready);
-                for &w in &waiters[job] {
-                    st.waiting[w] -= 1;
-                    if st.waiting[w] == 0 {
-                        st.queue.push(w);
-                    }
-                }
-                let parked = std::mem::take(&mut st.parked[job]);
-                st.queue.extend(parked);
+                st.succeeded(job, t, ready, &waiters[job]);
             }
-            // An early job that needs its dependency's output: again, with it.
-            Ok(None) => {
-                st.resumed[job] = true;
-                match deps[job] {
-                    Some(d) => match &st.outcomes[d] {
-                        Some(Outcome::Done(_)) => st.queue.push(job),
-                        Some(_) => {}
-                        None => st.parked[d].push(job),
-                    },
-                    None => st.queue.push(job),
-                }
-            }
+            Ok(None) => st.resume(job, deps[job]),
             Err(f) => {
                 st.outcomes[job] = Some(Outcome::Failed(f));
                 st.stop = true;

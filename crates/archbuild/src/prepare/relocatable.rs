@@ -40,6 +40,20 @@ pub(crate) fn device_code(b: &Spec, env: &Env, pkg: Option<&PackageConfig>) -> R
     }
 }
 
+/// Marks the modules as a library's sources (`host`) and with the build's device code, then
+/// refuses what relocatable code is not built for.
+pub(crate) fn mark(
+    modules: &mut [crate::plan::Module],
+    host: bool,
+    code: DeviceCode,
+) -> Result<()> {
+    for m in modules.iter_mut() {
+        m.host = host;
+        m.device_code = code;
+    }
+    check_relocatable(modules)
+}
+
 /// What relocatable device code is not built for, refused with the way out: LTO-IR targets
 /// (each file's LTO-IR would have to be linked at load time; the `+PTX` of a relocatable build
 /// is linked at build time instead).

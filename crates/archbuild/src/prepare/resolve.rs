@@ -243,11 +243,7 @@ fn resolve_as(b: &Spec, name: &str, mode: Mode, find_legacy: bool) -> Result<Pre
         crate::prepare::fleet::check((f, origin), &modules, &toolkits, packing.written)?;
     }
     settings.fleet = fleet.map(|(f, _)| f);
-    for m in &mut modules {
-        m.host = library.is_some();
-        m.device_code = settings.device_code;
-    }
-    crate::prepare::relocatable::check_relocatable(&modules)?;
+    crate::prepare::relocatable::mark(&mut modules, library.is_some(), settings.device_code)?;
     crate::prepare::narrowing::refuse_lto_in_library(&modules)?;
     let cache = match mode {
         Mode::Build => open_cache(cache_on, &home, remote.as_ref()),

@@ -28,6 +28,7 @@ mod package_safety;
 mod package_size;
 mod packaging;
 mod publish;
+mod relocatable;
 mod remote_credentials;
 mod repository;
 mod request;
