@@ -67,7 +67,7 @@ fn compile(l: &mut Library) -> BuildReport {
 }
 
 /// The archive's members, by name.
-fn members(archive: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn members(archive: &Path) -> Vec<(String, Vec<u8>)> {
     let dir = tempfile::tempdir().unwrap();
     run(Command::new("ar")
         .arg("x")

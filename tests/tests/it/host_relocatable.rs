@@ -11,6 +11,8 @@ use std::process::Command;
 use archbuild::{config::Home, BuildReport, Library};
 use archbuild_tests::{output, path_env, run, tool, toolkit};
 
+use crate::host_library::members;
+
 const ARCHS: &str = "8.6 9.0+PTX";
 
 const SCALE_H: &str = "#pragma once\nextern __device__ float scale_factor;\n\
@@ -110,25 +112,6 @@ fn build(pkg: &Path, home: &Path, out: &str, cache: bool) -> BuildReport {
         .cargo_metadata(false)
         .quiet(true);
     l.try_compile("rdc").unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The archive's members, by name.
-fn members(archive: &Path) -> Vec<(String, Vec<u8>)> {
-    let dir = tempfile::tempdir().unwrap();
-    run(Command::new("ar")
-        .arg("x")
-        .arg(archive)
-        .current_dir(dir.path()));
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| {
-            let bytes = std::fs::read(e.path()).unwrap();
-            (e.file_name().to_string_lossy().into_owned(), bytes)
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 /// `cuobjdump -xelf all` of an object: its cubins' bytes, sorted by name suffix.
