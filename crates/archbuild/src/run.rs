@@ -54,12 +54,13 @@ pub(crate) fn plan_only(b: &Spec, name: &str, mode: Mode) -> Result<PlanListing>
     let p = resolve(b, name, mode)?;
     let jobs = plan::plan_jobs(&p.modules, p.share_cicc, &|t| p.maker(t));
     let tmp = Path::new("<tmp>");
+    let units: Vec<Vec<plan::Module>> = p.modules.iter().map(plan::Module::units).collect();
     let listing = jobs
         .iter()
         .enumerate()
         .map(|(j, job)| {
             let m = &p.modules[job.module];
-            let unit = &m.units()[job.unit];
+            let unit = &units[job.module][job.unit];
             let cmd = plan::job_command(p.toolkits.main(), &p.settings, unit, j, job.phase, tmp);
             PlannedJob {
                 module: m.name.clone(),

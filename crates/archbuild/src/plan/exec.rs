@@ -404,6 +404,16 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
+    /// Every job's output, where all succeeded.
+    fn succeeded<F: std::fmt::Debug>(out: &[Outcome<usize, F>]) -> Vec<usize> {
+        out.iter()
+            .map(|o| match o {
+                Outcome::Done(v) => **v,
+                other => panic!("all succeed: {other:?}"),
+            })
+            .collect()
+    }
+
     /// With every jobserver token held elsewhere (Cargo `-j2` running two build scripts), a
     /// waiting job must get the implicit token as soon as it is released.
     #[test]
@@ -448,13 +458,7 @@ mod tests {
                 Ok(Some(input.done().copied().unwrap_or(0) + j * 10))
             },
         );
-        let values: Vec<usize> = out
-            .iter()
-            .map(|o| match o {
-                Outcome::Done(v) => **v,
-                _ => panic!("all succeed"),
-            })
-            .collect();
+        let values = succeeded(&out);
         assert_eq!(values, [0, 10, 20, 40]);
         let order = order.into_inner().unwrap();
         let pos = |j| order.iter().position(|&x| x == j).unwrap();
@@ -525,13 +529,7 @@ mod tests {
                 }
             },
         );
-        let values: Vec<usize> = out
-            .iter()
-            .map(|o| match o {
-                Outcome::Done(v) => **v,
-                _ => panic!("all succeed"),
-            })
-            .collect();
+        let values = succeeded(&out);
         assert_eq!(values, [7, 8, 9]);
         let calls = calls.into_inner().unwrap();
         assert!(
@@ -562,13 +560,7 @@ mod tests {
                 }
             },
         );
-        let values: Vec<usize> = out
-            .iter()
-            .map(|o| match o {
-                Outcome::Done(v) => **v,
-                _ => panic!("all succeed"),
-            })
-            .collect();
+        let values = succeeded(&out);
         assert_eq!(values, [1, 2, 21, 4]);
         let out = run_graph(
             &[None, None, None],

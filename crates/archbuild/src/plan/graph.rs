@@ -32,20 +32,17 @@ impl Module {
     /// The translation units its jobs compile: the module itself (its other members
     /// `-include`d), or with relocatable device code each member on its own.
     pub(crate) fn units(&self) -> Vec<Module> {
-        match self.device_code {
-            DeviceCode::Relocatable if !self.host => self
-                .members
-                .iter()
-                .map(|f| Module {
-                    source: f.clone(),
-                    members: vec![f.clone()],
-                    ..self.clone()
-                })
-                .collect(),
-            // A host library's source is one object, as `nvcc -rdc=true -c` makes it; the
-            // library's device link is its host stage's (`output/host_stage.rs`).
-            _ => vec![self.clone()],
+        // A host library's source is one object, as `nvcc -rdc=true -c` makes it; the
+        // library's device link is its host stage's (`output/host_stage.rs`).
+        if !self.links_per_target() {
+            return vec![self.clone()];
         }
+        let unit = |f: &PathBuf| Module {
+            source: f.clone(),
+            members: vec![f.clone()],
+            ..self.clone()
+        };
+        self.members.iter().map(unit).collect()
     }
 
     /// Whether its jobs are a relocatable module's: per file, then a device link per target.
