@@ -139,8 +139,13 @@ def cold(args, tmp, unpacked, env):
         for name, app in apps.items():
             target = tmp / f"target-{name}-{r}"
             start = time.monotonic()
-            res = run(["cargo", "build", "--manifest-path", str(app / "Cargo.toml")],
+            timings = ["--timings"] if args.timings else []
+            res = run(["cargo", "build", *timings, "--manifest-path", str(app / "Cargo.toml")],
                       env=dict(env, CARGO_TARGET_DIR=str(target)))
+            if args.timings:
+                Path(args.timings).mkdir(parents=True, exist_ok=True)
+                shutil.copy(target / "cargo-timings/cargo-timing.html",
+                            Path(args.timings) / f"{name}-{r + 1}.html")
             wall = time.monotonic() - start
             units = sum(1 for l in res.stderr.splitlines() if l.strip().startswith("Compiling "))
             results[name].append((wall, units))
@@ -163,6 +168,8 @@ def main():
     ap.add_argument("--cold", action="store_true",
                     help="a dependent's cold build against a plain kernel crate's (see above)")
     ap.add_argument("--rounds", type=int, default=2, help="--cold: builds of each, alternated")
+    ap.add_argument("--timings", default=None,
+                    help="--cold: keep each build's `cargo --timings` report in this folder")
     args = ap.parse_args()
     nvcc = run([args.cli, "toolkit", "which"]).stdout.strip().splitlines()[0].split()[-1]
     tmp = Path(tempfile.mkdtemp(prefix="archbuild-packaged-"))
