@@ -50,6 +50,7 @@ pub use select::{
     select, Chosen, DeviceInfo, ImageInfo, Outcome, Policy, Reason, Route, Selection, Verdict,
 };
 pub use simulated::{parse_device_cc, parse_driver_version, SimulatedGpu, SimulatedGpus};
+pub use suggest::edit_distance;
 pub use tables::{
     arch_support, first_cuda_for_ptx_isa, max_ptx_isa_for_cuda, toolkit_can_build,
     toolkit_plain_archs, toolkits_for, ArchSupport,

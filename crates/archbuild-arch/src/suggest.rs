@@ -125,15 +125,52 @@ fn closest<'a>(input: &str, candidates: impl Iterator<Item = &'a str>) -> Option
         _ => 3,
     };
     candidates
-        .map(|c| (strsim::levenshtein(input, &c.to_ascii_lowercase()), c))
+        .map(|c| (edit_distance(input, &c.to_ascii_lowercase()), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
 
+/// The Levenshtein distance between two words, in characters: the fewest insertions,
+/// deletions and substitutions that turn one into the other. The words archbuild compares are
+/// a few characters long (arch names, keys), so the textbook row-by-row table is all it needs.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edit_distances() {
+        for (a, b, d) in [
+            ("", "", 0),
+            ("", "abc", 3),
+            ("abc", "", 3),
+            ("sm_86", "sm_86", 0),
+            ("sm86", "sm_86", 1),
+            ("kitten", "sitting", 3),
+            ("flaw", "lawn", 2),
+            ("archs", "arch", 1),
+            ("ptx", "xtp", 2),
+            ("größe", "grosse", 3),
+        ] {
+            assert_eq!(edit_distance(a, b), d, "{a} {b}");
+            assert_eq!(edit_distance(b, a), d, "{b} {a}");
+        }
+    }
 
     #[test]
     fn suggestions_for_common_typos() {

@@ -70,7 +70,7 @@ impl CacheKey {
 
     /// The key as 64 hex digits (the entry's file stem).
     pub fn hex(&self) -> String {
-        hex::encode(self.digest)
+        archbuild_store::Key(self.digest).hex()
     }
 }
 

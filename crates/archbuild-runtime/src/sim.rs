@@ -311,7 +311,7 @@ impl Driver for SimDriver {
 
     fn jit(&self, ordinal: usize, ptx: &[u8]) -> Result<JitOutput> {
         let (arch, kernels, sha) = self.compile("cuLinkComplete (PTX JIT)", ordinal, ptx)?;
-        let hex = hex::encode(sha);
+        let hex = archbuild_store::Key(sha).hex();
         let cubin = format!(
             "{SIM_MAGIC}sm={}\nptx-sha256={hex}\nkernels={}\n",
             arch.sm_name(),
@@ -336,8 +336,7 @@ fn parse_sim_cubin(bytes: &[u8]) -> Option<(Arch, Vec<String>, [u8; 32])> {
     let sm = lines.next()?.strip_prefix("sm=")?;
     let target = Target::parse_nvcc_name(&format!("sm_{sm}"))?;
     let hex = lines.next()?.strip_prefix("ptx-sha256=")?;
-    let mut sha = [0u8; 32];
-    hex::decode_to_slice(hex, &mut sha).ok()?;
+    let sha = archbuild_store::Key::from_hex(hex)?.0;
     let kernels = lines.next()?.strip_prefix("kernels=")?;
     let kernels = kernels
         .split(',')

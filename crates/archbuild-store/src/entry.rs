@@ -28,7 +28,7 @@ pub fn name(magic: &[u8; 8], key: &Key) -> String {
     h.update(b"archbuild-entry-name\0");
     h.update(magic);
     h.update(&key.0);
-    hex::encode(h.finalize().as_bytes())
+    Key(*h.finalize().as_bytes()).hex()
 }
 
 /// Encodes `payload` as the entry for `key`.

@@ -8,7 +8,12 @@ pub struct Key(pub [u8; 32]);
 impl Key {
     /// The key as 64 lowercase hex digits.
     pub fn hex(&self) -> String {
-        hex::encode(self.0)
+        use std::fmt::Write;
+        let mut text = String::with_capacity(64);
+        for b in self.0 {
+            let _ = write!(text, "{b:02x}");
+        }
+        text
     }
 
     /// The BLAKE3 hash of some bytes.
@@ -16,10 +21,17 @@ impl Key {
         Key(*blake3::hash(bytes).as_bytes())
     }
 
-    /// Parses 64 hex digits.
+    /// Parses 64 hex digits (either case); `None` for anything else.
     pub fn from_hex(text: &str) -> Option<Self> {
+        let digits = text.as_bytes();
+        if digits.len() != 64 || !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
         let mut out = [0u8; 32];
-        hex::decode_to_slice(text, &mut out).ok()?;
+        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+            // Two ASCII hex digits: valid UTF-8 and a valid base-16 number.
+            *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+        }
         Some(Key(out))
     }
 }
@@ -67,6 +79,29 @@ impl KeyBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_round_trips_and_refuses_what_is_not_64_hex_digits() {
+        let k = Key::of(b"archbuild");
+        let text = k.hex();
+        assert_eq!(text.len(), 64);
+        assert!(text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+        assert_eq!(Key::from_hex(&text), Some(k));
+        assert_eq!(Key::from_hex(&text.to_uppercase()), Some(k));
+        assert_eq!(Key([0xa5; 32]).hex(), "a5".repeat(32));
+        for bad in [
+            String::new(),
+            text[..62].to_owned(),
+            format!("{text}00"),
+            format!("+f{}", &text[2..]),
+            format!("{}g", &text[..63]),
+            format!("{}é", &text[..62]),
+        ] {
+            assert_eq!(Key::from_hex(&bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn fields_are_unambiguous() {

@@ -369,13 +369,13 @@ mod tests {
 
     #[test]
     fn keys_never_show_in_debug_warnings_or_stats() {
-        let seed = hex::encode([9u8; 32]);
+        let seed = Key([9u8; 32]).hex();
         let public = secret(9).verifying_key();
         let hidden = [
             HMAC_KEY.to_owned(),
             "Url-Pw-77".to_owned(),
             seed.clone(),
-            hex::encode(public.as_bytes()),
+            Key(*public.as_bytes()).hex(),
             format!("{:?}", public.as_bytes()),
         ];
         let mem = Mem::default();

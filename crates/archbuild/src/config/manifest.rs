@@ -35,6 +35,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::config::shown::Shown;
 use crate::error::{Error, Result};
 use crate::toolkit::makers::{ByMaker, Maker};
 
@@ -178,7 +179,8 @@ impl PackageConfig {
                 Some(v) => self.arch_list_mode = Some(v.to_owned()),
                 None => wrong.push(format!(
                     "`arch-list-mode` must be a string: \"auto\", \"narrow\" or \
-                     \"override\", found `{value}`"
+                     \"override\", found `{}`",
+                    Shown(value)
                 )),
             },
             "file-archs" => match value.as_table() {
@@ -224,7 +226,8 @@ impl PackageConfig {
         match value.as_str() {
             Some(v) => self.toolkits[maker] = Some(v.to_owned()),
             None => wrong.push(format!(
-                "`{key}` must be a string such as {examples} found `{value}`"
+                "`{key}` must be a string such as {examples} found `{}`",
+                Shown(value)
             )),
         }
         true
@@ -255,7 +258,8 @@ impl PackageConfig {
             "relocatable-device-code" => match value.as_bool() {
                 Some(on) => self.relocatable_device_code = Some(on),
                 None => wrong.push(format!(
-                    "`relocatable-device-code` must be true or false, found `{value}`"
+                    "`relocatable-device-code` must be true or false, found `{}`",
+                    Shown(value)
                 )),
             },
             _ => return false,
@@ -278,7 +282,8 @@ impl PackageConfig {
                 Some(v) => self.cudart = Some(v.to_owned()),
                 None => wrong.push(format!(
                     "`{key}` must be a string such as \"flashattention\" or \"static\", \
-                     found `{value}`"
+                     found `{}`",
+                    Shown(value)
                 )),
             },
             _ => return false,
@@ -294,7 +299,8 @@ impl PackageConfig {
                 Some(v) => self.compression = Some(v.to_owned()),
                 None => wrong.push(format!(
                     "`compression` must be a string such as \"default\" or \"size\", \
-                     found `{value}`"
+                     found `{}`",
+                    Shown(value)
                 )),
             },
             "prebuilt" | "prebuilt-budget" => match value.as_str() {
@@ -302,7 +308,8 @@ impl PackageConfig {
                 Some(v) => self.prebuilt_budget = Some(v.to_owned()),
                 None => wrong.push(format!(
                     "`{key}` must be a string such as \"prebuilt\" or \"8 MiB\", \
-                     found `{value}`"
+                     found `{}`",
+                    Shown(value)
                 )),
             },
             "remote-cache" | "remote-cache-mode" => match value.as_str() {
@@ -310,7 +317,8 @@ impl PackageConfig {
                 Some(v) => self.remote_cache_mode = Some(v.to_owned()),
                 None => wrong.push(format!(
                     "`{key}` must be a string such as \"redis://cache:6379/0\" or \
-                     \"read-only\", found `{value}`"
+                     \"read-only\", found `{}`",
+                    Shown(value)
                 )),
             },
             _ => return false,
@@ -440,7 +448,7 @@ fn closest_key(key: &str) -> Option<&'static str> {
     let norm = key.replace('_', "-").to_ascii_lowercase();
     KNOWN_KEYS
         .iter()
-        .map(|k| (strsim::levenshtein(&norm, k), *k))
+        .map(|k| (archbuild_arch::edit_distance(&norm, k), *k))
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
@@ -455,11 +463,12 @@ fn string_list(key: &str, value: &toml::Value) -> std::result::Result<Vec<String
             .map(|v| {
                 v.as_str()
                     .map(str::to_owned)
-                    .ok_or_else(|| format!("`{key}` must hold only strings, found `{v}`"))
+                    .ok_or_else(|| format!("`{key}` must hold only strings, found `{}`", Shown(v)))
             })
             .collect(),
         other => Err(format!(
-            "`{key}` must be a string or an array of strings, found `{other}`"
+            "`{key}` must be a string or an array of strings, found `{}`",
+            Shown(other)
         )),
     }
 }

@@ -12,6 +12,7 @@ use crate::base::env::Env;
 use crate::base::paths::Home;
 use crate::base::process::Cmd;
 use crate::base::pypi::InstallEvent;
+use crate::config::shown::Shown;
 use crate::error::{Error, Result};
 use crate::headers::install::{self, known_layout, KNOWN_PACKAGES};
 use crate::headers::tree::{self, Resolved};
@@ -458,7 +459,8 @@ pub(crate) fn from_toml(
             return Err(format!(
                 "`headers.{name}` must be a version (\"4.2.0\") or a table such as {{ pypi = \
                  \"nvidia-cutlass\", version = \"4.2.0\" }} or {{ path = \"third_party/x/include\" \
-                 }}, found `{other}`"
+                 }}, found `{}`",
+                Shown(other)
             ))
         }
     };
@@ -468,7 +470,8 @@ pub(crate) fn from_toml(
         Some(toml::Value::String(s)) => Some(s.clone()),
         Some(other) => {
             problems.push(format!(
-                "`headers.{name}.{k}` must be a string, found `{other}`"
+                "`headers.{name}.{k}` must be a string, found `{}`",
+                Shown(other)
             ));
             None
         }
@@ -489,7 +492,8 @@ pub(crate) fn from_toml(
             .collect(),
         Some(other) => {
             problems.push(format!(
-                "`headers.{name}.include` must be a string or an array of strings, found `{other}`"
+                "`headers.{name}.include` must be a string or an array of strings, found `{}`",
+                Shown(other)
             ));
             Vec::new()
         }

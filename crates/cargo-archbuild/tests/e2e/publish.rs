@@ -136,7 +136,9 @@ fn bare_path(dir: &Path) -> PathBuf {
 }
 
 /// `cargo ARGS` in `dir` with the dependent's environment: nothing of CUDA, no python3 on
-/// `PATH`, an empty archbuild home, offline, and (unless `with_toolkit`) no toolkit at all.
+/// `PATH`, an empty archbuild home, offline, and (unless `with_toolkit`) no toolkit at all and
+/// no C compiler for build scripts (`CC` names none; rustc still links with `cc`). `CXX` stays
+/// unset: it is the host compiler nvcc would use, an input of the shipped files' settings.
 fn cargo(dir: &Path, env_dir: &Path, args: &[&str], with_toolkit: bool) -> (bool, String) {
     cargo_with(dir, env_dir, args, with_toolkit, &[])
 }
@@ -171,6 +173,9 @@ fn cargo_with(
         .env("PATH", bare_path(env_dir));
     if with_toolkit {
         cmd.env("NVCC", archbuild_tests::tool("nvcc"));
+    } else {
+        let none = env_dir.join("no-c-compiler/cc");
+        cmd.env("CC", &none);
     }
     cmd.envs(vars.iter().copied());
     let out = cmd.output().expect("run cargo");
@@ -251,6 +256,12 @@ fn a_dependent_takes_the_packaged_fat_binary_with_no_toolkit_and_refuses_an_edit
     dependent(&app, &unpacked);
     let (ok, stderr) = cargo(&app, tmp.path(), &["build", "-vv"], false);
     assert!(ok, "the dependent's build:\n{stderr}");
+    // No crate of the graph needs a C compiler: blake3 looked for one, found none and took its
+    // Rust SIMD code instead of assembling its own.
+    assert!(
+        stderr.contains("No C compiler") && stderr.contains("no-c-compiler"),
+        "blake3 did not look for the C compiler this build names:\n{stderr}"
+    );
     let (report, fatbin) = built("add.fatbin");
     assert!(
         report.starts_with("processes_started=0 prebuilt=add "),
