@@ -35,7 +35,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::shown::Shown;
+use crate::base::shown::Shown;
 use crate::error::{Error, Result};
 use crate::toolkit::makers::{ByMaker, Maker};
 

@@ -14,7 +14,6 @@ pub(crate) mod compiler_env;
 pub(crate) mod flag_inputs;
 pub(crate) mod manifest;
 pub(crate) mod runtime_dep;
-pub(crate) mod shown;
 pub(crate) mod verification;
 
 pub use crate::base::env::Env;

@@ -12,7 +12,7 @@ use crate::base::env::Env;
 use crate::base::paths::Home;
 use crate::base::process::Cmd;
 use crate::base::pypi::InstallEvent;
-use crate::config::shown::Shown;
+use crate::base::shown::Shown;
 use crate::error::{Error, Result};
 use crate::headers::install::{self, known_layout, KNOWN_PACKAGES};
 use crate::headers::tree::{self, Resolved};
