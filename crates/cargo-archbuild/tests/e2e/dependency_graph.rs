@@ -6,7 +6,8 @@
 //!
 //! Held here: no signature scheme (signing is the remote tier's, behind its feature), no crate
 //! that builds C (zstd and LZ4HC writing are behind archbuild's `zstd` feature, the observer
-//! is built at run time), each crate once, and a crate count that may only go down.
+//! is built at run time), each crate once, a crate count that may only go down, and what
+//! `archbuild` adds to a dependent of `archbuild-runtime`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -216,5 +217,38 @@ fn a_dependent_compiles_each_crate_both_graphs_share_once() {
         "crates a dependent would compile twice, their features differing between archbuild \
          (a build dependency) and archbuild-runtime: {differ:#?}; turn the same features on \
          in the crate both use (the workspace's dependency table)"
+    );
+}
+
+/// What depending on a kernel crate adds to a program that loads with `archbuild-runtime`: the
+/// crates of archbuild's graph that the runtime's does not have. Cargo compiles the shared ones
+/// once (the test above), so these are the build dependency's whole cost to a dependent: 13 on
+/// 2026-12-07, the benchmark's 52 crates against 39 (docs/cargo.md, "What a dependent
+/// compiles"). None builds or links C, blake3 included: it is the runtime's too, whose JIT
+/// cache keys need its speed, so a dependent compiles it whatever the build dependency uses.
+#[test]
+fn the_build_dependency_adds_few_crates_and_no_c_to_a_runtime_dependent() {
+    let build = graph("archbuild");
+    let normal = graph("archbuild-runtime");
+    assert!(
+        normal.contains_key("blake3"),
+        "the runtime no longer uses blake3: count it among what the build dependency adds"
+    );
+    let added: BTreeMap<String, Node> = build
+        .into_iter()
+        .filter(|(name, _)| !normal.contains_key(name))
+        .collect();
+    let names: Vec<&String> = added.keys().collect();
+    println!("archbuild adds {} crates: {names:?}", added.len());
+    let c = c_builds(&added);
+    assert!(
+        c.is_empty(),
+        "archbuild adds crates that build C to a runtime dependent: {c:?}"
+    );
+    assert!(
+        added.len() <= 13,
+        "archbuild adds {} crates to a dependent of archbuild-runtime, over its budget of 13: \
+         {names:?}",
+        added.len()
     );
 }
